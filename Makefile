@@ -1,0 +1,34 @@
+# cudaoverlap: the two commands.
+#   make demo   install what is missing (as root), build, run the main pipeline
+#   make check  install what is missing (as root), build, run every test
+BUILD ?= build
+export PATH := /usr/local/cuda/bin:$(PATH)
+
+DEBS = gcc pkg-config meson ninja-build indent python3 \
+       libglib2.0-dev libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev \
+       gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good \
+       libjson-glib-dev
+
+.PHONY: all deps build demo check format clean
+all: build
+
+deps:
+	@tools/install-deps.sh $(DEBS)
+
+$(BUILD)/build.ninja:
+	meson setup $(BUILD)
+
+build: deps $(BUILD)/build.ninja
+	ninja -C $(BUILD)
+
+demo: build
+	pipelines/demo.sh $(BUILD)
+
+check: build
+	meson test -C $(BUILD) --print-errorlogs --num-processes 2
+
+format:
+	tools/gst-indent $$(git ls-files '*.c' '*.h')
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,1226 @@
+/* cudaoverlap: abstract base of the elements that run on the overlap engine.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Data flow (docs/architecture.md has the whole picture):
+ *   chain (upstream's thread): acquire an engine slot (blocks at the
+ *     in-flight bound), acquire an output buffer from our pool (blocks while
+ *     downstream holds them all), plan and submit the frame, return.
+ *   srcpad task ("push thread"): wait for the oldest frame to finish on the
+ *     device, post statistics, push it, release its slot.
+ * Serialized events (caps, EOS, segment, ...) drain the frames in flight
+ * first, so they stay in order with the buffers.
+ *
+ * Locks: GST_OBJECT_LOCK for properties only.  self->priv->lock guards the
+ * engine pointer against flush/state-change threads; it is never held
+ * while waiting on the engine.  Order: priv->lock, then the object lock.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <string.h>
+#include <nvtx3/nvToolsExt.h>
+
+#include "gstcudabasefilter.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_cuda_base_filter_debug);
+#define GST_CAT_DEFAULT gst_cuda_base_filter_debug
+
+#define DEFAULT_STREAMS 4
+#define DEFAULT_CHUNKS 4
+#define DEFAULT_MODE CO_MODE_OVERLAP
+#define DEFAULT_BACKEND CO_BACKEND_AUTO
+#define DEFAULT_DEVICE_ID -1
+#define DEFAULT_STATS_INTERVAL GST_SECOND
+#define DEFAULT_POST_MESSAGES TRUE
+/* Foreign memory smaller than this is copied, not registered: registering
+ * costs tens of microseconds per page-locked megabyte, more than a small
+ * pageable copy costs. */
+#define MIN_REGISTER_BYTES (1 << 20)
+
+enum
+{
+  PROP_0,
+  PROP_STREAMS,
+  PROP_CHUNKS,
+  PROP_MODE,
+  PROP_BACKEND,
+  PROP_DEVICE_ID,
+  PROP_STATS_INTERVAL,
+  PROP_POST_MESSAGES,
+  PROP_STATS,
+  PROP_PASSPORT,
+  PROP_TRACE_FILE,
+};
+
+/* Track ids in the trace file. */
+enum
+{
+  TID_CHAIN = 1,
+  TID_WAIT = 2,
+  TID_PUSH = 3,
+  TID_STREAM0 = 100,            /* + stream * 3 + kind */
+};
+
+typedef struct
+{
+  GMutex lock;
+  CoEngine *engine;
+  GstCaps *caps;
+  gboolean dirty;
+  GstBufferPool *pool;          /* output */
+  GstAllocator *allocator;      /* page-locked, CUDA backend only */
+  GstCudaBaseFilterFrame *frames;       /* one per engine slot */
+  guint n_frames;
+  GstFlowReturn srcresult;
+  gboolean eos;
+
+  /* statistics: touched by the push thread, and by the streaming thread
+   * only while nothing is in flight */
+  CoStats *stats;
+  guint64 last_post_ns;
+  guint64 frames_seen;
+  GstStructure *last_stats;
+  GstStructure *passport;
+  CoTrace *trace;
+
+  /* properties */
+  guint streams, chunks;
+  CoMode mode;
+  CoBackendKind backend;
+  gint device_id;
+  guint64 stats_interval;
+  gboolean post_messages;
+  gchar *trace_file;
+} GstCudaBaseFilterPrivate;
+
+G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (GstCudaBaseFilter, gst_cuda_base_filter,
+    GST_TYPE_ELEMENT);
+
+#define PRIV(self) \
+  ((GstCudaBaseFilterPrivate *) gst_cuda_base_filter_get_instance_private \
+      (GST_CUDA_BASE_FILTER (self)))
+
+GType
+gst_cuda_overlap_mode_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {CO_MODE_OVERLAP, "Chunks of several frames on several streams at once",
+        "overlap"},
+    {CO_MODE_SERIAL, "Sequential control: one stream, one chunk, each frame "
+          "finished before the next is taken", "serial"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type, g_enum_register_static ("GstCudaOverlapMode",
+            values));
+  return type;
+}
+
+GType
+gst_cuda_overlap_backend_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {CO_BACKEND_AUTO, "CUDA when a device is usable, else CPU", "auto"},
+    {CO_BACKEND_CUDA, "CUDA (an error if no device is usable)", "cuda"},
+    {CO_BACKEND_CPU, "CPU worker threads, same results", "cpu"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type, g_enum_register_static ("GstCudaOverlapBackend",
+            values));
+  return type;
+}
+
+static const gchar *
+enum_nick (GType type, gint value)
+{
+  GEnumClass *klass = g_type_class_ref (type);
+  GEnumValue *v = g_enum_get_value (klass, value);
+  const gchar *nick = v ? v->value_nick : "unknown";
+
+  g_type_class_unref (klass);
+  return nick;
+}
+
+static void gst_cuda_base_filter_constructed (GObject * object);
+static void gst_cuda_base_filter_finalize (GObject * object);
+static void gst_cuda_base_filter_set_property (GObject * object, guint id,
+    const GValue * value, GParamSpec * pspec);
+static void gst_cuda_base_filter_get_property (GObject * object, guint id,
+    GValue * value, GParamSpec * pspec);
+static GstStateChangeReturn gst_cuda_base_filter_change_state (GstElement *
+    element, GstStateChange transition);
+static GstFlowReturn gst_cuda_base_filter_chain (GstPad * pad,
+    GstObject * parent, GstBuffer * buf);
+static gboolean gst_cuda_base_filter_sink_event (GstPad * pad,
+    GstObject * parent, GstEvent * event);
+static gboolean gst_cuda_base_filter_sink_query (GstPad * pad,
+    GstObject * parent, GstQuery * query);
+static gboolean gst_cuda_base_filter_src_query (GstPad * pad,
+    GstObject * parent, GstQuery * query);
+static gboolean gst_cuda_base_filter_src_activate_mode (GstPad * pad,
+    GstObject * parent, GstPadMode mode, gboolean active);
+static void gst_cuda_base_filter_loop (GstCudaBaseFilter * self);
+
+static void
+gst_cuda_base_filter_class_init (GstCudaBaseFilterClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GParamFlags rw = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS;
+
+  gobject_class->constructed = gst_cuda_base_filter_constructed;
+  gobject_class->finalize = gst_cuda_base_filter_finalize;
+  gobject_class->set_property = gst_cuda_base_filter_set_property;
+  gobject_class->get_property = gst_cuda_base_filter_get_property;
+  element_class->change_state = gst_cuda_base_filter_change_state;
+
+  g_object_class_install_property (gobject_class, PROP_STREAMS,
+      g_param_spec_uint ("streams", "Streams",
+          "Number of CUDA streams (CPU backend: worker threads) that chunks "
+          "are spread over (overlap mode)", 1, CO_MAX_STREAMS,
+          DEFAULT_STREAMS, rw | GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_CHUNKS,
+      g_param_spec_uint ("chunks", "Chunks",
+          "Number of chunks each frame is split into, each copied and "
+          "computed on its own stream (overlap mode; fewer when the frame is "
+          "too small)", 1, CO_MAX_CHUNKS, DEFAULT_CHUNKS,
+          rw | GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_MODE,
+      g_param_spec_enum ("mode", "Mode",
+          "overlap, or serial: the sequential control (one stream, one "
+          "chunk, wait for each frame before taking the next)",
+          GST_TYPE_CUDA_OVERLAP_MODE, DEFAULT_MODE,
+          rw | GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_BACKEND,
+      g_param_spec_enum ("backend", "Backend",
+          "Where the work runs: auto picks CUDA when a device is usable",
+          GST_TYPE_CUDA_OVERLAP_BACKEND, DEFAULT_BACKEND,
+          rw | GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_DEVICE_ID,
+      g_param_spec_int ("cuda-device-id", "CUDA device id",
+          "CUDA device to use (-1: the first one)", -1, 1023,
+          DEFAULT_DEVICE_ID, rw | GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_STATS_INTERVAL,
+      g_param_spec_uint64 ("stats-interval", "Statistics interval",
+          "Interval between cudaoverlap-stats messages in ns (0: only the "
+          "whole-run message at EOS)", 0, G_MAXUINT64,
+          DEFAULT_STATS_INTERVAL, rw | GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_POST_MESSAGES,
+      g_param_spec_boolean ("post-messages", "Post messages",
+          "Post cudaoverlap-stats and cudaoverlap-passport element messages "
+          "on the bus", DEFAULT_POST_MESSAGES, rw | GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_STATS,
+      g_param_spec_boxed ("stats", "Statistics",
+          "The latest cudaoverlap-stats structure (NULL before the first)",
+          GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_PASSPORT,
+      g_param_spec_boxed ("passport", "Passport",
+          "The cudaoverlap-passport structure of the current run: device, "
+          "versions and settings (NULL before streaming starts)",
+          GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_TRACE_FILE,
+      g_param_spec_string ("trace-file", "Trace file",
+          "Write a Chrome trace-event JSON timeline (Perfetto, "
+          "chrome://tracing) of every copy, kernel and host step to this "
+          "file (NULL: none)", NULL, rw | GST_PARAM_MUTABLE_READY));
+
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_BASE_FILTER, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_OVERLAP_MODE, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_OVERLAP_BACKEND, 0);
+
+  GST_DEBUG_CATEGORY_INIT (gst_cuda_base_filter_debug, "cudabasefilter", 0,
+      "cudaoverlap engine element base");
+}
+
+static void
+gst_cuda_base_filter_init (GstCudaBaseFilter * self)
+{
+  GstCudaBaseFilterPrivate *priv = PRIV (self);
+
+  g_mutex_init (&priv->lock);
+  priv->streams = DEFAULT_STREAMS;
+  priv->chunks = DEFAULT_CHUNKS;
+  priv->mode = DEFAULT_MODE;
+  priv->backend = DEFAULT_BACKEND;
+  priv->device_id = DEFAULT_DEVICE_ID;
+  priv->stats_interval = DEFAULT_STATS_INTERVAL;
+  priv->post_messages = DEFAULT_POST_MESSAGES;
+  priv->srcresult = GST_FLOW_FLUSHING;
+}
+
+/* The pads come from the subclass's templates, which instance init of this
+ * abstract class cannot see yet. */
+static void
+gst_cuda_base_filter_constructed (GObject * object)
+{
+  GstCudaBaseFilter *self = GST_CUDA_BASE_FILTER (object);
+  GstElementClass *klass = GST_ELEMENT_GET_CLASS (self);
+  GstPad *sinkpad, *srcpad;
+
+  G_OBJECT_CLASS (gst_cuda_base_filter_parent_class)->constructed (object);
+
+  sinkpad = gst_pad_new_from_template (gst_element_class_get_pad_template
+      (klass, "sink"), "sink");
+  gst_pad_set_chain_function (sinkpad, gst_cuda_base_filter_chain);
+  gst_pad_set_event_function (sinkpad, gst_cuda_base_filter_sink_event);
+  gst_pad_set_query_function (sinkpad, gst_cuda_base_filter_sink_query);
+  GST_PAD_SET_PROXY_CAPS (sinkpad);
+  gst_element_add_pad (GST_ELEMENT (self), sinkpad);
+
+  srcpad = gst_pad_new_from_template (gst_element_class_get_pad_template
+      (klass, "src"), "src");
+  gst_pad_set_activatemode_function (srcpad,
+      gst_cuda_base_filter_src_activate_mode);
+  gst_pad_set_query_function (srcpad, gst_cuda_base_filter_src_query);
+  gst_pad_use_fixed_caps (srcpad);
+  GST_PAD_SET_PROXY_CAPS (srcpad);
+  gst_element_add_pad (GST_ELEMENT (self), srcpad);
+}
+
+static void
+gst_cuda_base_filter_finalize (GObject * object)
+{
+  GstCudaBaseFilterPrivate *priv = PRIV (object);
+
+  g_mutex_clear (&priv->lock);
+  g_free (priv->trace_file);
+  if (priv->last_stats)
+    gst_structure_free (priv->last_stats);
+  if (priv->passport)
+    gst_structure_free (priv->passport);
+  G_OBJECT_CLASS (gst_cuda_base_filter_parent_class)->finalize (object);
+}
+
+static void
+gst_cuda_base_filter_set_property (GObject * object, guint id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstCudaBaseFilterPrivate *priv = PRIV (object);
+
+  GST_OBJECT_LOCK (object);
+  switch (id) {
+    case PROP_STREAMS:
+      priv->streams = g_value_get_uint (value);
+      break;
+    case PROP_CHUNKS:
+      priv->chunks = g_value_get_uint (value);
+      break;
+    case PROP_MODE:
+      priv->mode = g_value_get_enum (value);
+      break;
+    case PROP_BACKEND:
+      priv->backend = g_value_get_enum (value);
+      break;
+    case PROP_DEVICE_ID:
+      priv->device_id = g_value_get_int (value);
+      break;
+    case PROP_STATS_INTERVAL:
+      priv->stats_interval = g_value_get_uint64 (value);
+      break;
+    case PROP_POST_MESSAGES:
+      priv->post_messages = g_value_get_boolean (value);
+      break;
+    case PROP_TRACE_FILE:
+      g_free (priv->trace_file);
+      priv->trace_file = g_value_dup_string (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (object);
+}
+
+static void
+gst_cuda_base_filter_get_property (GObject * object, guint id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstCudaBaseFilterPrivate *priv = PRIV (object);
+
+  GST_OBJECT_LOCK (object);
+  switch (id) {
+    case PROP_STREAMS:
+      g_value_set_uint (value, priv->streams);
+      break;
+    case PROP_CHUNKS:
+      g_value_set_uint (value, priv->chunks);
+      break;
+    case PROP_MODE:
+      g_value_set_enum (value, priv->mode);
+      break;
+    case PROP_BACKEND:
+      g_value_set_enum (value, priv->backend);
+      break;
+    case PROP_DEVICE_ID:
+      g_value_set_int (value, priv->device_id);
+      break;
+    case PROP_STATS_INTERVAL:
+      g_value_set_uint64 (value, priv->stats_interval);
+      break;
+    case PROP_POST_MESSAGES:
+      g_value_set_boolean (value, priv->post_messages);
+      break;
+    case PROP_STATS:
+      g_value_set_boxed (value, priv->last_stats);
+      break;
+    case PROP_PASSPORT:
+      g_value_set_boxed (value, priv->passport);
+      break;
+    case PROP_TRACE_FILE:
+      g_value_set_string (value, priv->trace_file);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (object);
+}
+
+void
+gst_cuda_base_filter_mark_dirty (GstCudaBaseFilter * self)
+{
+  GstCudaBaseFilterPrivate *priv = PRIV (self);
+
+  g_mutex_lock (&priv->lock);
+  priv->dirty = TRUE;
+  g_mutex_unlock (&priv->lock);
+}
+
+CoBackendKind
+gst_cuda_base_filter_backend (GstCudaBaseFilter * self)
+{
+  GstCudaBaseFilterPrivate *priv = PRIV (self);
+
+  return priv->engine ? co_engine_backend (priv->engine) : priv->backend;
+}
+
+gint
+gst_cuda_base_filter_device_id (GstCudaBaseFilter * self)
+{
+  return PRIV (self)->device_id;
+}
+
+/* ---- statistics, passport and trace ------------------------------------ */
+
+static GstStructure *
+stats_structure (GstCudaBaseFilter * self, const CoStatsSummary * s)
+{
+  GstCudaBaseFilterPrivate *priv = PRIV (self);
+  GstCudaBaseFilterClass *klass = GST_CUDA_BASE_FILTER_GET_CLASS (self);
+  CoEngine *e = priv->engine;
+
+  return gst_structure_new ("cudaoverlap-stats",
+      "frames", G_TYPE_UINT64, s->frames,
+      "bytes-h2d", G_TYPE_UINT64, s->bytes_h2d,
+      "bytes-d2h", G_TYPE_UINT64, s->bytes_d2h,
+      "window-ns", G_TYPE_UINT64, s->window_ns,
+      "fps", G_TYPE_DOUBLE, s->fps,
+      "h2d-ns", G_TYPE_UINT64, s->h2d_ns,
+      "kernel-ns", G_TYPE_UINT64, s->kernel_ns,
+      "d2h-ns", G_TYPE_UINT64, s->d2h_ns,
+      "gpu-busy-ns", G_TYPE_UINT64, s->gpu_busy_ns,
+      "gpu-idle-ns", G_TYPE_UINT64, s->gpu_idle_ns,
+      "serial-ns", G_TYPE_UINT64, s->serial_ns,
+      "overlap-efficiency", G_TYPE_DOUBLE, s->overlap_efficiency,
+      "copy-compute-overlap-ns", G_TYPE_UINT64, s->copy_compute_overlap_ns,
+      "h2d-d2h-overlap-ns", G_TYPE_UINT64, s->h2d_d2h_overlap_ns,
+      "latency-min", G_TYPE_UINT64, s->latency_min,
+      "latency-mean", G_TYPE_UINT64, s->latency_mean,
+      "latency-p50", G_TYPE_UINT64, s->latency_p50,
+      "latency-p95", G_TYPE_UINT64, s->latency_p95,
+      "latency-p99", G_TYPE_UINT64, s->latency_p99,
+      "latency-max", G_TYPE_UINT64, s->latency_max,
+      "gpu-latency-p50", G_TYPE_UINT64, s->gpu_latency_p50,
+      "gpu-latency-p99", G_TYPE_UINT64, s->gpu_latency_p99,
+      "frames-pinned", G_TYPE_UINT64, s->frames_pinned,
+      "frames-registered", G_TYPE_UINT64, s->frames_registered,
+      "frames-pageable", G_TYPE_UINT64, s->frames_pageable,
+      "streams", G_TYPE_UINT, e ? co_engine_streams (e) : 0,
+      "chunks", G_TYPE_UINT, e ? co_engine_chunks (e) : 0,
+      "mode", G_TYPE_STRING, enum_nick (GST_TYPE_CUDA_OVERLAP_MODE,
+          priv->mode),
+      "backend", G_TYPE_STRING, enum_nick (GST_TYPE_CUDA_OVERLAP_BACKEND,
+          e ? co_engine_backend (e) : priv->backend),
+      "operation", G_TYPE_STRING, klass->operation_nick (self), NULL);
+}
+
+static void
+post_stats (GstCudaBaseFilter * self, gboolean whole_run)
+{
+  GstCudaBaseFilterPrivate *priv = PRIV (self);
+  CoStatsSummary s;
+  GstStructure *st;
+  gboolean post;
+
+  if (!priv->stats)
+    return;
+  if (whole_run)
+    co_stats_total (priv->stats, &s);
+  else
+    co_stats_take_window (priv->stats, &s);
+  st = stats_structure (self, &s);
+  if (whole_run)
+    gst_structure_set (st, "whole-run", G_TYPE_BOOLEAN, TRUE, NULL);
+
+  GST_OBJECT_LOCK (self);
+  if (priv->last_stats)
+    gst_structure_free (priv->last_stats);
+  priv->last_stats = gst_structure_copy (st);
+  post = priv->post_messages;
+  GST_OBJECT_UNLOCK (self);
+
+  GST_DEBUG_OBJECT (self, "%" GST_PTR_FORMAT, st);
+  if (post)
+    gst_element_post_message (GST_ELEMENT (self),
+        gst_message_new_element (GST_OBJECT (self), st));
+  else
+    gst_structure_free (st);
+}
+
+static void
+post_passport (GstCudaBaseFilter * self, GstCaps * caps, gsize frame_bytes)
+{
+  GstCudaBaseFilterPrivate *priv = PRIV (self);
+  GstCudaBaseFilterClass *klass = GST_CUDA_BASE_FILTER_GET_CLASS (self);
+  CoDeviceInfo info;
+  GstStructure *st;
+  gchar *caps_str = gst_caps_to_string (caps), *cc;
+  gboolean post;
+
+  co_engine_device_info (priv->engine, &info);
+  cc = g_strdup_printf ("%d.%d", info.cc_major, info.cc_minor);
+  st = gst_structure_new ("cudaoverlap-passport",
+      "device-name", G_TYPE_STRING, info.name,
+      "compute-capability", G_TYPE_STRING, cc,
+      "pci-bus-id", G_TYPE_STRING, info.pci_bus_id,
+      "driver-version", G_TYPE_INT, info.driver_version,
+      "runtime-version", G_TYPE_INT, info.runtime_version,
+      "async-engine-count", G_TYPE_INT, info.async_engine_count,
+      "concurrent-kernels", G_TYPE_INT, info.concurrent_kernels,
+      "streams", G_TYPE_UINT, co_engine_streams (priv->engine),
+      "chunks", G_TYPE_UINT, co_engine_chunks (priv->engine),
+      "max-in-flight", G_TYPE_UINT, co_engine_max_in_flight (priv->engine),
+      "mode", G_TYPE_STRING, enum_nick (GST_TYPE_CUDA_OVERLAP_MODE,
+          priv->mode),
+      "backend", G_TYPE_STRING, enum_nick (GST_TYPE_CUDA_OVERLAP_BACKEND,
+          co_engine_backend (priv->engine)),
+      "operation", G_TYPE_STRING, klass->operation_nick (self),
+      "caps", G_TYPE_STRING, caps_str,
+      "frame-bytes", G_TYPE_UINT64, (guint64) frame_bytes,
+      "plugin-version", G_TYPE_STRING, PACKAGE_VERSION, NULL);
+  g_free (cc);
+  g_free (caps_str);
+
+  GST_OBJECT_LOCK (self);
+  if (priv->passport)
+    gst_structure_free (priv->passport);
+  priv->passport = gst_structure_copy (st);
+  post = priv->post_messages;
+  GST_OBJECT_UNLOCK (self);
+
+  GST_INFO_OBJECT (self, "%" GST_PTR_FORMAT, st);
+  if (post)
+    gst_element_post_message (GST_ELEMENT (self),
+        gst_message_new_element (GST_OBJECT (self), st));
+  else
+    gst_structure_free (st);
+}
+
+static void
+trace_open (GstCudaBaseFilter * self)
+{
+  GstCudaBaseFilterPrivate *priv = PRIV (self);
+  gchar *path, msg[512];
+  guint i;
+  static const gchar *kinds[3] = { "H2D", "kernel", "D2H" };
+
+  GST_OBJECT_LOCK (self);
+  path = g_strdup (priv->trace_file);
+  GST_OBJECT_UNLOCK (self);
+  if (!path || !*path) {
+    g_free (path);
+    return;
+  }
+  priv->trace = co_trace_open (path, msg, sizeof (msg));
+  if (!priv->trace)
+    GST_ELEMENT_WARNING (self, RESOURCE, OPEN_WRITE,
+        ("Could not write the trace file \"%s\"", path), ("%s", msg));
+  g_free (path);
+  if (!priv->trace)
+    return;
+  co_trace_name_process (priv->trace, 1, GST_OBJECT_NAME (self));
+  co_trace_name_thread (priv->trace, 1, TID_CHAIN, "host: chain (submit)");
+  co_trace_name_thread (priv->trace, 1, TID_WAIT, "host: wait for device");
+  co_trace_name_thread (priv->trace, 1, TID_PUSH, "host: push");
+  for (i = 0; i < CO_MAX_STREAMS * 3; i++) {
+    gchar name[64];
+
+    g_snprintf (name, sizeof (name), "stream %u %s", i / 3, kinds[i % 3]);
+    co_trace_name_thread (priv->trace, 1, TID_STREAM0 + i, name);
+  }
+}
+
+static void
+record_frame (GstCudaBaseFilter * self, GstCudaBaseFilterFrame * fr,
+    CoFrame * cf, guint64 push_ns)
+{
+  GstCudaBaseFilterPrivate *priv = PRIV (self);
+  CoOpRecord ops[CO_MAX_CHUNKS * 3];
+  gsize n = 0;
+  guint i, k;
+  gboolean cpu = co_engine_backend (priv->engine) == CO_BACKEND_CPU;
+  static const gchar *names[3] = { "H2D", "kernel", "D2H" };
+
+  for (i = 0; i < cf->n_chunks; i++) {
+    CoChunk *ch = &cf->chunks[i];
+    guint64 bytes[3] = { 0, 0, 0 };
+
+    if (!cpu) {
+      for (k = 0; k < ch->n_h2d; k++)
+        bytes[0] += ch->h2d[k].width * ch->h2d[k].rows;
+      for (k = 0; k < ch->n_d2h; k++)
+        bytes[2] += ch->d2h[k].width * ch->d2h[k].rows;
+    }
+    for (k = 0; k < 3; k++) {
+      CoOpRecord *op;
+
+      if (cpu && k != CO_OP_KERNEL)
+        continue;
+      op = &ops[n++];
+      op->kind = (CoOpKind) k;
+      op->start = ch->ts[k];
+      op->end = MAX (ch->ts[k + 1], ch->ts[k]);
+      op->bytes = bytes[k];
+      if (priv->trace) {
+        gchar args[128];
+
+        g_snprintf (args, sizeof (args),
+            "{\"frame\":%" G_GUINT64_FORMAT ",\"chunk\":%u,\"bytes\":%"
+            G_GUINT64_FORMAT ",\"stream\":%u}", cf->seqnum, i, bytes[k],
+            ch->stream);
+        co_trace_complete (priv->trace, 1, TID_STREAM0 + ch->stream * 3 + k,
+            names[k], "device", op->start, op->end - op->start, args);
+      }
+    }
+  }
+  co_stats_add_frame (priv->stats, ops, n, push_ns - fr->chain_ns, fr->path);
+}
+
+/* ---- engine life cycle --------------------------------------------------- */
+
+static void
+frame_drop (GstCudaBaseFilter * self, GstCudaBaseFilterFrame * fr)
+{
+  GstCudaBaseFilterClass *klass = GST_CUDA_BASE_FILTER_GET_CLASS (self);
+
+  if (fr->inbuf || fr->outbuf)
+    klass->finish (self, fr);
+  gst_clear_buffer (&fr->inbuf);
+  gst_clear_buffer (&fr->outbuf);
+}
+
+/* Waits for every submitted frame to finish on the device and drops it.
+ * Only while flushing (or with the push task stopped). */
+static void
+drop_in_flight (GstCudaBaseFilter * self, CoEngine * e)
+{
+  GstCudaBaseFilterPrivate *priv = PRIV (self);
+  CoFrame *cf;
+
+  while ((cf = co_engine_wait_oldest (e))) {
+    frame_drop (self, &priv->frames[cf->slot]);
+    co_engine_release (e, cf);
+  }
+}
+
+static void
+engine_destroy (GstCudaBaseFilter * self)
+{
+  GstCudaBaseFilterPrivate *priv = PRIV (self);
+  CoEngine *e;
+  guint i;
+
+  g_mutex_lock (&priv->lock);
+  e = priv->engine;
+  if (e)
+    co_engine_set_flushing (e, TRUE);
+  if (priv->pool)
+    gst_buffer_pool_set_flushing (priv->pool, TRUE);
+  g_mutex_unlock (&priv->lock);
+
+  gst_pad_stop_task (GST_ELEMENT (self)->srcpads->data);
+
+  g_mutex_lock (&priv->lock);
+  if (e) {
+    drop_in_flight (self, e);
+    priv->engine = NULL;
+  }
+  g_mutex_unlock (&priv->lock);
+  co_engine_free (e);
+
+  for (i = 0; i < priv->n_frames; i++) {
+    frame_drop (self, &priv->frames[i]);
+    g_free (priv->frames[i].priv);
+  }
+  g_clear_pointer (&priv->frames, g_free);
+  priv->n_frames = 0;
+  if (priv->pool) {
+    gst_buffer_pool_set_active (priv->pool, FALSE);
+    gst_clear_object (&priv->pool);
+  }
+  gst_clear_object (&priv->allocator);
+}
+
+static gboolean
+engine_create (GstCudaBaseFilter * self, GstCaps * caps)
+{
+  GstCudaBaseFilterPrivate *priv = PRIV (self);
+  GstCudaBaseFilterClass *klass = GST_CUDA_BASE_FILTER_GET_CLASS (self);
+  CoEngineConfig cfg = { 0, };
+  GError *err = NULL;
+  CoEngine *e;
+  gsize out_size;
+  guint i, n;
+  GstPad *srcpad = GST_ELEMENT (self)->srcpads->data;
+
+  GST_OBJECT_LOCK (self);
+  cfg.backend = priv->backend;
+  cfg.device_id = priv->device_id;
+  cfg.streams = priv->streams;
+  cfg.chunks = priv->chunks;
+  cfg.mode = priv->mode;
+  GST_OBJECT_UNLOCK (self);
+  cfg.name = GST_OBJECT_NAME (self);
+
+  if (cfg.mode == CO_MODE_SERIAL)
+    cfg.streams = cfg.chunks = 1;
+  out_size = klass->configure (self, caps, &cfg, &err);
+  if (!out_size)
+    goto config_failed;
+
+  e = co_engine_new (&cfg, &err);
+  if (!e)
+    goto engine_failed;
+
+  if (klass->engine_ready && !klass->engine_ready (self, e, &err)) {
+    co_engine_free (e);
+    goto engine_failed;
+  }
+
+  n = co_engine_max_in_flight (e);
+  if (co_engine_backend (e) == CO_BACKEND_CUDA)
+    priv->allocator = co_pinned_allocator_new (cfg.device_id);
+  priv->pool = klass->make_pool (self, caps, out_size, priv->allocator, n,
+      n + 4);
+  if (!priv->pool || !gst_buffer_pool_set_active (priv->pool, TRUE)) {
+    co_engine_free (e);
+    gst_clear_object (&priv->pool);
+    gst_clear_object (&priv->allocator);
+    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+        ("Could not allocate the output buffers (%u of %" G_GSIZE_FORMAT
+            " bytes)", n + 4, out_size),
+        ("the page-locked buffer pool could not be activated"));
+    return FALSE;
+  }
+
+  priv->frames = g_new0 (GstCudaBaseFilterFrame, n);
+  priv->n_frames = n;
+  for (i = 0; i < n; i++)
+    priv->frames[i].priv = g_malloc0 (MAX (klass->frame_priv_size, 1));
+
+  if (!priv->stats)
+    priv->stats = co_stats_new ();
+  priv->last_post_ns = co_engine_now ();
+
+  g_mutex_lock (&priv->lock);
+  priv->engine = e;
+  priv->dirty = FALSE;
+  priv->srcresult = GST_FLOW_OK;
+  g_mutex_unlock (&priv->lock);
+
+  post_passport (self, caps, out_size);
+  GST_INFO_OBJECT (self, "engine ready: backend %s, %u streams, %u chunks, "
+      "%u frames in flight at most", co_engine_backend (e) == CO_BACKEND_CUDA
+      ? "cuda" : "cpu", co_engine_streams (e), co_engine_chunks (e), n);
+
+  gst_pad_start_task (srcpad, (GstTaskFunction) gst_cuda_base_filter_loop,
+      self, NULL);
+  return TRUE;
+
+config_failed:
+  GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+      ("Cannot process %" GST_PTR_FORMAT, caps), ("%s", err->message));
+  g_clear_error (&err);
+  return FALSE;
+
+engine_failed:
+  if (g_error_matches (err, CO_ENGINE_ERROR, CO_ENGINE_ERROR_NO_DEVICE))
+    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
+        ("No usable CUDA device. Use backend=cpu or backend=auto to run "
+            "without one."), ("%s", err->message));
+  else
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+        ("Could not set up the CUDA engine"), ("%s", err->message));
+  g_clear_error (&err);
+  return FALSE;
+}
+
+/* Waits until every frame in flight has been pushed.  FALSE when flushing
+ * or when pushing failed. */
+static gboolean
+drain (GstCudaBaseFilter * self)
+{
+  GstCudaBaseFilterPrivate *priv = PRIV (self);
+
+  if (!priv->engine)
+    return TRUE;
+  return co_engine_drain (priv->engine);
+}
+
+static gboolean
+ensure_engine (GstCudaBaseFilter * self)
+{
+  GstCudaBaseFilterPrivate *priv = PRIV (self);
+  GstCaps *caps;
+  gboolean ret;
+
+  if (priv->engine && !priv->dirty)
+    return TRUE;
+  if (!priv->caps)
+    return FALSE;
+  drain (self);
+  engine_destroy (self);
+  caps = gst_caps_ref (priv->caps);
+  ret = engine_create (self, caps);
+  gst_caps_unref (caps);
+  return ret;
+}
+
+/* ---- streaming ----------------------------------------------------------- */
+
+static void
+copy_metadata (GstBuffer * out, GstBuffer * in)
+{
+  const GstBufferFlags keep = GST_BUFFER_FLAG_LIVE | GST_BUFFER_FLAG_DISCONT |
+      GST_BUFFER_FLAG_RESYNC | GST_BUFFER_FLAG_GAP |
+      GST_BUFFER_FLAG_DROPPABLE | GST_BUFFER_FLAG_HEADER |
+      GST_BUFFER_FLAG_DELTA_UNIT | GST_BUFFER_FLAG_MARKER |
+      GST_BUFFER_FLAG_CORRUPTED | GST_BUFFER_FLAG_DECODE_ONLY |
+      GST_BUFFER_FLAG_NON_DROPPABLE;
+
+  GST_BUFFER_PTS (out) = GST_BUFFER_PTS (in);
+  GST_BUFFER_DTS (out) = GST_BUFFER_DTS (in);
+  GST_BUFFER_DURATION (out) = GST_BUFFER_DURATION (in);
+  GST_BUFFER_OFFSET (out) = GST_BUFFER_OFFSET (in);
+  GST_BUFFER_OFFSET_END (out) = GST_BUFFER_OFFSET_END (in);
+  GST_MINI_OBJECT_FLAGS (out) = (GST_MINI_OBJECT_FLAGS (out) & ~keep) |
+      (GST_MINI_OBJECT_FLAGS (in) & keep);
+}
+
+static GstFlowReturn
+gst_cuda_base_filter_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
+{
+  GstCudaBaseFilter *self = GST_CUDA_BASE_FILTER (parent);
+  GstCudaBaseFilterPrivate *priv = PRIV (self);
+  GstCudaBaseFilterClass *klass = GST_CUDA_BASE_FILTER_GET_CLASS (self);
+  GstCudaBaseFilterFrame *fr;
+  GstBuffer *outbuf = NULL;
+  GError *err = NULL;
+  GstFlowReturn ret;
+  CoFrame *cf;
+  CoEngine *e;
+  guint64 t0 = co_engine_now ();
+
+  if (!ensure_engine (self)) {
+    gst_buffer_unref (buf);
+    if (!priv->caps) {
+      GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
+          ("no caps before the first buffer"));
+      return GST_FLOW_NOT_NEGOTIATED;
+    }
+    return GST_FLOW_ERROR;
+  }
+  e = priv->engine;
+
+  g_mutex_lock (&priv->lock);
+  ret = priv->srcresult;
+  g_mutex_unlock (&priv->lock);
+  if (ret != GST_FLOW_OK) {
+    gst_buffer_unref (buf);
+    return ret;
+  }
+
+  nvtxRangePushA ("cudaoverlap chain");
+  cf = co_engine_acquire (e);
+  if (!cf) {
+    gst_buffer_unref (buf);
+    nvtxRangePop ();
+    return GST_FLOW_FLUSHING;
+  }
+  ret = gst_buffer_pool_acquire_buffer (priv->pool, &outbuf, NULL);
+  if (ret != GST_FLOW_OK) {
+    co_engine_cancel (e, cf);
+    gst_buffer_unref (buf);
+    nvtxRangePop ();
+    return ret;
+  }
+
+  fr = &priv->frames[cf->slot];
+  fr->inbuf = buf;
+  fr->outbuf = outbuf;
+  fr->chain_ns = t0;
+  fr->path = co_hostmem_prepare (buf, co_engine_backend (e) ==
+      CO_BACKEND_CUDA ? gst_cuda_base_filter_device_id (self) : -2,
+      MIN_REGISTER_BYTES);
+  copy_metadata (outbuf, buf);
+
+  ret = klass->prepare (self, e, fr, cf);
+  if (ret != GST_FLOW_OK) {
+    frame_drop (self, fr);
+    co_engine_cancel (e, cf);
+    nvtxRangePop ();
+    return ret;
+  }
+  GST_LOG_OBJECT (self, "frame %" G_GUINT64_FORMAT " pts %" GST_TIME_FORMAT
+      ": %u chunks, %s input", cf->seqnum, GST_TIME_ARGS (GST_BUFFER_PTS
+          (buf)), cf->n_chunks, fr->path == CO_PATH_PINNED ? "pinned" :
+      fr->path == CO_PATH_REGISTERED ? "registered" : "pageable");
+
+  if (!co_engine_submit (e, cf, &err)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+        ("A CUDA operation failed while submitting a frame"),
+        ("%s", err->message));
+    g_clear_error (&err);
+    nvtxRangePop ();
+    return GST_FLOW_ERROR;
+  }
+  if (priv->trace)
+    co_trace_complete (priv->trace, 1, TID_CHAIN, "chain", "host", t0,
+        co_engine_now () - t0, NULL);
+  nvtxRangePop ();
+
+  g_mutex_lock (&priv->lock);
+  ret = priv->srcresult;
+  g_mutex_unlock (&priv->lock);
+  return ret;
+}
+
+static void
+gst_cuda_base_filter_loop (GstCudaBaseFilter * self)
+{
+  GstCudaBaseFilterPrivate *priv = PRIV (self);
+  GstPad *srcpad = GST_ELEMENT (self)->srcpads->data;
+  GstCudaBaseFilterFrame *fr;
+  GstBuffer *outbuf;
+  GstFlowReturn ret;
+  CoEngine *e = priv->engine;
+  CoFrame *cf;
+  guint64 t0, t1, interval;
+
+  t0 = co_engine_now ();
+  cf = co_engine_wait_oldest (e);
+  if (!cf) {
+    gst_pad_pause_task (srcpad);
+    return;
+  }
+  t1 = co_engine_now ();
+  fr = &priv->frames[cf->slot];
+
+  if (cf->error) {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+        ("A CUDA operation failed; the frame was dropped"), ("%s", cf->error));
+    frame_drop (self, fr);
+    co_engine_release (e, cf);
+    g_mutex_lock (&priv->lock);
+    priv->srcresult = GST_FLOW_ERROR;
+    g_mutex_unlock (&priv->lock);
+    return;
+  }
+
+  GST_CUDA_BASE_FILTER_GET_CLASS (self)->finish (self, fr);
+  gst_clear_buffer (&fr->inbuf);
+  outbuf = g_steal_pointer (&fr->outbuf);
+
+  g_mutex_lock (&priv->lock);
+  ret = priv->srcresult;
+  g_mutex_unlock (&priv->lock);
+  if (ret != GST_FLOW_OK) {
+    /* downstream failed or we are flushing: keep consuming, push nothing */
+    gst_buffer_unref (outbuf);
+    co_engine_release (e, cf);
+    return;
+  }
+
+  record_frame (self, fr, cf, co_engine_now ());
+  if (priv->trace)
+    co_trace_complete (priv->trace, 1, TID_WAIT, "wait", "host", t0,
+        t1 - t0, NULL);
+
+  GST_OBJECT_LOCK (self);
+  interval = priv->stats_interval;
+  GST_OBJECT_UNLOCK (self);
+  if (interval > 0 && t1 - priv->last_post_ns >= interval) {
+    priv->last_post_ns = t1;
+    post_stats (self, FALSE);
+  }
+
+  nvtxRangePushA ("cudaoverlap push");
+  t0 = co_engine_now ();
+  ret = gst_pad_push (srcpad, outbuf);
+  if (priv->trace)
+    co_trace_complete (priv->trace, 1, TID_PUSH, "push", "host", t0,
+        co_engine_now () - t0, NULL);
+  nvtxRangePop ();
+
+  g_mutex_lock (&priv->lock);
+  if (priv->srcresult == GST_FLOW_OK)
+    priv->srcresult = ret;
+  g_mutex_unlock (&priv->lock);
+  if (ret != GST_FLOW_OK)
+    GST_DEBUG_OBJECT (self, "push returned %s", gst_flow_get_name (ret));
+
+  /* released after the push so that drain() means "all pushed" */
+  co_engine_release (e, cf);
+}
+
+static gboolean
+gst_cuda_base_filter_src_activate_mode (GstPad * pad, GstObject * parent,
+    GstPadMode mode, gboolean active)
+{
+  GstCudaBaseFilter *self = GST_CUDA_BASE_FILTER (parent);
+  GstCudaBaseFilterPrivate *priv = PRIV (self);
+
+  if (mode != GST_PAD_MODE_PUSH)
+    return FALSE;
+  if (!active) {
+    g_mutex_lock (&priv->lock);
+    if (priv->engine)
+      co_engine_set_flushing (priv->engine, TRUE);
+    if (priv->pool)
+      gst_buffer_pool_set_flushing (priv->pool, TRUE);
+    priv->srcresult = GST_FLOW_FLUSHING;
+    g_mutex_unlock (&priv->lock);
+    return gst_pad_stop_task (pad);
+  }
+  return TRUE;
+}
+
+static void
+set_flushing (GstCudaBaseFilter * self, gboolean flushing)
+{
+  GstCudaBaseFilterPrivate *priv = PRIV (self);
+
+  g_mutex_lock (&priv->lock);
+  if (priv->engine)
+    co_engine_set_flushing (priv->engine, flushing);
+  if (priv->pool)
+    gst_buffer_pool_set_flushing (priv->pool, flushing);
+  priv->srcresult = flushing ? GST_FLOW_FLUSHING : GST_FLOW_OK;
+  g_mutex_unlock (&priv->lock);
+}
+
+static gboolean
+gst_cuda_base_filter_sink_event (GstPad * pad, GstObject * parent,
+    GstEvent * event)
+{
+  GstCudaBaseFilter *self = GST_CUDA_BASE_FILTER (parent);
+  GstCudaBaseFilterPrivate *priv = PRIV (self);
+  GstPad *srcpad = GST_ELEMENT (self)->srcpads->data;
+
+  GST_LOG_OBJECT (self, "event %" GST_PTR_FORMAT, event);
+  switch (GST_EVENT_TYPE (event)) {
+    case GST_EVENT_FLUSH_START:{
+      gboolean ret;
+
+      set_flushing (self, TRUE);
+      ret = gst_pad_push_event (srcpad, event);
+      /* wait for the push thread to stop; it drops what it holds */
+      gst_pad_pause_task (srcpad);
+      return ret;
+    }
+    case GST_EVENT_FLUSH_STOP:{
+      gboolean ret;
+
+      /* frames still in flight are dropped once the device is done with
+       * them; nothing of the old segment is pushed after this */
+      g_mutex_lock (&priv->lock);
+      if (priv->engine)
+        drop_in_flight (self, priv->engine);
+      g_mutex_unlock (&priv->lock);
+      co_trace_sync (priv->trace);
+      set_flushing (self, FALSE);
+      ret = gst_pad_push_event (srcpad, event);
+      if (priv->engine)
+        gst_pad_start_task (srcpad,
+            (GstTaskFunction) gst_cuda_base_filter_loop, self, NULL);
+      return ret;
+    }
+    case GST_EVENT_CAPS:{
+      GstCaps *caps;
+      gboolean ret;
+
+      gst_event_parse_caps (event, &caps);
+      if (priv->caps && gst_caps_is_equal (caps, priv->caps))
+        return gst_pad_push_event (srcpad, event);
+      /* finish the frames of the old caps, then rebuild */
+      drain (self);
+      gst_caps_replace (&priv->caps, caps);
+      engine_destroy (self);
+      if (!engine_create (self, caps)) {
+        gst_event_unref (event);
+        return FALSE;
+      }
+      ret = gst_pad_push_event (srcpad, event);
+      return ret;
+    }
+    case GST_EVENT_EOS:
+      drain (self);
+      if (priv->stats && priv->engine) {
+        /* the last window, then the whole run */
+        if (co_engine_in_flight (priv->engine) == 0)
+          post_stats (self, FALSE);
+        post_stats (self, TRUE);
+      }
+      co_trace_sync (priv->trace);
+      return gst_pad_push_event (srcpad, event);
+    default:
+      if (GST_EVENT_IS_SERIALIZED (event))
+        drain (self);
+      return gst_pad_event_default (pad, parent, event);
+  }
+}
+
+static gboolean
+gst_cuda_base_filter_sink_query (GstPad * pad, GstObject * parent,
+    GstQuery * query)
+{
+  GstCudaBaseFilter *self = GST_CUDA_BASE_FILTER (parent);
+  GstCudaBaseFilterPrivate *priv = PRIV (self);
+  GstCudaBaseFilterClass *klass = GST_CUDA_BASE_FILTER_GET_CLASS (self);
+
+  if (GST_QUERY_TYPE (query) == GST_QUERY_ALLOCATION) {
+    GstCaps *caps;
+    gboolean need_pool;
+    GstBufferPool *pool;
+    GstAllocationParams params;
+    guint n;
+
+    gst_query_parse_allocation (query, &caps, &need_pool);
+    if (!caps || !priv->engine)
+      return FALSE;
+    if (klass->propose_allocation)
+      klass->propose_allocation (self, query);
+    if (!priv->allocator)
+      return TRUE;              /* CPU backend: any memory will do */
+    /* Upstream writes straight into page-locked memory. */
+    n = co_engine_max_in_flight (priv->engine);
+    gst_allocation_params_init (&params);
+    gst_query_add_allocation_param (query, priv->allocator, &params);
+    if (need_pool) {
+      pool = klass->make_pool (self, caps, 0, priv->allocator, n + 1, n + 4);
+      if (pool) {
+        GstStructure *config = gst_buffer_pool_get_config (pool);
+        guint size = 0;
+
+        gst_buffer_pool_config_get_params (config, NULL, &size, NULL, NULL);
+        gst_structure_free (config);
+        gst_query_add_allocation_pool (query, pool, size, n + 1, n + 4);
+        gst_object_unref (pool);
+      }
+    }
+    return TRUE;
+  }
+  return gst_pad_query_default (pad, parent, query);
+}
+
+static gboolean
+gst_cuda_base_filter_src_query (GstPad * pad, GstObject * parent,
+    GstQuery * query)
+{
+  GstCudaBaseFilter *self = GST_CUDA_BASE_FILTER (parent);
+  GstCudaBaseFilterPrivate *priv = PRIV (self);
+  GstCudaBaseFilterClass *klass = GST_CUDA_BASE_FILTER_GET_CLASS (self);
+
+  if (GST_QUERY_TYPE (query) == GST_QUERY_LATENCY) {
+    GstClockTime min, max, dur;
+    gboolean live;
+
+    if (!gst_pad_peer_query (GST_ELEMENT (self)->sinkpads->data, query))
+      return FALSE;
+    gst_query_parse_latency (query, &live, &min, &max);
+    /* We hold up to max-in-flight frames, but push each one as soon as the
+     * device is done: no added minimum, max-in-flight frames of maximum. */
+    dur = klass->frame_duration ? klass->frame_duration (self) :
+        GST_CLOCK_TIME_NONE;
+    if (priv->engine && GST_CLOCK_TIME_IS_VALID (dur) &&
+        GST_CLOCK_TIME_IS_VALID (max))
+      max += dur * co_engine_max_in_flight (priv->engine);
+    GST_DEBUG_OBJECT (self, "latency min %" GST_TIME_FORMAT " max %"
+        GST_TIME_FORMAT, GST_TIME_ARGS (min), GST_TIME_ARGS (max));
+    gst_query_set_latency (query, live, min, max);
+    return TRUE;
+  }
+  return gst_pad_query_default (pad, parent, query);
+}
+
+static GstStateChangeReturn
+gst_cuda_base_filter_change_state (GstElement * element,
+    GstStateChange transition)
+{
+  GstCudaBaseFilter *self = GST_CUDA_BASE_FILTER (element);
+  GstCudaBaseFilterPrivate *priv = PRIV (self);
+  GstStateChangeReturn ret;
+
+  switch (transition) {
+    case GST_STATE_CHANGE_NULL_TO_READY:{
+      CoBackendKind backend;
+      gint dev;
+      gchar *why = NULL;
+
+      GST_OBJECT_LOCK (self);
+      backend = priv->backend;
+      dev = priv->device_id;
+      GST_OBJECT_UNLOCK (self);
+      if (backend == CO_BACKEND_CUDA && !co_cuda_available (MAX (dev, 0), &why)) {
+        GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
+            ("No usable CUDA device. Use backend=cpu or backend=auto to run "
+                "without one."), ("%s", why));
+        g_free (why);
+        return GST_STATE_CHANGE_FAILURE;
+      }
+      break;
+    }
+    case GST_STATE_CHANGE_READY_TO_PAUSED:
+      priv->srcresult = GST_FLOW_OK;
+      trace_open (self);
+      break;
+    case GST_STATE_CHANGE_PAUSED_TO_READY:
+      set_flushing (self, TRUE);
+      break;
+    default:
+      break;
+  }
+
+  ret = GST_ELEMENT_CLASS (gst_cuda_base_filter_parent_class)->change_state
+      (element, transition);
+
+  switch (transition) {
+    case GST_STATE_CHANGE_PAUSED_TO_READY:
+      engine_destroy (self);
+      gst_caps_replace (&priv->caps, NULL);
+      g_clear_pointer (&priv->stats, co_stats_free);
+      co_trace_close (priv->trace);
+      priv->trace = NULL;
+      break;
+    default:
+      break;
+  }
+  return ret;
+}

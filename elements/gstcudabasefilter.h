@@ -1,0 +1,77 @@
+/* cudaoverlap: abstract base of the elements that run on the overlap engine.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifndef __GST_CUDA_BASE_FILTER_H__
+#define __GST_CUDA_BASE_FILTER_H__
+
+#include <gst/gst.h>
+#include "co-engine.h"
+#include "co-hostmem.h"
+#include "co-stats.h"
+#include "co-trace.h"
+
+G_BEGIN_DECLS
+#define GST_TYPE_CUDA_BASE_FILTER (gst_cuda_base_filter_get_type ())
+G_DECLARE_DERIVABLE_TYPE (GstCudaBaseFilter, gst_cuda_base_filter, GST,
+    CUDA_BASE_FILTER, GstElement);
+
+#define GST_TYPE_CUDA_OVERLAP_MODE (gst_cuda_overlap_mode_get_type ())
+GType gst_cuda_overlap_mode_get_type (void);
+#define GST_TYPE_CUDA_OVERLAP_BACKEND (gst_cuda_overlap_backend_get_type ())
+GType gst_cuda_overlap_backend_get_type (void);
+
+/* Per in-flight frame bookkeeping, one per engine slot. */
+typedef struct
+{
+  GstBuffer *inbuf;
+  GstBuffer *outbuf;
+  guint64 chain_ns;
+  CoMemPath path;
+  gpointer priv;                /* subclass: klass->frame_priv_size bytes */
+} GstCudaBaseFilterFrame;
+
+/**
+ * GstCudaBaseFilterClass:
+ * @configure: new caps: fill the engine's sizes (dev_in_size, dev_out_size,
+ *   const_size) in @config and return the output buffer size (0 on error,
+ *   with @error set).  Called with no frame in flight.
+ * @engine_ready: the engine exists: upload constants.
+ * @prepare: map @frame's buffers and plan @cf's chunks.  Return a flow;
+ *   GST_FLOW_ERROR after posting an element error.
+ * @finish: unmap what @prepare mapped (also for dropped frames).
+ * @make_pool: a configured pool (caps, buffer size — from @caps when @size
+ *   is 0 —, @min/@max buffers, @allocator when not NULL) for the output
+ *   buffers and for the pool proposed upstream.
+ * @propose_allocation: add metas to an ALLOCATION query (optional).
+ * @frame_duration: duration of one buffer for the latency query.
+ * @operation_nick: the operation, for statistics and the passport.
+ */
+struct _GstCudaBaseFilterClass
+{
+  GstElementClass parent_class;
+
+  gsize frame_priv_size;
+
+    gsize (*configure) (GstCudaBaseFilter * self, GstCaps * caps,
+      CoEngineConfig * config, GError ** error);
+    gboolean (*engine_ready) (GstCudaBaseFilter * self, CoEngine * engine,
+      GError ** error);
+    GstFlowReturn (*prepare) (GstCudaBaseFilter * self, CoEngine * engine,
+      GstCudaBaseFilterFrame * frame, CoFrame * cf);
+  void (*finish) (GstCudaBaseFilter * self, GstCudaBaseFilterFrame * frame);
+  GstBufferPool *(*make_pool) (GstCudaBaseFilter * self, GstCaps * caps,
+      gsize size, GstAllocator * allocator, guint min, guint max);
+    GstClockTime (*frame_duration) (GstCudaBaseFilter * self);
+  void (*propose_allocation) (GstCudaBaseFilter * self, GstQuery * query);
+  const gchar *(*operation_nick) (GstCudaBaseFilter * self);
+};
+
+/* For subclasses: ask for an engine rebuild before the next buffer (a
+ * property that changes the plan or the constants was set). */
+void gst_cuda_base_filter_mark_dirty (GstCudaBaseFilter * self);
+CoBackendKind gst_cuda_base_filter_backend (GstCudaBaseFilter * self);
+gint gst_cuda_base_filter_device_id (GstCudaBaseFilter * self);
+
+G_END_DECLS
+#endif

@@ -1,0 +1,462 @@
+/* cudaoverlap: cudavideofilter.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+/**
+ * SECTION:element-cudavideofilter
+ * @title: cudavideofilter
+ *
+ * Processes raw video on a CUDA GPU with its copies overlapped against
+ * compute: every frame is cut into #GstCudaBaseFilter:chunks horizontal
+ * bands; each band is copied host→device, computed and copied device→host
+ * on its own CUDA stream, so one band's (or frame's) copies run while
+ * another's kernel does.  Buffers come from, and are proposed upstream as,
+ * page-locked (pinned) memory; foreign memory is page-locked with
+ * cudaHostRegister for as long as it lives.  Output is bit-identical to the
+ * CPU backend and to a naive reference for every operation, format, size,
+ * number of streams and chunks.
+ *
+ * Operations: `invert` (each colour component c becomes max − c),
+ * `gamma` (out = floor (max · (in / max)^(1/gamma) + 0.5), through a table
+ * built in double precision; NV12/I420: luma only) and `box-blur` (each
+ * colour component becomes (sum + n/2) / n over the (2r+1)² window around
+ * it, n = (2r+1)², borders replicated; chroma planes in their own geometry).
+ * Alpha and padding bytes pass through unchanged.
+ *
+ * The element posts `cudaoverlap-passport` once when streaming starts and
+ * `cudaoverlap-stats` every #GstCudaBaseFilter:stats-interval and at EOS;
+ * docs/stats.md describes every field.
+ *
+ * ## Example launch lines
+ * |[
+ * gst-launch-1.0 videotestsrc num-buffers=300 ! video/x-raw,format=RGBA,width=3840,height=2160 ! cudavideofilter operation=invert streams=4 chunks=4 ! fakesink
+ * ]| Inverts 4K RGBA frames on the GPU, four bands per frame on four streams.
+ * |[
+ * gst-launch-1.0 -m videotestsrc ! video/x-raw,format=NV12 ! cudavideofilter operation=box-blur radius=8 ! videoconvert ! autovideosink
+ * ]| Blurs, and prints the statistics messages.
+ * |[
+ * gst-launch-1.0 videotestsrc ! video/x-raw,format=RGBA ! cudavideofilter operation=gamma gamma=2.2 mode=serial ! fakesink
+ * ]| The sequential control: one stream, one chunk, a wait per frame.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <gst/video/video.h>
+
+#include "gstcudavideofilter.h"
+#include "co-video.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_cuda_video_filter_debug);
+#define GST_CAT_DEFAULT gst_cuda_video_filter_debug
+
+#define FORMATS "{ GRAY8, GRAY16_LE, RGBA, BGRA, ARGB, ABGR, RGBx, BGRx, " \
+  "xRGB, xBGR, NV12, I420 }"
+#define LUT_BYTES (65536 * sizeof (guint16))
+
+#define DEFAULT_OPERATION CO_VIDEO_OP_INVERT
+#define DEFAULT_GAMMA 1.0
+#define DEFAULT_RADIUS 2
+
+enum
+{
+  PROP_0,
+  PROP_OPERATION,
+  PROP_GAMMA,
+  PROP_RADIUS,
+};
+
+struct _GstCudaVideoFilter
+{
+  GstCudaBaseFilter parent;
+
+  GstVideoInfo info;
+  CoVideoDesc desc;
+
+  /* properties (object lock) */
+  CoVideoOp operation;
+  gdouble gamma;
+  guint radius;
+};
+
+typedef struct
+{
+  GstVideoFrame in, out;
+  gboolean in_mapped, out_mapped;
+} FramePriv;
+
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
+    GST_PAD_SINK, GST_PAD_ALWAYS,
+    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (FORMATS)));
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
+    GST_PAD_SRC, GST_PAD_ALWAYS,
+    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (FORMATS)));
+
+#define GST_TYPE_CUDA_VIDEO_OPERATION (gst_cuda_video_operation_get_type ())
+static GType
+gst_cuda_video_operation_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {CO_VIDEO_OP_INVERT, "Invert: c becomes max - c", "invert"},
+    {CO_VIDEO_OP_GAMMA, "Gamma: max * (c / max)^(1 / gamma), rounded "
+          "(NV12/I420: luma only)", "gamma"},
+    {CO_VIDEO_OP_BOX_BLUR, "Box blur: integer mean over (2 radius + 1)^2, "
+          "borders replicated", "box-blur"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type,
+        g_enum_register_static ("GstCudaVideoOperation", values));
+  return type;
+}
+
+G_DEFINE_TYPE (GstCudaVideoFilter, gst_cuda_video_filter,
+    GST_TYPE_CUDA_BASE_FILTER);
+GST_ELEMENT_REGISTER_DEFINE (cudavideofilter, "cudavideofilter",
+    GST_RANK_NONE, GST_TYPE_CUDA_VIDEO_FILTER);
+
+static void
+gst_cuda_video_filter_set_property (GObject * object, guint id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstCudaVideoFilter *self = GST_CUDA_VIDEO_FILTER (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (id) {
+    case PROP_OPERATION:
+      self->operation = g_value_get_enum (value);
+      break;
+    case PROP_GAMMA:
+      self->gamma = g_value_get_double (value);
+      break;
+    case PROP_RADIUS:
+      self->radius = g_value_get_uint (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+  /* takes effect with the next frame, after the ones in flight */
+  gst_cuda_base_filter_mark_dirty (GST_CUDA_BASE_FILTER (self));
+}
+
+static void
+gst_cuda_video_filter_get_property (GObject * object, guint id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstCudaVideoFilter *self = GST_CUDA_VIDEO_FILTER (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (id) {
+    case PROP_OPERATION:
+      g_value_set_enum (value, self->operation);
+      break;
+    case PROP_GAMMA:
+      g_value_set_double (value, self->gamma);
+      break;
+    case PROP_RADIUS:
+      g_value_set_uint (value, self->radius);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+/* The planes of a format as the kernels see them. */
+static gboolean
+describe_format (const GstVideoInfo * info, CoVideoDesc * d)
+{
+  guint i, mask = 0;
+  gboolean yuv420 = FALSE;
+  gint comps = 1, bytes = 1;
+
+  switch (GST_VIDEO_INFO_FORMAT (info)) {
+    case GST_VIDEO_FORMAT_GRAY8:
+      mask = 0x1;
+      break;
+    case GST_VIDEO_FORMAT_GRAY16_LE:
+      mask = 0x1;
+      bytes = 2;
+      break;
+    case GST_VIDEO_FORMAT_RGBA:
+    case GST_VIDEO_FORMAT_BGRA:
+    case GST_VIDEO_FORMAT_RGBx:
+    case GST_VIDEO_FORMAT_BGRx:
+      comps = 4;
+      mask = 0x7;
+      break;
+    case GST_VIDEO_FORMAT_ARGB:
+    case GST_VIDEO_FORMAT_ABGR:
+    case GST_VIDEO_FORMAT_xRGB:
+    case GST_VIDEO_FORMAT_xBGR:
+      comps = 4;
+      mask = 0xe;
+      break;
+    case GST_VIDEO_FORMAT_NV12:
+    case GST_VIDEO_FORMAT_I420:
+      yuv420 = TRUE;
+      mask = 0x1;
+      break;
+    default:
+      return FALSE;
+  }
+
+  d->height = GST_VIDEO_INFO_HEIGHT (info);
+  d->n_planes = GST_VIDEO_INFO_N_PLANES (info);
+  for (i = 0; i < (guint) d->n_planes; i++) {
+    CoVideoPlaneDesc *p = &d->planes[i];
+    gboolean chroma = yuv420 && i > 0;
+
+    p->comps = comps;
+    p->comp_bytes = bytes;
+    p->comp_mask = mask;
+    p->use_lut = !chroma;
+    p->ysub = chroma ? 1 : 0;
+    p->width = GST_VIDEO_INFO_COMP_WIDTH (info, i);
+    p->height = GST_VIDEO_INFO_COMP_HEIGHT (info, i);
+    p->dev_pitch = GST_VIDEO_INFO_PLANE_STRIDE (info, i);
+    if (chroma && GST_VIDEO_INFO_FORMAT (info) == GST_VIDEO_FORMAT_NV12) {
+      /* interleaved U and V: two components per chroma pixel */
+      p->comps = 2;
+      p->comp_mask = 0x3;
+      p->width = GST_VIDEO_INFO_COMP_WIDTH (info, 1);
+    }
+  }
+  return TRUE;
+}
+
+static gsize
+gst_cuda_video_filter_configure (GstCudaBaseFilter * base, GstCaps * caps,
+    CoEngineConfig * cfg, GError ** error)
+{
+  GstCudaVideoFilter *self = GST_CUDA_VIDEO_FILTER (base);
+  CoVideoDesc *d = &self->desc;
+
+  if (!gst_video_info_from_caps (&self->info, caps)) {
+    g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_CONFIG,
+        "invalid video caps");
+    return 0;
+  }
+  memset (d, 0, sizeof (*d));
+  if (!describe_format (&self->info, d)) {
+    g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_CONFIG,
+        "unsupported format %s",
+        gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (&self->info)));
+    return 0;
+  }
+  GST_OBJECT_LOCK (self);
+  d->op = self->operation;
+  d->radius = self->radius;
+  GST_OBJECT_UNLOCK (self);
+
+  co_video_plan_sizes (d, cfg->chunks, &cfg->dev_in_size, &cfg->dev_out_size);
+  cfg->const_size = LUT_BYTES;
+  return GST_VIDEO_INFO_SIZE (&self->info);
+}
+
+static gboolean
+gst_cuda_video_filter_engine_ready (GstCudaBaseFilter * base, CoEngine * e,
+    GError ** error)
+{
+  GstCudaVideoFilter *self = GST_CUDA_VIDEO_FILTER (base);
+  guint32 max = self->desc.planes[0].comp_bytes == 2 ? 65535 : 255;
+  guint16 *lut;
+  gdouble gamma;
+  gboolean ret;
+
+  self->desc.lut = co_engine_const_ptr (e);
+  if (self->desc.op != CO_VIDEO_OP_GAMMA)
+    return TRUE;
+  GST_OBJECT_LOCK (self);
+  gamma = self->gamma;
+  GST_OBJECT_UNLOCK (self);
+  lut = g_new (guint16, max + 1);
+  co_gamma_lut_fill (lut, max, gamma);
+  ret = co_engine_set_const (e, lut, (max + 1) * sizeof (guint16), error);
+  g_free (lut);
+  return ret;
+}
+
+static GstFlowReturn
+gst_cuda_video_filter_prepare (GstCudaBaseFilter * base, CoEngine * e,
+    GstCudaBaseFilterFrame * fr, CoFrame * cf)
+{
+  GstCudaVideoFilter *self = GST_CUDA_VIDEO_FILTER (base);
+  FramePriv *fp = fr->priv;
+  guint8 *in[CO_VIDEO_MAX_PLANES], *out[CO_VIDEO_MAX_PLANES];
+  gint in_stride[CO_VIDEO_MAX_PLANES], out_stride[CO_VIDEO_MAX_PLANES];
+  gsize size = gst_buffer_get_size (fr->inbuf);
+  gint i;
+
+  if (!gst_buffer_get_video_meta (fr->inbuf) &&
+      size < GST_VIDEO_INFO_SIZE (&self->info)) {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+        ("Input buffer is too small: %" G_GSIZE_FORMAT " bytes, but the "
+            "caps need %" G_GSIZE_FORMAT " bytes per frame", size,
+            GST_VIDEO_INFO_SIZE (&self->info)),
+        ("%dx%d %s", GST_VIDEO_INFO_WIDTH (&self->info),
+            GST_VIDEO_INFO_HEIGHT (&self->info),
+            GST_VIDEO_INFO_NAME (&self->info)));
+    return GST_FLOW_ERROR;
+  }
+  fp->in_mapped = gst_video_frame_map (&fp->in, &self->info, fr->inbuf,
+      GST_MAP_READ);
+  if (!fp->in_mapped) {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+        ("Could not map an input buffer of %" G_GSIZE_FORMAT " bytes as "
+            "%dx%d %s (%" G_GSIZE_FORMAT " bytes per frame)", size,
+            GST_VIDEO_INFO_WIDTH (&self->info),
+            GST_VIDEO_INFO_HEIGHT (&self->info),
+            GST_VIDEO_INFO_NAME (&self->info),
+            GST_VIDEO_INFO_SIZE (&self->info)),
+        ("its video meta or size does not fit the caps"));
+    return GST_FLOW_ERROR;
+  }
+  fp->out_mapped = gst_video_frame_map (&fp->out, &self->info, fr->outbuf,
+      GST_MAP_WRITE);
+  if (!fp->out_mapped) {
+    GST_ELEMENT_ERROR (self, RESOURCE, WRITE, (NULL),
+        ("could not map an output buffer"));
+    return GST_FLOW_ERROR;
+  }
+  for (i = 0; i < self->desc.n_planes; i++) {
+    in[i] = GST_VIDEO_FRAME_PLANE_DATA (&fp->in, i);
+    in_stride[i] = GST_VIDEO_FRAME_PLANE_STRIDE (&fp->in, i);
+    out[i] = GST_VIDEO_FRAME_PLANE_DATA (&fp->out, i);
+    out_stride[i] = GST_VIDEO_FRAME_PLANE_STRIDE (&fp->out, i);
+  }
+  co_video_plan (&self->desc, co_engine_chunks (e),
+      co_engine_backend (e) == CO_BACKEND_CPU, cf, in, in_stride, out,
+      out_stride);
+  return GST_FLOW_OK;
+}
+
+static void
+gst_cuda_video_filter_finish (GstCudaBaseFilter * base,
+    GstCudaBaseFilterFrame * fr)
+{
+  FramePriv *fp = fr->priv;
+
+  if (fp->in_mapped)
+    gst_video_frame_unmap (&fp->in);
+  if (fp->out_mapped)
+    gst_video_frame_unmap (&fp->out);
+  fp->in_mapped = fp->out_mapped = FALSE;
+}
+
+static GstBufferPool *
+gst_cuda_video_filter_make_pool (GstCudaBaseFilter * base, GstCaps * caps,
+    gsize size, GstAllocator * allocator, guint min, guint max)
+{
+  GstBufferPool *pool = gst_video_buffer_pool_new ();
+  GstStructure *config = gst_buffer_pool_get_config (pool);
+  GstVideoInfo info;
+
+  if (!gst_video_info_from_caps (&info, caps)) {
+    gst_structure_free (config);
+    gst_object_unref (pool);
+    return NULL;
+  }
+  if (size == 0)
+    size = GST_VIDEO_INFO_SIZE (&info);
+  gst_buffer_pool_config_set_params (config, caps, size, min, max);
+  if (allocator)
+    gst_buffer_pool_config_set_allocator (config, allocator, NULL);
+  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+  if (!gst_buffer_pool_set_config (pool, config)) {
+    gst_object_unref (pool);
+    return NULL;
+  }
+  return pool;
+}
+
+static void
+gst_cuda_video_filter_propose_allocation (GstCudaBaseFilter * base,
+    GstQuery * query)
+{
+  gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
+}
+
+static GstClockTime
+gst_cuda_video_filter_frame_duration (GstCudaBaseFilter * base)
+{
+  GstCudaVideoFilter *self = GST_CUDA_VIDEO_FILTER (base);
+
+  if (GST_VIDEO_INFO_FPS_N (&self->info) <= 0)
+    return GST_CLOCK_TIME_NONE;
+  return gst_util_uint64_scale_int (GST_SECOND,
+      GST_VIDEO_INFO_FPS_D (&self->info), GST_VIDEO_INFO_FPS_N (&self->info));
+}
+
+static const gchar *
+gst_cuda_video_filter_operation_nick (GstCudaBaseFilter * base)
+{
+  GstCudaVideoFilter *self = GST_CUDA_VIDEO_FILTER (base);
+  GEnumClass *klass = g_type_class_peek (GST_TYPE_CUDA_VIDEO_OPERATION);
+  GEnumValue *v = g_enum_get_value (klass, self->desc.op);
+
+  return v ? v->value_nick : "unknown";
+}
+
+static void
+gst_cuda_video_filter_class_init (GstCudaVideoFilterClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstCudaBaseFilterClass *base_class = GST_CUDA_BASE_FILTER_CLASS (klass);
+  GParamFlags rw = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+      GST_PARAM_MUTABLE_PLAYING;
+
+  gobject_class->set_property = gst_cuda_video_filter_set_property;
+  gobject_class->get_property = gst_cuda_video_filter_get_property;
+
+  g_object_class_install_property (gobject_class, PROP_OPERATION,
+      g_param_spec_enum ("operation", "Operation",
+          "What to compute on every frame (a change takes effect after the "
+          "frames in flight)", GST_TYPE_CUDA_VIDEO_OPERATION,
+          DEFAULT_OPERATION, rw));
+  g_object_class_install_property (gobject_class, PROP_GAMMA,
+      g_param_spec_double ("gamma", "Gamma",
+          "Exponent of operation=gamma: out = max * (in / max)^(1 / gamma)",
+          0.01, 10.0, DEFAULT_GAMMA, rw));
+  g_object_class_install_property (gobject_class, PROP_RADIUS,
+      g_param_spec_uint ("radius", "Radius",
+          "Radius of operation=box-blur in pixels: the window is "
+          "(2 radius + 1) squared", 0, CO_BLUR_MAX_RADIUS, DEFAULT_RADIUS, rw));
+
+  gst_element_class_add_static_pad_template (element_class, &sink_template);
+  gst_element_class_add_static_pad_template (element_class, &src_template);
+  gst_element_class_set_static_metadata (element_class,
+      "CUDA overlapped video filter", "Filter/Effect/Video/Hardware",
+      "Inverts, gamma-corrects or blurs raw video on a CUDA GPU, with "
+      "chunked host/device copies overlapped against compute over several "
+      "streams", "cudaoverlap developers");
+
+  base_class->frame_priv_size = sizeof (FramePriv);
+  base_class->configure = gst_cuda_video_filter_configure;
+  base_class->engine_ready = gst_cuda_video_filter_engine_ready;
+  base_class->prepare = gst_cuda_video_filter_prepare;
+  base_class->finish = gst_cuda_video_filter_finish;
+  base_class->make_pool = gst_cuda_video_filter_make_pool;
+  base_class->propose_allocation = gst_cuda_video_filter_propose_allocation;
+  base_class->frame_duration = gst_cuda_video_filter_frame_duration;
+  base_class->operation_nick = gst_cuda_video_filter_operation_nick;
+
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_VIDEO_OPERATION, 0);
+  GST_DEBUG_CATEGORY_INIT (gst_cuda_video_filter_debug, "cudavideofilter", 0,
+      "cudaoverlap video filter");
+}
+
+static void
+gst_cuda_video_filter_init (GstCudaVideoFilter * self)
+{
+  self->operation = DEFAULT_OPERATION;
+  self->gamma = DEFAULT_GAMMA;
+  self->radius = DEFAULT_RADIUS;
+  gst_video_info_init (&self->info);
+}

@@ -1,0 +1,407 @@
+/* cudaoverlap kernels: the CPU backend.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Plain C11: no GLib, no GStreamer, no CUDA.  Implements the exact
+ * arithmetic documented in co-kernels.h, computed on the calling thread.
+ *
+ * Box-blur is separable: for each input row a horizontal running sum
+ * H(x) = sum_{dx} c(clamp (x + dx)) is computed once (O(1) per component),
+ * kept in a ring of 2r + 2 rows, and a vertical running sum
+ * V(y) = sum_{dy} H(clamp (y + dy)) is updated with one add and one
+ * subtract per component and row.  Both are exact unsigned integer sums, so
+ * V equals the S of the header; the division (S + n/2) / n is done with an
+ * exact multiply-shift (see co_div_magic).
+ */
+
+#include "co-kernels.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- helpers ------------------------------------------------------------ */
+
+static inline int
+clampi (int v, int lo, int hi)
+{
+  return v < lo ? lo : (v > hi ? hi : v);
+}
+
+/* Component @i of a row (8-bit, or 16-bit little-endian). */
+static inline uint32_t
+get_comp (const uint8_t * row, size_t i, int cb)
+{
+  if (cb == 1)
+    return row[i];
+  return (uint32_t) row[2 * i] | ((uint32_t) row[2 * i + 1] << 8);
+}
+
+static inline void
+put_comp (uint8_t * row, size_t i, int cb, uint32_t v)
+{
+  if (cb == 1) {
+    row[i] = (uint8_t) v;
+  } else {
+    row[2 * i] = (uint8_t) v;
+    row[2 * i + 1] = (uint8_t) (v >> 8);
+  }
+}
+
+static inline const uint8_t *
+src_row (const CoPlaneBand * b, int y)
+{
+  return b->src + (int64_t) (y - b->src_y0) * b->src_stride;
+}
+
+static inline uint8_t *
+dst_row (const CoPlaneBand * b, int y)
+{
+  return b->dst + (int64_t) (y - b->y0) * b->dst_stride;
+}
+
+static size_t
+row_bytes (const CoPlaneBand * b)
+{
+  return (size_t) b->width * (size_t) b->comps * (size_t) b->comp_bytes;
+}
+
+static int
+band_is_valid (const CoPlaneBand * b)
+{
+  return b->width > 0 && b->height > 0 && b->comps >= 1 && b->comps <= 4
+      && (b->comp_bytes == 1 || b->comp_bytes == 2);
+}
+
+/* Copy rows [y0, y1) from src to dst: the result of box-blur with r = 0
+ * and of gamma on a plane without the LUT. */
+static void
+copy_band (const CoPlaneBand * b)
+{
+  size_t rb = row_bytes (b);
+  int y;
+
+  for (y = b->y0; y < b->y1; y++)
+    memmove (dst_row (b, y), src_row (b, y), rb);
+}
+
+/* ---- invert and gamma --------------------------------------------------- */
+
+/* invert: c' = max - c.  gamma: c' = lut[c].  Unmasked components copied. */
+static void
+pointwise_band (const CoPlaneBand * b, CoVideoOp op, const uint16_t * lut)
+{
+  const int cb = b->comp_bytes, comps = b->comps;
+  const uint32_t max = cb == 1 ? 0xffu : 0xffffu;
+  const size_t n = (size_t) b->width * (size_t) comps;
+  int y;
+
+  for (y = b->y0; y < b->y1; y++) {
+    const uint8_t *s = src_row (b, y);
+    uint8_t *d = dst_row (b, y);
+    size_t i;
+    int c = 0;
+
+    for (i = 0; i < n; i++) {
+      uint32_t v = get_comp (s, i, cb);
+
+      if ((b->comp_mask >> c) & 1)
+        v = op == CO_VIDEO_OP_INVERT ? max - v : (uint32_t) (lut[v] & max);
+      put_comp (d, i, cb, v);
+      if (++c == comps)
+        c = 0;
+    }
+  }
+}
+
+/* ---- box-blur ----------------------------------------------------------- */
+
+/* Exact division q = N / n for 0 <= N <= 65535 * n + n / 2, 1 <= n <= 65^2:
+ * q = (N * m) >> 42 with m = ceil (2^42 / n).  With m * n = 2^42 + e,
+ * 0 <= e < n: N * m / 2^42 = N / n + N * e / (n * 2^42) and
+ * N * e < 2^16 * n * n <= 2^16 * 4225^2 < 2^42, so the error term is below
+ * 1 / n and cannot carry the quotient past the next integer; N * m < 2^59
+ * does not overflow.  (Checked exhaustively for every r in 0..32.) */
+static inline uint64_t
+co_div_magic (uint32_t n)
+{
+  return (((uint64_t) 1 << 42) + n - 1) / n;
+}
+
+/* Horizontal running sums of one source row, masked components only:
+ * h[x * comps + c] = sum_{dx=-r}^{r} row(clamp (x + dx, 0, w - 1), c).
+ * @tmp has room for w + 2r values. */
+static void
+blur_hrow (const CoPlaneBand * b, int r, const uint8_t * row, uint32_t * h,
+    uint32_t * tmp)
+{
+  const int w = b->width, comps = b->comps, cb = b->comp_bytes;
+  int c, x;
+
+  for (c = 0; c < comps; c++) {
+    uint32_t acc = 0;
+
+    if (!((b->comp_mask >> c) & 1))
+      continue;
+    /* tmp[i] = component at clamp (i - r), i in [0, w + 2r) */
+    for (x = 0; x < w + 2 * r; x++)
+      tmp[x] = get_comp (row, (size_t) clampi (x - r, 0, w - 1) * comps + c,
+          cb);
+    for (x = 0; x <= 2 * r; x++)
+      acc += tmp[x];
+    h[c] = acc;
+    for (x = 1; x < w; x++) {
+      acc += tmp[x + 2 * r];
+      acc -= tmp[x - 1];
+      h[(size_t) x * comps + c] = acc;
+    }
+  }
+}
+
+static int
+blur_band (const CoPlaneBand * b, int r)
+{
+  const int w = b->width, hgt = b->height, comps = b->comps;
+  const int cb = b->comp_bytes;
+  const size_t rowlen = (size_t) w * comps;
+  const int nring = 2 * r + 2;
+  const uint32_t n = (uint32_t) (2 * r + 1) * (uint32_t) (2 * r + 1);
+  const uint32_t half = n / 2;
+  const uint64_t magic = co_div_magic (n);
+  uint32_t *ring, *v, *tmp;
+  int y, yy, dy;
+
+  if (b->y1 <= b->y0)
+    return 0;
+
+  ring = malloc (sizeof (uint32_t) * rowlen * nring);
+  v = malloc (sizeof (uint32_t) * rowlen);
+  tmp = malloc (sizeof (uint32_t) * ((size_t) w + 2 * (size_t) r));
+  if (!ring || !v || !tmp) {
+    free (ring);
+    free (v);
+    free (tmp);
+    return -1;
+  }
+#define HROW(row) (ring + (size_t) ((row) % nring) * rowlen)
+
+  /* H of the source rows of the first output row's window, then
+   * V = sum_{dy} H(clamp (y0 + dy)) */
+  for (yy = clampi (b->y0 - r, 0, hgt - 1); yy <= clampi (b->y0 + r, 0,
+          hgt - 1); yy++)
+    blur_hrow (b, r, src_row (b, yy), HROW (yy), tmp);
+  memset (v, 0, sizeof (uint32_t) * rowlen);
+  for (dy = -r; dy <= r; dy++) {
+    const uint32_t *h = HROW (clampi (b->y0 + dy, 0, hgt - 1));
+    size_t i;
+
+    for (i = 0; i < rowlen; i++)
+      v[i] += h[i];
+  }
+
+  for (y = b->y0; y < b->y1; y++) {
+    const uint8_t *s = src_row (b, y);
+    uint8_t *d = dst_row (b, y);
+    size_t i;
+    int c = 0;
+
+    for (i = 0; i < rowlen; i++) {
+      uint32_t o;
+
+      if ((b->comp_mask >> c) & 1)
+        o = (uint32_t) (((uint64_t) (v[i] + half) * magic) >> 42);
+      else
+        o = get_comp (s, i, cb);
+      put_comp (d, i, cb, o);
+      if (++c == comps)
+        c = 0;
+    }
+
+    if (y + 1 < b->y1) {
+      /* V(y + 1) = V(y) + H(clamp (y + 1 + r)) - H(clamp (y - r)).  Row
+       * y + 1 + r, if inside the plane, is new and its ring slot differs
+       * from that of the leaving row (they are 2r + 1 apart, or the leaving
+       * row is row 0 and y + 1 + r < 2r + 1); past the bottom, row
+       * height - 1 is still in the ring. */
+      const int ent = y + 1 + r;
+      const uint32_t *hin, *hout;
+
+      if (ent <= hgt - 1)
+        blur_hrow (b, r, src_row (b, ent), HROW (ent), tmp);
+      hin = HROW (clampi (ent, 0, hgt - 1));
+      hout = HROW (clampi (y - r, 0, hgt - 1));
+      for (i = 0; i < rowlen; i++)
+        v[i] = v[i] + hin[i] - hout[i];
+    }
+  }
+#undef HROW
+
+  free (ring);
+  free (v);
+  free (tmp);
+  return 0;
+}
+
+/* ---- video entry points ------------------------------------------------- */
+
+void
+co_gamma_lut_fill (uint16_t * lut, uint32_t max, double gamma)
+{
+  uint32_t i;
+
+  for (i = 0; i <= max; i++) {
+    double v = floor ((double) max * pow ((double) i / (double) max,
+            1.0 / gamma) + 0.5);
+
+    /* only reached for gamma <= 0 or NaN */
+    if (!(v >= 0.0))
+      v = 0.0;
+    if (v > (double) max)
+      v = (double) max;
+    lut[i] = (uint16_t) v;
+  }
+}
+
+int
+co_video_run_cpu (const CoVideoParams * p)
+{
+  int i, ret = 0;
+
+  if (p->n_planes < 0 || p->n_planes > CO_VIDEO_MAX_PLANES)
+    return -1;
+  if (p->op == CO_VIDEO_OP_BOX_BLUR && (p->radius < 0
+          || p->radius > CO_BLUR_MAX_RADIUS))
+    return -1;
+
+  for (i = 0; i < p->n_planes; i++) {
+    const CoPlaneBand *b = &p->planes[i];
+
+    if (b->y1 <= b->y0)
+      continue;
+    if (!band_is_valid (b))
+      return -1;
+
+    switch (p->op) {
+      case CO_VIDEO_OP_INVERT:
+        pointwise_band (b, p->op, NULL);
+        break;
+      case CO_VIDEO_OP_GAMMA:
+        if (b->use_lut && b->comp_mask)
+          pointwise_band (b, p->op, p->lut);
+        else
+          copy_band (b);
+        break;
+      case CO_VIDEO_OP_BOX_BLUR:
+        if (p->radius == 0 || !b->comp_mask)
+          copy_band (b);
+        else if (blur_band (b, p->radius) != 0)
+          ret = -1;
+        break;
+      default:
+        return -1;
+    }
+  }
+  return ret;
+}
+
+/* ---- audio -------------------------------------------------------------- */
+
+/* rint'ed float to int16 with saturation; NaN gives 0 (as the CUDA
+ * __float2int_rn does). */
+static inline int16_t
+sat_s16 (float r)
+{
+  if (r != r)
+    return 0;
+  if (r >= 32767.0f)
+    return 32767;
+  if (r <= -32768.0f)
+    return -32768;
+  return (int16_t) r;
+}
+
+#define CO_FIR_BLOCK 256
+
+int
+co_audio_run_cpu (const CoAudioParams * p)
+{
+  const int64_t ns = p->frames * p->channels;
+  int64_t i;
+
+  if (p->channels < 1 || p->frames < 0)
+    return -1;
+
+  if (p->op == CO_AUDIO_OP_GAIN) {
+    const float g = p->gain;
+
+    if (p->format == CO_AUDIO_F32) {
+      const float *s = (const float *) p->src + p->history * p->channels;
+      float *d = p->dst;
+
+      for (i = 0; i < ns; i++)
+        d[i] = s[i] * g;
+    } else if (p->format == CO_AUDIO_S16) {
+      const int16_t *s = (const int16_t *) p->src + p->history * p->channels;
+      int16_t *d = p->dst;
+
+      for (i = 0; i < ns; i++) {
+        float prod = (float) s[i] * g;
+        d[i] = sat_s16 (rintf (prod));
+      }
+    } else {
+      return -1;
+    }
+    return 0;
+  }
+
+  if (p->op == CO_AUDIO_OP_FIR) {
+    /* Output samples are contiguous in the interleaved layout: sample
+     * s = n * channels + ch reads x at src sample
+     * (history + n - k) * channels + ch = hc + s - k * channels.  A block of
+     * consecutive output samples is accumulated tap by tap, k ascending. */
+    const int64_t c = p->channels, hc = p->history * c;
+    const int nt = p->n_taps;
+    float acc[CO_FIR_BLOCK];
+    int64_t s0;
+
+    if (nt < 1 || p->history < nt - 1)
+      return -1;
+    if (p->format != CO_AUDIO_F32 && p->format != CO_AUDIO_S16)
+      return -1;
+
+    for (s0 = 0; s0 < ns; s0 += CO_FIR_BLOCK) {
+      const int len = ns - s0 < CO_FIR_BLOCK ? (int) (ns - s0) : CO_FIR_BLOCK;
+      int k, j;
+
+      for (j = 0; j < len; j++)
+        acc[j] = 0.0f;
+      for (k = 0; k < nt; k++) {
+        const float t = p->taps[k];
+        const int64_t off = hc + s0 - (int64_t) k * c;
+
+        if (p->format == CO_AUDIO_F32) {
+          const float *x = (const float *) p->src + off;
+
+          for (j = 0; j < len; j++)
+            acc[j] += t * x[j];
+        } else {
+          const int16_t *x = (const int16_t *) p->src + off;
+
+          for (j = 0; j < len; j++)
+            acc[j] += t * (float) x[j];
+        }
+      }
+      if (p->format == CO_AUDIO_F32) {
+        memcpy ((float *) p->dst + s0, acc, sizeof (float) * len);
+      } else {
+        int16_t *d = (int16_t *) p->dst + s0;
+
+        for (j = 0; j < len; j++)
+          d[j] = sat_s16 (rintf (acc[j]));
+      }
+    }
+    return 0;
+  }
+
+  return -1;
+}

@@ -1,0 +1,688 @@
+/* cudaoverlap kernels: the CUDA backend.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Every launch goes on the caller's stream; nothing here allocates,
+ * synchronises or touches the (device) pointers from the host.  The
+ * arithmetic is the one documented in co-kernels.h and is bit-identical to
+ * kernels/co-kernels-cpu.c for video; audio FIR sums in another order.
+ */
+
+#include "co-kernels.h"
+
+#include <cuda_runtime.h>
+
+/* ---- invert, gamma, copy ------------------------------------------------ */
+
+#define CO_PW_THREADS 256
+
+/* Byte masks of the first 48 bytes of a row, little-endian in 32-bit words:
+ * byte o is 0xff when the component (o % pixel_bytes) / comp_bytes is
+ * changed.  48 is a multiple of every pixel size (1, 2, 3, 4, 6, 8 bytes),
+ * so byte o of a row has mask byte o % 48, and the 16 bytes at row offset
+ * 16 k have the mask words 4 (k % 3) .. 4 (k % 3) + 3. */
+struct CoPattern
+{
+  uint32_t w[12];
+};
+
+enum
+{
+  CO_PW_XOR = 0,                /* invert (all-zero pattern: copy) */
+  CO_PW_LUT8 = 1,               /* gamma, 8-bit components */
+  CO_PW_LUT16 = 2,              /* gamma, 16-bit components */
+};
+
+/* Load / store the 16 bytes at @p as 4 little-endian words, with accesses of
+ * A bytes: @p is A-aligned (the host checked pointers and strides). */
+template < int A > __device__ __forceinline__ void
+load16 (const uint8_t * p, uint32_t w[4])
+{
+  if (A == 16) {
+    const uint4 q = *(const uint4 *) p;
+    w[0] = q.x;
+    w[1] = q.y;
+    w[2] = q.z;
+    w[3] = q.w;
+  } else if (A == 8) {
+    const uint2 a = ((const uint2 *) p)[0], b = ((const uint2 *) p)[1];
+    w[0] = a.x;
+    w[1] = a.y;
+    w[2] = b.x;
+    w[3] = b.y;
+  } else if (A == 4) {
+#pragma unroll
+    for (int i = 0; i < 4; i++)
+      w[i] = ((const uint32_t *) p)[i];
+  } else if (A == 2) {
+    const uint16_t *h = (const uint16_t *) p;
+#pragma unroll
+    for (int i = 0; i < 4; i++)
+      w[i] = (uint32_t) h[2 * i] | ((uint32_t) h[2 * i + 1] << 16);
+  } else {
+#pragma unroll
+    for (int i = 0; i < 4; i++)
+      w[i] = (uint32_t) p[4 * i] | ((uint32_t) p[4 * i + 1] << 8)
+          | ((uint32_t) p[4 * i + 2] << 16) | ((uint32_t) p[4 * i + 3] << 24);
+  }
+}
+
+template < int A > __device__ __forceinline__ void
+store16 (uint8_t * p, const uint32_t w[4])
+{
+  if (A == 16) {
+    *(uint4 *) p = make_uint4 (w[0], w[1], w[2], w[3]);
+  } else if (A == 8) {
+    ((uint2 *) p)[0] = make_uint2 (w[0], w[1]);
+    ((uint2 *) p)[1] = make_uint2 (w[2], w[3]);
+  } else if (A == 4) {
+#pragma unroll
+    for (int i = 0; i < 4; i++)
+      ((uint32_t *) p)[i] = w[i];
+  } else if (A == 2) {
+    uint16_t *h = (uint16_t *) p;
+#pragma unroll
+    for (int i = 0; i < 4; i++) {
+      h[2 * i] = (uint16_t) w[i];
+      h[2 * i + 1] = (uint16_t) (w[i] >> 16);
+    }
+  } else {
+#pragma unroll
+    for (int i = 0; i < 16; i++)
+      p[i] = (uint8_t) (w[i >> 2] >> (8 * (i & 3)));
+  }
+}
+
+/* One 32-bit word (4 bytes at a 4-aligned row offset) with mask word @m. */
+template < int MODE > __device__ __forceinline__ uint32_t
+pw_word (uint32_t v, uint32_t m, const uint8_t * lut8, const uint16_t * lut16)
+{
+  if (MODE == CO_PW_XOR)
+    return v ^ m;
+  if (MODE == CO_PW_LUT8) {
+    uint32_t r = v;
+#pragma unroll
+    for (int j = 0; j < 4; j++) {
+      if ((m >> (8 * j)) & 0xffu) {
+        const uint32_t c = (v >> (8 * j)) & 0xffu;
+        r = (r & ~(0xffu << (8 * j))) | ((uint32_t) lut8[c] << (8 * j));
+      }
+    }
+    return r;
+  }
+  /* CO_PW_LUT16: components are the two halfwords */
+  uint32_t r = v;
+  if (m & 0xffffu)
+    r = (r & 0xffff0000u) | (uint32_t) __ldg (lut16 + (v & 0xffffu));
+  if (m >> 16)
+    r = (r & 0xffffu) | ((uint32_t) __ldg (lut16 + (v >> 16)) << 16);
+  return r;
+}
+
+/* Point-wise op on one plane band.  Row bytes rb = width * comps *
+ * comp_bytes; thread (kx, ky) handles the 16 bytes [16 k, 16 k + 16) of a
+ * row, k = blockIdx.x * blockDim.x + threadIdx.x, clipped to rb (the tail is
+ * done byte by byte so the bytes past the row are never touched), for rows
+ * blockIdx.y * blockDim.y + threadIdx.y + i * gridDim.y * blockDim.y.
+ * invert: c' = max - c, done as byte ^ 0xff on the bytes of the changed
+ * components (exact for 8-bit and for 16-bit little-endian).  gamma 8-bit:
+ * c' = (uint8) lut[c] from a shared copy of the LUT; gamma 16-bit:
+ * c' = lut[c] read through the read-only cache.  Unmasked bytes are copied. */
+template < int A, int MODE > __global__ void __launch_bounds__ (CO_PW_THREADS)
+co_pointwise_kernel (CoPlaneBand b, CoPattern pat, const uint16_t * lut)
+{
+  __shared__ uint32_t s_pat[12];
+  __shared__ uint8_t s_lut[256];
+  const int tid = threadIdx.y * blockDim.x + threadIdx.x;
+
+  if (tid == 0) {
+#pragma unroll
+    for (int i = 0; i < 12; i++)
+      s_pat[i] = pat.w[i];
+  }
+  if (MODE == CO_PW_LUT8) {
+    for (int i = tid; i < 256; i += blockDim.x * blockDim.y)
+      s_lut[i] = (uint8_t) lut[i];
+  }
+  __syncthreads ();
+
+  const int64_t rb = (int64_t) b.width * b.comps * b.comp_bytes;
+  const unsigned k = blockIdx.x * blockDim.x + threadIdx.x;
+  const int64_t off = (int64_t) k * 16;
+  const int rows = b.y1 - b.y0;
+
+  if (off >= rb)
+    return;
+
+  const int ph = (int) (k % 3u) * 4;
+  uint32_t m[4];
+#pragma unroll
+  for (int i = 0; i < 4; i++)
+    m[i] = s_pat[ph + i];
+  const bool full = off + 16 <= rb;
+  const int nb = full ? 16 : (int) (rb - off);
+
+  for (int y = blockIdx.y * blockDim.y + threadIdx.y; y < rows;
+      y += gridDim.y * blockDim.y) {
+    const uint8_t *s = b.src + (int64_t) (b.y0 - b.src_y0 + y) * b.src_stride
+        + off;
+    uint8_t *d = b.dst + (int64_t) y * b.dst_stride + off;
+    uint32_t w[4];
+
+    if (full) {
+      load16 < A > (s, w);
+#pragma unroll
+      for (int i = 0; i < 4; i++)
+        w[i] = pw_word < MODE > (w[i], m[i], s_lut, lut);
+      store16 < A > (d, w);
+    } else {
+#pragma unroll
+      for (int i = 0; i < 4; i++)
+        w[i] = 0;
+#pragma unroll
+      for (int j = 0; j < 16; j++)
+        if (j < nb)
+          w[j >> 2] |= (uint32_t) s[j] << (8 * (j & 3));
+#pragma unroll
+      for (int i = 0; i < 4; i++)
+        w[i] = pw_word < MODE > (w[i], m[i], s_lut, lut);
+#pragma unroll
+      for (int j = 0; j < 16; j++)
+        if (j < nb)
+          d[j] = (uint8_t) (w[j >> 2] >> (8 * (j & 3)));
+    }
+  }
+}
+
+template < int MODE > static void
+launch_pw_mode (int a, dim3 grid, dim3 block, cudaStream_t st,
+    const CoPlaneBand & b, const CoPattern & pat, const uint16_t * lut)
+{
+  switch (a) {
+    case 16:
+      co_pointwise_kernel < 16, MODE > <<<grid, block, 0, st>>> (b, pat, lut);
+      break;
+    case 8:
+      co_pointwise_kernel < 8, MODE > <<<grid, block, 0, st>>> (b, pat, lut);
+      break;
+    case 4:
+      co_pointwise_kernel < 4, MODE > <<<grid, block, 0, st>>> (b, pat, lut);
+      break;
+    case 2:
+      co_pointwise_kernel < 2, MODE > <<<grid, block, 0, st>>> (b, pat, lut);
+      break;
+    default:
+      co_pointwise_kernel < 1, MODE > <<<grid, block, 0, st>>> (b, pat, lut);
+      break;
+  }
+}
+
+/* @mode: CO_PW_*; @active: false gives an all-zero pattern (a copy). */
+static int
+launch_pointwise (const CoPlaneBand * b, int mode, bool active,
+    const uint16_t * lut, cudaStream_t st)
+{
+  const int rows = b->y1 - b->y0;
+  const int64_t rb = (int64_t) b->width * b->comps * b->comp_bytes;
+  const int pb = b->comps * b->comp_bytes;
+  CoPattern pat;
+
+  if (rows <= 0 || rb <= 0)
+    return 0;
+
+  for (int i = 0; i < 12; i++) {
+    uint32_t v = 0;
+
+    for (int j = 0; j < 4; j++) {
+      const int c = ((4 * i + j) % pb) / b->comp_bytes;
+
+      if (active && ((b->comp_mask >> c) & 1))
+        v |= 0xffu << (8 * j);
+    }
+    pat.w[i] = v;
+  }
+
+  /* the widest access that every row start of src and dst allows */
+  const uintptr_t src_row0 = (uintptr_t) b->src
+      + (uintptr_t) ((int64_t) (b->y0 - b->src_y0) * b->src_stride);
+  const uintptr_t al = (uintptr_t) b->dst | src_row0
+      | (uintptr_t) b->dst_stride | (uintptr_t) b->src_stride;
+  const int a = (al & 15) == 0 ? 16 : (al & 7) == 0 ? 8 : (al & 3) == 0 ? 4
+      : (al & 1) == 0 ? 2 : 1;
+
+  const int64_t cpr = (rb + 15) / 16;
+  const int bx = cpr >= CO_PW_THREADS ? CO_PW_THREADS : (int) ((cpr + 31) & ~31);
+  const int by = CO_PW_THREADS / bx;
+  const int64_t gx = (cpr + bx - 1) / bx;
+  int64_t gy = (rows + by - 1) / by;
+
+  if (gx > 0x7fffffff)
+    return (int) cudaErrorInvalidValue;
+  if (gy > 65535)
+    gy = 65535;
+
+  const dim3 grid ((unsigned) gx, (unsigned) gy), block (bx, by);
+  if (mode == CO_PW_LUT8)
+    launch_pw_mode < CO_PW_LUT8 > (a, grid, block, st, *b, pat, lut);
+  else if (mode == CO_PW_LUT16)
+    launch_pw_mode < CO_PW_LUT16 > (a, grid, block, st, *b, pat, lut);
+  else
+    launch_pw_mode < CO_PW_XOR > (a, grid, block, st, *b, pat, lut);
+  return (int) cudaGetLastError ();
+}
+
+/* ---- box-blur ----------------------------------------------------------- */
+
+#define CO_BLUR_THREADS 256
+#define CO_BLUR_ROWS 64
+
+/* A component at @p: 8-bit, 16-bit LE with a 2-byte load (AL: 2-aligned),
+ * or 16-bit LE byte by byte. */
+template < int CB, bool AL > __device__ __forceinline__ uint32_t
+ld_comp (const uint8_t * p)
+{
+  if (CB == 1)
+    return *p;
+  if (AL)
+    return *(const uint16_t *) p;
+  return (uint32_t) p[0] | ((uint32_t) p[1] << 8);
+}
+
+template < int CB, bool AL > __device__ __forceinline__ void
+st_comp (uint8_t * p, uint32_t v)
+{
+  if (CB == 1) {
+    *p = (uint8_t) v;
+  } else if (AL) {
+    *(uint16_t *) p = (uint16_t) v;
+  } else {
+    p[0] = (uint8_t) v;
+    p[1] = (uint8_t) (v >> 8);
+  }
+}
+
+/* Box-blur of one plane band, C components per pixel.
+ *
+ * Block (bx, by) computes output pixels x in [bx * TW, bx * TW + TW),
+ * TW = 256 / C, of output rows [y0 + by * th, min (+ th, y1)).  Thread t
+ * owns output element t = xl * C + c (xl < TW, t < TW * C <= 256).
+ *
+ * The block keeps in shared memory, for the NE = (TW + 2r) * C input
+ * elements e = j * C + c of the input columns px = clamp (bx0 - r + j, 0,
+ * w - 1), the vertical sum
+ *   V[e](y) = sum_{dy=-r}^{r} c(px, clamp (y + dy, 0, height - 1)),
+ * all uint32.  V(first row) is summed directly; then
+ *   V(y + 1) = V(y) + c(px, min (y + 1 + r, h - 1)) - c(px, max (y - r, 0)),
+ * double-buffered, so one __syncthreads () per row.  The output is
+ *   S = sum_{j=0}^{2r} V[(xl + j) * C + c],  c' = (S + n / 2) / n,
+ * n = (2r + 1)^2, uint32 (the columns xl + j are px = x - r .. x + r, their
+ * clamping is in V).  Input row y is read at src + (y - src_y0) * stride;
+ * all rows read are clamp (y +- r) of output rows, inside [src_y0, src_y1)
+ * by the band contract.  Unmasked components are copied from row y. */
+template < int C, int CB, bool AL > __global__ void
+__launch_bounds__ (CO_BLUR_THREADS)
+co_blur_kernel (CoPlaneBand b, int r, int th)
+{
+  constexpr int TW = CO_BLUR_THREADS / C;
+  constexpr int OE = TW * C;
+  constexpr int VMAX = (TW + 2 * CO_BLUR_MAX_RADIUS) * C;
+  __shared__ uint32_t vs[2][VMAX];
+
+  const int tid = threadIdx.x;
+  const int w = b.width, h = b.height;
+  const int ne = (TW + 2 * r) * C;
+  const int bx0 = blockIdx.x * TW;
+  const int by0 = b.y0 + blockIdx.y * th;
+  const int by1 = min (by0 + th, b.y1);
+  const uint32_t n = (uint32_t) (2 * r + 1) * (uint32_t) (2 * r + 1);
+  const uint32_t half = n / 2;
+  const uint32_t mask = b.comp_mask;
+
+  /* V for the block's first output row */
+  for (int e = tid; e < ne; e += CO_BLUR_THREADS) {
+    const int c = e % C;
+
+    if (!((mask >> c) & 1))
+      continue;
+    const int px = min (max (bx0 - r + e / C, 0), w - 1);
+    const int64_t col = ((int64_t) px * C + c) * CB;
+    uint32_t acc = 0;
+
+    for (int dy = -r; dy <= r; dy++) {
+      const int ry = min (max (by0 + dy, 0), h - 1);
+      acc += ld_comp < CB, AL > (b.src + (int64_t) (ry - b.src_y0)
+          * b.src_stride + col);
+    }
+    vs[0][e] = acc;
+  }
+  __syncthreads ();
+
+  const int xl = tid / C, oc = tid % C;
+  const int x = bx0 + xl;
+  const bool out_ok = tid < OE && x < w;
+  const bool om = (mask >> oc) & 1;
+  const int64_t ocol = ((int64_t) x * C + oc) * CB;
+
+  for (int y = by0, i = 0; y < by1; y++, i++) {
+    const uint32_t *vc = vs[i & 1];
+
+    if (out_ok) {
+      uint32_t o;
+
+      if (om) {
+        uint32_t s = 0;
+
+#pragma unroll 4
+        for (int j = 0; j <= 2 * r; j++)
+          s += vc[tid + j * C];
+        o = (s + half) / n;
+      } else {
+        o = ld_comp < CB, AL > (b.src + (int64_t) (y - b.src_y0)
+            * b.src_stride + ocol);
+      }
+      st_comp < CB, AL > (b.dst + (int64_t) (y - b.y0) * b.dst_stride
+          + ocol, o);
+    }
+
+    if (y + 1 < by1) {
+      uint32_t *vn = vs[(i & 1) ^ 1];
+      const int ya = min (y + 1 + r, h - 1), yl = max (y - r, 0);
+      const uint8_t *sa = b.src + (int64_t) (ya - b.src_y0) * b.src_stride;
+      const uint8_t *sl = b.src + (int64_t) (yl - b.src_y0) * b.src_stride;
+
+      for (int e = tid; e < ne; e += CO_BLUR_THREADS) {
+        const int c = e % C;
+
+        if (!((mask >> c) & 1))
+          continue;
+        const int px = min (max (bx0 - r + e / C, 0), w - 1);
+        const int64_t col = ((int64_t) px * C + c) * CB;
+
+        vn[e] = vc[e] + ld_comp < CB, AL > (sa + col)
+            - ld_comp < CB, AL > (sl + col);
+      }
+    }
+    __syncthreads ();
+  }
+}
+
+template < int C > static void
+launch_blur_c (const CoPlaneBand & b, int r, int th, dim3 grid,
+    cudaStream_t st, bool al2)
+{
+  if (b.comp_bytes == 1)
+    co_blur_kernel < C, 1, false > <<<grid, CO_BLUR_THREADS, 0, st>>> (b, r, th);
+  else if (al2)
+    co_blur_kernel < C, 2, true > <<<grid, CO_BLUR_THREADS, 0, st>>> (b, r, th);
+  else
+    co_blur_kernel < C, 2, false > <<<grid, CO_BLUR_THREADS, 0, st>>> (b, r, th);
+}
+
+static int
+launch_blur (const CoPlaneBand * b, int r, cudaStream_t st)
+{
+  const int rows = b->y1 - b->y0;
+
+  if (rows <= 0 || b->width <= 0)
+    return 0;
+  if (r == 0 || b->comp_mask == 0)
+    return launch_pointwise (b, CO_PW_XOR, false, NULL, st);
+
+  const int tw = CO_BLUR_THREADS / b->comps;
+  const int64_t gx = (b->width + tw - 1) / tw;
+  int th = CO_BLUR_ROWS;
+
+  /* shorter row runs for small bands, to fill the GPU */
+  while (th > 8 && gx * ((rows + th - 1) / th) < 1024)
+    th /= 2;
+  if ((rows + th - 1) / th > 65535)
+    th = (rows + 65534) / 65535;
+  const dim3 grid ((unsigned) gx, (unsigned) ((rows + th - 1) / th));
+  const bool al2 = (((uintptr_t) b->src | (uintptr_t) b->dst
+          | (uintptr_t) b->src_stride | (uintptr_t) b->dst_stride) & 1) == 0;
+
+  switch (b->comps) {
+    case 1:
+      launch_blur_c < 1 > (*b, r, th, grid, st, al2);
+      break;
+    case 2:
+      launch_blur_c < 2 > (*b, r, th, grid, st, al2);
+      break;
+    case 3:
+      launch_blur_c < 3 > (*b, r, th, grid, st, al2);
+      break;
+    default:
+      launch_blur_c < 4 > (*b, r, th, grid, st, al2);
+      break;
+  }
+  return (int) cudaGetLastError ();
+}
+
+extern "C" int
+co_video_launch_cuda (const CoVideoParams * p, void *stream)
+{
+  cudaStream_t st = (cudaStream_t) stream;
+
+  if (p->n_planes < 0 || p->n_planes > CO_VIDEO_MAX_PLANES)
+    return (int) cudaErrorInvalidValue;
+  if (p->op == CO_VIDEO_OP_BOX_BLUR && (p->radius < 0
+          || p->radius > CO_BLUR_MAX_RADIUS))
+    return (int) cudaErrorInvalidValue;
+
+  for (int i = 0; i < p->n_planes; i++) {
+    const CoPlaneBand *b = &p->planes[i];
+    int ret;
+
+    if (b->y1 <= b->y0)
+      continue;
+    if (b->width <= 0 || b->height <= 0 || b->comps < 1 || b->comps > 4
+        || (b->comp_bytes != 1 && b->comp_bytes != 2))
+      return (int) cudaErrorInvalidValue;
+
+    switch (p->op) {
+      case CO_VIDEO_OP_INVERT:
+        ret = launch_pointwise (b, CO_PW_XOR, true, NULL, st);
+        break;
+      case CO_VIDEO_OP_GAMMA:
+        if (b->use_lut && b->comp_mask)
+          ret = launch_pointwise (b, b->comp_bytes == 1 ? CO_PW_LUT8 :
+              CO_PW_LUT16, true, p->lut, st);
+        else
+          ret = launch_pointwise (b, CO_PW_XOR, false, NULL, st);
+        break;
+      case CO_VIDEO_OP_BOX_BLUR:
+        ret = launch_blur (b, p->radius, st);
+        break;
+      default:
+        return (int) cudaErrorInvalidValue;
+    }
+    if (ret != 0)
+      return ret;
+  }
+  return 0;
+}
+
+/* ---- audio -------------------------------------------------------------- */
+
+#define CO_AUDIO_THREADS 256
+
+/* int16 of a float rounded half to even, saturated; NaN gives 0 (as the
+ * CPU backend). */
+__device__ __forceinline__ int16_t
+sat_s16 (float f)
+{
+  if (f != f)
+    return 0;
+  const int v = __float2int_rn (f);     /* saturates to the int32 range */
+  return (int16_t) min (max (v, -32768), 32767);
+}
+
+/* Gain, one thread per sample (grid-stride), sample i of the chunk at
+ * src[history * channels + i]:  F32: y = x * gain (__fmul_rn, one IEEE
+ * single multiply);  S16: y = sat_s16 (__int2float_rn (x) * gain). */
+template < bool S16 > __global__ void __launch_bounds__ (CO_AUDIO_THREADS)
+co_gain_kernel (CoAudioParams p)
+{
+  const int64_t ns = p.frames * p.channels;
+  const int64_t base = p.history * p.channels;
+
+  for (int64_t i = (int64_t) blockIdx.x * blockDim.x + threadIdx.x; i < ns;
+      i += (int64_t) gridDim.x * blockDim.x) {
+    if (S16) {
+      const float f = __fmul_rn (__int2float_rn (((const int16_t *) p.src)
+              [base + i]), p.gain);
+      ((int16_t *) p.dst)[i] = sat_s16 (f);
+    } else {
+      ((float *) p.dst)[i] = __fmul_rn (((const float *) p.src)[base + i],
+          p.gain);
+    }
+  }
+}
+
+#define CO_FIR_THREADS 256
+#define CO_FIR_R 7              /* consecutive frames per thread (odd: fewer
+                                 * shared-memory bank conflicts) */
+#define CO_FIR_KT 64            /* taps per shared-memory tile */
+#define CO_FIR_MAX_CHANNELS 64
+#define CO_FIR_XS (CO_FIR_THREADS * CO_FIR_R + (CO_FIR_KT - 1) * CO_FIR_MAX_CHANNELS)
+
+/* FIR: y[n][ch] = sum_{k<T} taps[k] * X[history + n - k][ch], X = src frames.
+ *
+ * C channels, G = 256 / C frame groups per block, FB = G * R frames per
+ * block: block b computes frames [n0, n0 + FB), n0 = b * FB; thread
+ * t = g * C + ch (g < G) computes frames n0 + g * R + j, j < R, of channel
+ * ch, accumulated in float with fmaf.  Taps go in tiles of KT: the tile
+ * [k0, k0 + KT) uses X frames fbase + lf, fbase = history + n0 - k0 -
+ * (KT - 1), lf in [0, FB + KT - 1), staged in shared memory as float
+ * (S16 converted exactly; frames outside the src are stored as 0 and never
+ * used with a valid tap).  With q = KT - 1 - (k - k0), output j needs
+ * lf = g * R + j + q: a window of R registers slides by one frame per tap.
+ * Only the kv = min (KT, T - k0) valid taps are used (q >= KT - kv).
+ * S16 output: sat_s16 (sum). */
+template < bool S16 > __global__ void __launch_bounds__ (CO_FIR_THREADS)
+co_fir_kernel (CoAudioParams p)
+{
+  __shared__ float xs[CO_FIR_XS];
+  __shared__ float ts[CO_FIR_KT];
+
+  const int C = p.channels;
+  const int G = CO_FIR_THREADS / C;
+  const int FB = G * CO_FIR_R;
+  const int64_t n0 = (int64_t) blockIdx.x * FB;
+  const int tid = threadIdx.x;
+  const int ch = tid % C, g = tid / C;
+  const bool active = g < G;
+  const int T = p.n_taps;
+  const int64_t src_samples = (p.history + p.frames) * C;
+  const int nl = (FB + CO_FIR_KT - 1) * C;
+  float acc[CO_FIR_R];
+
+#pragma unroll
+  for (int j = 0; j < CO_FIR_R; j++)
+    acc[j] = 0.0f;
+
+  for (int k0 = 0; k0 < T; k0 += CO_FIR_KT) {
+    const int kv = min (CO_FIR_KT, T - k0);
+    const int qs = CO_FIR_KT - kv;
+    const int64_t sbase = (p.history + n0 - k0 - (CO_FIR_KT - 1)) * C;
+
+    __syncthreads ();           /* the previous tile is no longer read */
+    for (int i = tid; i < nl; i += CO_FIR_THREADS) {
+      const int64_t gs = sbase + i;
+      float v = 0.0f;
+
+      if (gs >= 0 && gs < src_samples)
+        v = S16 ? __int2float_rn (((const int16_t *) p.src)[gs])
+            : ((const float *) p.src)[gs];
+      xs[i] = v;
+    }
+    if (tid < CO_FIR_KT)
+      ts[tid] = tid < kv ? p.taps[k0 + tid] : 0.0f;
+    __syncthreads ();
+
+    if (active) {
+      const int lb = g * CO_FIR_R;
+      float win[CO_FIR_R];
+
+#pragma unroll
+      for (int j = 0; j < CO_FIR_R; j++)
+        win[j] = xs[(lb + qs + j) * C + ch];
+      for (int q = qs; q < CO_FIR_KT; q++) {
+        const float t = ts[CO_FIR_KT - 1 - q];
+
+#pragma unroll
+        for (int j = 0; j < CO_FIR_R; j++)
+          acc[j] = fmaf (t, win[j], acc[j]);
+        if (q + 1 < CO_FIR_KT) {
+#pragma unroll
+          for (int j = 0; j < CO_FIR_R - 1; j++)
+            win[j] = win[j + 1];
+          win[CO_FIR_R - 1] = xs[(lb + q + CO_FIR_R) * C + ch];
+        }
+      }
+    }
+  }
+
+  if (active) {
+#pragma unroll
+    for (int j = 0; j < CO_FIR_R; j++) {
+      const int64_t nn = n0 + g * CO_FIR_R + j;
+
+      if (nn < p.frames) {
+        if (S16)
+          ((int16_t *) p.dst)[nn * C + ch] = sat_s16 (acc[j]);
+        else
+          ((float *) p.dst)[nn * C + ch] = acc[j];
+      }
+    }
+  }
+}
+
+extern "C" int
+co_audio_launch_cuda (const CoAudioParams * p, void *stream)
+{
+  cudaStream_t st = (cudaStream_t) stream;
+  const bool s16 = p->format == CO_AUDIO_S16;
+
+  if (p->channels < 1 || p->frames < 0 || p->history < 0
+      || (p->format != CO_AUDIO_F32 && p->format != CO_AUDIO_S16))
+    return (int) cudaErrorInvalidValue;
+  if (p->frames == 0)
+    return 0;
+
+  if (p->op == CO_AUDIO_OP_GAIN) {
+    const int64_t ns = p->frames * p->channels;
+    int64_t blocks = (ns + CO_AUDIO_THREADS - 1) / CO_AUDIO_THREADS;
+
+    if (blocks > (1 << 20))
+      blocks = 1 << 20;
+    if (s16)
+      co_gain_kernel < true > <<<(unsigned) blocks, CO_AUDIO_THREADS, 0,
+          st>>> (*p);
+    else
+      co_gain_kernel < false > <<<(unsigned) blocks, CO_AUDIO_THREADS, 0,
+          st>>> (*p);
+    return (int) cudaGetLastError ();
+  }
+
+  if (p->op == CO_AUDIO_OP_FIR) {
+    if (p->channels > CO_FIR_MAX_CHANNELS || p->n_taps < 1
+        || p->history < p->n_taps - 1)
+      return (int) cudaErrorInvalidValue;
+
+    const int fb = (CO_FIR_THREADS / p->channels) * CO_FIR_R;
+    const int64_t blocks = (p->frames + fb - 1) / fb;
+
+    if (blocks > 0x7fffffff)
+      return (int) cudaErrorInvalidValue;
+    if (s16)
+      co_fir_kernel < true > <<<(unsigned) blocks, CO_FIR_THREADS, 0,
+          st>>> (*p);
+    else
+      co_fir_kernel < false > <<<(unsigned) blocks, CO_FIR_THREADS, 0,
+          st>>> (*p);
+    return (int) cudaGetLastError ();
+  }
+
+  return (int) cudaErrorInvalidValue;
+}

@@ -1,0 +1,151 @@
+/* cudaoverlap kernels: the per-chunk compute, for the CUDA and the CPU backend.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * This header is plain C: it knows neither GStreamer nor the overlap engine.
+ * Every operation exists twice, with the same exact integer arithmetic:
+ * co_*_launch_cuda() queues a CUDA kernel on a stream (kernels/co-kernels.cu)
+ * and co_*_run_cpu() computes the same thing on the calling thread
+ * (kernels/co-kernels-cpu.c).  Tests compare both against an independent
+ * naive reference in tests/.
+ */
+#ifndef __CO_KERNELS_H__
+#define __CO_KERNELS_H__
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C"
+{
+#endif
+
+#define CO_VIDEO_MAX_PLANES 3
+#define CO_BLUR_MAX_RADIUS 32
+
+  typedef enum
+  {
+    CO_VIDEO_OP_INVERT = 0,
+    CO_VIDEO_OP_GAMMA = 1,
+    CO_VIDEO_OP_BOX_BLUR = 2,
+  } CoVideoOp;
+
+/* One plane of one band (a horizontal strip of rows) of a picture.
+ *
+ * A plane is a 2-D array of pixels; each pixel has @comps components of
+ * @comp_bytes bytes each (1: 8-bit, 2: 16-bit little-endian), stored
+ * interleaved.  Bit i of @comp_mask says component i is a colour component
+ * that the operation changes; the other components (alpha, padding 'x')
+ * are copied unchanged.
+ *
+ * Output rows [@y0, @y1) (plane coordinates) are computed.  @dst points at
+ * the first byte of output row @y0; row y of the output starts at
+ * dst + (y - y0) * dst_stride.
+ *
+ * @src points at the first byte of input row @src_y0 and holds rows
+ * [@src_y0, @src_y1) of the plane; row y of the input starts at
+ * src + (y - src_y0) * src_stride.  For invert and gamma,
+ * src_y0 <= y0 and src_y1 >= y1.  For box-blur the caller supplies the halo:
+ * src_y0 <= max (0, y0 - radius) and src_y1 >= min (height, y1 + radius).
+ *
+ * Strides are in bytes and may be larger than width * comps * comp_bytes;
+ * the bytes past the last pixel of a row are not touched.
+ */
+  typedef struct
+  {
+    uint8_t *dst;
+    const uint8_t *src;
+    int64_t dst_stride;
+    int64_t src_stride;
+    int32_t width;              /* pixels in a row of this plane */
+    int32_t height;             /* rows of the whole plane (border replication) */
+    int32_t y0, y1;             /* output rows of this band */
+    int32_t src_y0, src_y1;     /* input rows held at src */
+    int32_t comps;              /* 1, 2, 3 or 4 */
+    int32_t comp_bytes;         /* 1 or 2 */
+    uint32_t comp_mask;         /* components the operation changes */
+    int32_t use_lut;            /* gamma: 1 if this plane goes through the LUT */
+  } CoPlaneBand;
+
+/* The exact arithmetic, implemented identically by both backends:
+ * - invert:   c' = max - c, max = 255 (8-bit) or 65535 (16-bit).
+ * - gamma:    c' = lut[c] on planes with use_lut, unchanged elsewhere.  The
+ *             LUT has max + 1 entries (uint16_t, values <= max) and is built
+ *             by the caller (co_gamma_lut_fill below).  @lut points at
+ *             device memory for CUDA and host memory for the CPU.
+ * - box-blur: c' = (S + n / 2) / n with integer (truncating) division,
+ *             n = (2r + 1)^2, S = sum over dx, dy in [-r, r] of
+ *             c(clamp (x + dx, 0, width - 1), clamp (y + dy, 0, height - 1))
+ *             for the same component: borders replicated.  r = 0 copies.
+ *             S fits in 32 bits (65535 * 65^2 < 2^32).
+ */
+  typedef struct
+  {
+    CoVideoOp op;
+    int32_t n_planes;
+    int32_t radius;             /* box-blur, 0..CO_BLUR_MAX_RADIUS */
+    const uint16_t *lut;        /* gamma */
+    CoPlaneBand planes[CO_VIDEO_MAX_PLANES];
+  } CoVideoParams;
+
+/* Fill @lut (max + 1 entries) with floor (max * (i / max)^(1 / gamma) + 0.5),
+ * computed in double precision.  max is 255 or 65535. */
+  void co_gamma_lut_fill (uint16_t * lut, uint32_t max, double gamma);
+
+/* Compute one band on the calling thread.  Returns 0. */
+  int co_video_run_cpu (const CoVideoParams * p);
+
+/* Queue the band's kernel(s) on @stream (a cudaStream_t).  Returns the
+ * cudaError_t of the launch (0 on success) as an int. */
+  int co_video_launch_cuda (const CoVideoParams * p, void *stream);
+
+
+/* ---- signal (audio) ------------------------------------------------------ */
+
+  typedef enum
+  {
+    CO_AUDIO_OP_GAIN = 0,
+    CO_AUDIO_OP_FIR = 1,
+  } CoAudioOp;
+
+  typedef enum
+  {
+    CO_AUDIO_F32 = 0,           /* native-endian float, interleaved */
+    CO_AUDIO_S16 = 1,           /* native-endian int16, interleaved */
+  } CoAudioFormat;
+
+/* One chunk of interleaved samples: @frames sample frames of @channels
+ * channels each are computed into @dst.
+ *
+ * @src holds (history + frames) sample frames: the @history frames before
+ * the chunk's first one (the FIR halo; 0 for gain), then the chunk itself.
+ *
+ * - gain: y = x * gain in float; S16: y = saturate (rint (float) x * gain)
+ *   (round half to even), clamped to [-32768, 32767].
+ * - fir:  y[n] = sum_{k=0}^{n_taps-1} taps[k] * x[n - k] per channel, where
+ *   x[n - k] for k > n reads the history; history must equal n_taps - 1.
+ *   Accumulated in float (order unspecified: tests use a tolerance); S16
+ *   input is converted to float, the sum rounded half to even and saturated.
+ * @taps points at device memory for CUDA and host memory for the CPU.
+ */
+  typedef struct
+  {
+    CoAudioOp op;
+    CoAudioFormat format;
+    int32_t channels;
+    int32_t n_taps;
+    int64_t frames;
+    int64_t history;
+    const void *src;
+    void *dst;
+    float gain;
+    const float *taps;
+  } CoAudioParams;
+
+  int co_audio_run_cpu (const CoAudioParams * p);
+  int co_audio_launch_cuda (const CoAudioParams * p, void *stream);
+
+#ifdef __cplusplus
+}
+#endif
+#endif                          /* __CO_KERNELS_H__ */

@@ -1,0 +1,69 @@
+/* cudaoverlap: engine internals shared by the generic part and the backends.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifndef __CO_ENGINE_PRIVATE_H__
+#define __CO_ENGINE_PRIVATE_H__
+
+#include "co-engine.h"
+
+G_BEGIN_DECLS typedef struct _CoCudaState CoCudaState;
+
+typedef struct
+{
+  CoFrame *frame;
+  guint chunk;
+} CoCpuJob;
+
+typedef struct
+{
+  CoEngine *engine;
+  guint index;
+  GThread *thread;
+  GCond cond;
+  CoCpuJob *jobs;               /* ring of n_slots * CO_MAX_CHUNKS */
+  guint head, count, cap;
+} CoCpuWorker;
+
+/* Lock order: engine->lock is the only engine lock; the CUDA calls of
+ * submit and wait run outside it. */
+struct _CoEngine
+{
+  CoEngineConfig cfg;           /* effective values */
+  CoBackendKind backend;
+  guint n_slots;
+  guint n_evsets;
+  CoFrame *frames;              /* n_slots */
+
+  GMutex lock;
+  GCond cond;                   /* slot freed, frame submitted, frame done, flushing */
+  guint *free_slots;            /* stack of free slot indices */
+  guint n_free;
+  GQueue submitted;             /* CoFrame*, submission order */
+  gboolean flushing;
+  guint64 next_seqnum;
+  guint next_stream;
+
+  /* CPU backend */
+  CoCpuWorker workers[CO_MAX_STREAMS];
+  gboolean quit;
+  guint8 *host_mem;
+  guint8 *host_const;
+
+  /* CUDA backend */
+  CoCudaState *cuda;
+};
+
+/* co-engine-cuda.c */
+gboolean co_cuda_open (CoEngine * engine, GError ** error);
+void co_cuda_close (CoEngine * engine);
+gboolean co_cuda_submit (CoEngine * engine, CoFrame * frame, GError ** error);
+void co_cuda_wait (CoEngine * engine, CoFrame * frame);
+gboolean co_cuda_set_const (CoEngine * engine, gconstpointer data, gsize size,
+    GError ** error);
+gpointer co_cuda_const_ptr (CoEngine * engine);
+void co_cuda_device_info (CoEngine * engine, CoDeviceInfo * info);
+
+
+G_END_DECLS
+#endif

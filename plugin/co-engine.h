@@ -1,0 +1,215 @@
+/* cudaoverlap: the overlap engine.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The engine moves frames through host→device copies, a kernel and
+ * device→host copies, chunk by chunk, spread over several CUDA streams (or,
+ * on the CPU backend, over one worker thread per "stream"), and hands frames
+ * back in submission order once their work is finished.  It knows nothing of
+ * pads, caps or GstBuffers: a frame is a list of chunks, a chunk is a list of
+ * 2-D copies and one kernel call.  Callers (the elements) plan the chunks
+ * (plugin/co-video.c, plugin/co-audio.c) and own the host memory.
+ *
+ * Threads: one producer calls co_engine_acquire() and co_engine_submit();
+ * one consumer calls co_engine_wait_oldest() and co_engine_release().
+ * co_engine_set_flushing() and co_engine_drain() may be called from any
+ * thread.
+ *
+ * Frames in flight: at most co_engine_max_in_flight() frames are acquired
+ * and not yet released; co_engine_acquire() blocks when that bound is
+ * reached.  Each in-flight frame owns one slot of device memory (its input
+ * and output areas), so the bound is also the device-memory budget.
+ */
+#ifndef __CO_ENGINE_H__
+#define __CO_ENGINE_H__
+
+#include <glib.h>
+#include "co-kernels.h"
+
+G_BEGIN_DECLS
+#define CO_MAX_STREAMS 32
+#define CO_MAX_CHUNKS 64
+#define CO_CHUNK_MAX_COPIES 4
+    typedef enum
+{
+  CO_BACKEND_AUTO = 0,
+  CO_BACKEND_CUDA = 1,
+  CO_BACKEND_CPU = 2,
+} CoBackendKind;
+
+typedef enum
+{
+  CO_MODE_OVERLAP = 0,
+  CO_MODE_SERIAL = 1,
+} CoMode;
+
+typedef enum
+{
+  CO_KERNEL_VIDEO = 0,
+  CO_KERNEL_AUDIO = 1,
+} CoKernelKind;
+
+/* Indices into CoChunk.ts: the four events of a chunk.  H2D runs over
+ * [BEGIN, H2D_DONE), the kernel over [H2D_DONE, KERNEL_DONE), D2H over
+ * [KERNEL_DONE, END).  Each interval also holds any wait of the operation
+ * for its engine (copy engine or SMs) behind earlier work of other streams. */
+enum
+{
+  CO_TS_BEGIN = 0,
+  CO_TS_H2D_DONE = 1,
+  CO_TS_KERNEL_DONE = 2,
+  CO_TS_END = 3,
+  CO_TS_COUNT = 4,
+};
+
+/* A 2-D copy of @rows rows of @width bytes.  On the CUDA backend, h2d copies
+ * go from host memory to device memory and d2h copies the other way.  On the
+ * CPU backend they are memcpy()s done by the worker as part of its work. */
+typedef struct
+{
+  const void *src;
+  void *dst;
+  gsize spitch;
+  gsize dpitch;
+  gsize width;
+  gsize rows;
+} CoCopy;
+
+typedef struct
+{
+  guint n_h2d;
+  guint n_d2h;
+  CoCopy h2d[CO_CHUNK_MAX_COPIES];
+  CoCopy d2h[CO_CHUNK_MAX_COPIES];
+  CoKernelKind kind;
+  union
+  {
+    CoVideoParams video;
+    CoAudioParams audio;
+  } params;
+
+  /* Filled by the engine: the stream (or worker) the chunk ran on and, once
+   * the frame is returned by co_engine_wait_oldest(), its four timestamps in
+   * ns on the engine timeline (CLOCK_MONOTONIC based; see co_engine_now()). */
+  guint stream;
+  guint64 ts[CO_TS_COUNT];
+} CoChunk;
+
+typedef struct _CoFrame CoFrame;
+struct _CoFrame
+{
+  /* Set by the engine at acquire time. */
+  guint64 seqnum;
+  guint8 *dev_in;               /* this slot's input area (device memory; host memory on CPU) */
+  guint8 *dev_out;              /* this slot's output area */
+  gsize dev_in_size;
+  gsize dev_out_size;
+
+  /* Set by the caller before co_engine_submit(). */
+  guint n_chunks;
+  CoChunk chunks[CO_MAX_CHUNKS];
+  gpointer user_data;
+
+  /* Set by the engine when the frame has completed (or failed). */
+  guint64 submit_ns;            /* host time of co_engine_submit() */
+  gchar *error;                 /* NULL, or what failed (the call and its message) */
+
+  /* private */
+  guint slot;
+  guint evset;
+  gint remaining;               /* CPU backend: chunks not yet run */
+  gboolean submitted;
+};
+
+typedef struct
+{
+  CoBackendKind backend;
+  gint device_id;               /* -1: the first device */
+  guint streams;                /* 1..CO_MAX_STREAMS */
+  guint chunks;                 /* 1..CO_MAX_CHUNKS */
+  CoMode mode;
+  guint max_in_flight;          /* 0: automatic (see co_engine_new) */
+  gsize dev_in_size;            /* per slot */
+  gsize dev_out_size;           /* per slot */
+  gsize const_size;             /* device constant area (LUT, taps) */
+  const gchar *name;            /* for threads and NVTX */
+} CoEngineConfig;
+
+typedef struct _CoEngine CoEngine;
+
+#define CO_ENGINE_ERROR (co_engine_error_quark ())
+GQuark co_engine_error_quark (void);
+enum
+{
+  CO_ENGINE_ERROR_NO_DEVICE,    /* backend=cuda and no usable device */
+  CO_ENGINE_ERROR_CUDA,         /* a CUDA call failed; the message names it */
+  CO_ENGINE_ERROR_CONFIG,
+};
+
+/* Device properties for the run's passport.  All zero on the CPU backend. */
+typedef struct
+{
+  gchar name[256];
+  gchar pci_bus_id[32];
+  gint cc_major, cc_minor;
+  gint driver_version;
+  gint runtime_version;
+  gint async_engine_count;
+  gint concurrent_kernels;
+  gint device_id;
+} CoDeviceInfo;
+
+/* Whether a CUDA device can be used; @why says why not. */
+gboolean co_cuda_available (gint device_id, gchar ** why);
+
+CoEngine *co_engine_new (const CoEngineConfig * config, GError ** error);
+void co_engine_free (CoEngine * engine);
+
+CoBackendKind co_engine_backend (CoEngine * engine);
+guint co_engine_streams (CoEngine * engine);
+guint co_engine_chunks (CoEngine * engine);
+guint co_engine_max_in_flight (CoEngine * engine);
+void co_engine_device_info (CoEngine * engine, CoDeviceInfo * info);
+
+/* The constant area: device memory (host memory on the CPU backend) that
+ * kernels read (gamma LUT, FIR taps).  co_engine_set_const() uploads and
+ * waits; call it only when no frame is in flight. */
+gpointer co_engine_const_ptr (CoEngine * engine);
+gboolean co_engine_set_const (CoEngine * engine, gconstpointer data,
+    gsize size, GError ** error);
+
+/* Blocks until a slot is free.  Returns NULL when flushing. */
+CoFrame *co_engine_acquire (CoEngine * engine);
+/* Gives back an acquired frame that was never submitted. */
+void co_engine_cancel (CoEngine * engine, CoFrame * frame);
+/* Queues the frame's chunks.  Does not wait for the device.  On failure
+ * the frame is still queued (it completes with frame->error set). */
+gboolean co_engine_submit (CoEngine * engine, CoFrame * frame, GError ** error);
+
+/* Blocks until the oldest submitted frame has finished on the device and
+ * returns it (its error field says whether it failed).  While no frame is
+ * submitted it waits; it returns NULL when flushing and no submitted frame
+ * is left.  In-flight frames are returned even while flushing, once their
+ * work has finished, so that the caller can drop them safely. */
+CoFrame *co_engine_wait_oldest (CoEngine * engine);
+void co_engine_release (CoEngine * engine, CoFrame * frame);
+
+void co_engine_set_flushing (CoEngine * engine, gboolean flushing);
+/* Blocks until every acquired frame has been released (or flushing). */
+gboolean co_engine_drain (CoEngine * engine);
+guint co_engine_in_flight (CoEngine * engine);
+
+/* The engine timeline: CLOCK_MONOTONIC in ns.  Device timestamps are mapped
+ * onto it through an anchor event (exact to the event resolution, ~0.5 us,
+ * plus a constant offset below a few us). */
+guint64 co_engine_now (void);
+
+/* Host memory kinds: page-lock and unlock for the registration path. */
+gboolean co_cuda_host_register (gpointer data, gsize size, gint device_id,
+    gchar ** why);
+void co_cuda_host_unregister (gpointer data);
+gpointer co_cuda_host_alloc (gsize size, gint device_id, gchar ** why);
+void co_cuda_host_free (gpointer data);
+
+G_END_DECLS
+#endif /* __CO_ENGINE_H__ */

@@ -1,0 +1,24 @@
+#!/usr/bin/env python3
+"""Count meson's test results (testlog.json) and print one line:
+'N passed, N failed, N skipped'.  Exit 1 if any failed or none ran."""
+import json
+import sys
+
+counts = {"passed": 0, "failed": 0, "skipped": 0}
+try:
+    with open(sys.argv[1]) as f:
+        for line in f:
+            if not line.strip():
+                continue
+            r = json.loads(line)["result"]
+            if r in ("OK", "EXPECTEDFAIL"):
+                counts["passed"] += 1
+            elif r == "SKIP":
+                counts["skipped"] += 1
+            else:
+                counts["failed"] += 1
+except OSError as e:
+    print(f"no test log: {e}", file=sys.stderr)
+    counts["failed"] += 1
+print(f"{counts['passed']} passed, {counts['failed']} failed, {counts['skipped']} skipped")
+sys.exit(1 if counts["failed"] or counts["passed"] == 0 else 0)
