@@ -1,0 +1,2072 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * gst-check tests of cudavideofilter, against the independent reference in
+ * co-reference.c.
+ *
+ * Environment:
+ *   CO_TEST_BACKEND  "cpu" (default) or "cuda".  With "cuda" the program
+ *                    runs every test in one process (CK_FORK=no: CUDA does
+ *                    not survive fork) and exits 77 (skipped) with the reason
+ *                    on stderr when no CUDA device is usable.
+ *   CO_TEST_SEED     base seed of the random pictures (default 0x5eed2024);
+ *                    every failure message prints the seed of its test.
+ *   CO_TEST_FULL     "1": the whole streams x chunks matrix at 640x480 too.
+ *   CO_TEST_LEAKS    "0": no leak check.  Otherwise, unless GST_TRACERS is
+ *                    already set, the leaks tracer is enabled and every test
+ *                    fails when GstObjects or GstMiniObjects it created are
+ *                    still alive after it.
+ *   GST_CHECKS       the usual gst-check glob of test names to run.
+ */
+
+#include <string.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <gst/video/video.h>
+
+#include "co-reference.h"
+
+#define ELEMENT "cudavideofilter"
+#define DEFAULT_SEED 0x5eed2024u
+
+static const gchar *backend_nick = "cpu";
+static guint32 base_seed = DEFAULT_SEED;
+static gboolean full_matrix = FALSE;
+
+/* ------------------------------------------------------------------------ */
+/* Configurations                                                            */
+/* ------------------------------------------------------------------------ */
+
+typedef struct {
+  CoRefOp op;
+  gdouble gamma;
+  guint radius;
+} OpCfg;
+
+static const OpCfg op_cfgs[] = {
+  {CO_REF_INVERT, 1.0, 0},
+  {CO_REF_GAMMA, 0.45, 0},
+  {CO_REF_GAMMA, 2.2, 0},
+  {CO_REF_GAMMA, 1.0, 0},
+  {CO_REF_BOX_BLUR, 1.0, 0},
+  {CO_REF_BOX_BLUR, 1.0, 1},
+  {CO_REF_BOX_BLUR, 1.0, 2},
+  {CO_REF_BOX_BLUR, 1.0, 7},
+  {CO_REF_BOX_BLUR, 1.0, 32},
+};
+
+#define N_OPS G_N_ELEMENTS (op_cfgs)
+#define N_FORMATS 12
+
+typedef struct {
+  guint streams;
+  guint chunks;
+  gboolean serial;
+} RunCfg;
+
+static const RunCfg run_cfgs[] = {
+  {1, 1, FALSE},
+  {1, 5, FALSE},
+  {3, 1, FALSE},
+  {3, 5, FALSE},
+  {8, 1, FALSE},
+  {8, 5, FALSE},
+  /* serial ignores streams and chunks: give it odd values to prove it */
+  {3, 5, TRUE},
+};
+
+#define N_RUNS G_N_ELEMENTS (run_cfgs)
+
+typedef struct {
+  guint w, h;
+} Size;
+
+static const Size small_sizes[] = {
+  {1, 1}, {2, 2}, {7, 3}, {33, 17}, {1, 9}, {5, 1},
+};
+
+/* Input layout: 0/0/FALSE = no GstVideoMeta, default strides. */
+typedef struct {
+  gint stride_pad;              /* added to every default stride */
+  gsize offset0;                /* offset of plane 0 */
+  gsize plane_gap;              /* bytes between the end of a plane and the next */
+  gsize tail;                   /* bytes after the last plane */
+  gboolean meta;
+} Layout;
+
+static const Layout layout_default = { 0, 0, 0, 0, FALSE };
+
+static GstVideoFormat
+format_at (guint i)
+{
+  return co_ref_formats ()[i];
+}
+
+static gchar *
+op_desc (const OpCfg * op)
+{
+  switch (op->op) {
+    case CO_REF_GAMMA:
+      return g_strdup_printf ("gamma gamma=%g", op->gamma);
+    case CO_REF_BOX_BLUR:
+      return g_strdup_printf ("box-blur radius=%u", op->radius);
+    default:
+      return g_strdup (co_ref_op_nick (op->op));
+  }
+}
+
+static gchar *
+run_desc (const RunCfg * run)
+{
+  if (run->serial)
+    return g_strdup_printf ("mode=serial (streams=%u chunks=%u)",
+        run->streams, run->chunks);
+  return g_strdup_printf ("mode=overlap streams=%u chunks=%u", run->streams,
+      run->chunks);
+}
+
+static guint32
+test_seed (const gchar * name, gint i)
+{
+  return base_seed ^ g_str_hash (name) ^ ((guint32) i * 0x9e3779b9u);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Leak check (leaks tracer activity checkpoints)                            */
+/* ------------------------------------------------------------------------ */
+
+static GstTracer *leaks_tracer;
+
+static GstTracer *
+find_leaks_tracer (void)
+{
+  GList *l, *tracers = gst_tracing_get_active_tracers ();
+  GstTracer *found = NULL;
+
+  for (l = tracers; l; l = l->next) {
+    if (!found && g_strcmp0 (G_OBJECT_TYPE_NAME (l->data),
+            "GstLeaksTracer") == 0)
+      found = gst_object_ref (l->data);
+  }
+  g_list_free_full (tracers, gst_object_unref);
+  return found;
+}
+
+static void
+leaks_setup (void)
+{
+  if (!leaks_tracer)
+    leaks_tracer = find_leaks_tracer ();
+  if (!leaks_tracer)
+    return;
+  /* stop first: a test of a no-fork run that failed may have left it on */
+  g_signal_emit_by_name (leaks_tracer, "activity-stop-tracking");
+  g_signal_emit_by_name (leaks_tracer, "activity-start-tracking");
+}
+
+static void
+leaks_teardown (void)
+{
+  GstStructure *cp = NULL;
+  GHashTable *count;
+  GHashTableIter iter;
+  gpointer key, value;
+  const GValue *list;
+  GString *leaked;
+  guint i, n_leaked = 0;
+
+  if (!leaks_tracer)
+    return;
+
+  gst_task_cleanup_all ();
+  g_signal_emit_by_name (leaks_tracer, "activity-get-checkpoint", &cp);
+  g_signal_emit_by_name (leaks_tracer, "activity-stop-tracking");
+  if (!cp)
+    return;
+
+  /* address -> (created - removed); "type@address" kept for the message */
+  count = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  list = gst_structure_get_value (cp, "objects-created-list");
+  for (i = 0; list && i < gst_value_list_get_size (list); i++) {
+    const GstStructure *s =
+        gst_value_get_structure (gst_value_list_get_value (list, i));
+    gchar *k = g_strdup_printf ("%s@%s", gst_structure_get_string (s,
+            "type-name"), gst_structure_get_string (s, "address"));
+    gint c = GPOINTER_TO_INT (g_hash_table_lookup (count, k));
+    g_hash_table_insert (count, k, GINT_TO_POINTER (c + 1));
+  }
+  list = gst_structure_get_value (cp, "objects-removed-list");
+  for (i = 0; list && i < gst_value_list_get_size (list); i++) {
+    const GstStructure *s =
+        gst_value_get_structure (gst_value_list_get_value (list, i));
+    gchar *k = g_strdup_printf ("%s@%s", gst_structure_get_string (s,
+            "type-name"), gst_structure_get_string (s, "address"));
+    gint c = GPOINTER_TO_INT (g_hash_table_lookup (count, k));
+    g_hash_table_insert (count, k, GINT_TO_POINTER (c - 1));
+  }
+
+  leaked = g_string_new (NULL);
+  g_hash_table_iter_init (&iter, count);
+  while (g_hash_table_iter_next (&iter, &key, &value)) {
+    const gchar *k = key;
+    const gchar *at = strchr (k, '@');
+    gchar *type_name;
+    GType type;
+    gpointer addr;
+
+    if (GPOINTER_TO_INT (value) <= 0)
+      continue;
+    /* Still alive: it may be a lazily made singleton, flagged so. */
+    type_name = g_strndup (k, at - k);
+    type = g_type_from_name (type_name);
+    addr = GSIZE_TO_POINTER (g_ascii_strtoull (at + 1, NULL, 16));
+    g_free (type_name);
+    if (type && g_type_is_a (type, GST_TYPE_OBJECT)) {
+      if (GST_OBJECT_FLAG_IS_SET (addr, GST_OBJECT_FLAG_MAY_BE_LEAKED))
+        continue;
+    } else if (type && !G_TYPE_IS_OBJECT (type)) {
+      if (GST_MINI_OBJECT_FLAG_IS_SET (addr,
+              GST_MINI_OBJECT_FLAG_MAY_BE_LEAKED))
+        continue;
+    }
+    n_leaked++;
+    if (n_leaked <= 20)
+      g_string_append_printf (leaked, " %s", k);
+  }
+  g_hash_table_unref (count);
+  gst_structure_free (cp);
+
+  fail_unless (n_leaked == 0, "%u object(s) created by the test are still "
+      "alive after it (leaks):%s%s", n_leaked, leaked->str,
+      n_leaked > 20 ? " ..." : "");
+  g_string_free (leaked, TRUE);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Pictures                                                                  */
+/* ------------------------------------------------------------------------ */
+
+static void
+fill_random (GRand * rand, guint8 * data, gsize size)
+{
+  gsize i;
+
+  for (i = 0; i + 4 <= size; i += 4) {
+    guint32 v = g_rand_int (rand);
+    memcpy (data + i, &v, 4);
+  }
+  for (; i < size; i++)
+    data[i] = g_rand_int (rand) & 0xff;
+}
+
+/* A fresh input picture with random content everywhere (padding too). */
+static GstBuffer *
+make_input (GRand * rand, const GstVideoInfo * info, const Layout * lay)
+{
+  const CoRefFormat *f = co_ref_format (GST_VIDEO_INFO_FORMAT (info));
+  GstBuffer *buf;
+  GstMapInfo map;
+  gsize offset[GST_VIDEO_MAX_PLANES] = { 0, };
+  gint stride[GST_VIDEO_MAX_PLANES] = { 0, };
+  gsize size;
+  guint p;
+
+  if (!lay->meta) {
+    size = GST_VIDEO_INFO_SIZE (info);
+  } else {
+    gsize pos = lay->offset0;
+    for (p = 0; p < f->n_planes; p++) {
+      guint pw, ph;
+      co_ref_plane_size (f, p, GST_VIDEO_INFO_WIDTH (info),
+          GST_VIDEO_INFO_HEIGHT (info), &pw, &ph);
+      stride[p] = GST_VIDEO_INFO_PLANE_STRIDE (info, p) + lay->stride_pad;
+      offset[p] = pos;
+      pos += (gsize) stride[p] * ph + lay->plane_gap;
+    }
+    size = pos + lay->tail;
+  }
+
+  buf = gst_buffer_new_allocate (NULL, size, NULL);
+  fail_unless (buf != NULL);
+  fail_unless (gst_buffer_map (buf, &map, GST_MAP_WRITE));
+  fill_random (rand, map.data, map.size);
+  gst_buffer_unmap (buf, &map);
+
+  if (lay->meta)
+    gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE,
+        GST_VIDEO_INFO_FORMAT (info), GST_VIDEO_INFO_WIDTH (info),
+        GST_VIDEO_INFO_HEIGHT (info), f->n_planes, offset, stride);
+  return buf;
+}
+
+/* The reference's output for @in, in a default-layout buffer. */
+static GstBuffer *
+make_expected (const OpCfg * op, GstBuffer * in, const GstVideoInfo * info)
+{
+  GstVideoFrame fin, fout;
+  GstBuffer *exp = gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (info),
+      NULL);
+
+  fail_unless (gst_video_frame_map (&fin, info, in, GST_MAP_READ),
+      "cannot map the input picture");
+  fail_unless (gst_video_frame_map (&fout, info, exp, GST_MAP_WRITE));
+  co_ref_apply (op->op, op->gamma, op->radius, &fin, &fout);
+  gst_video_frame_unmap (&fout);
+  gst_video_frame_unmap (&fin);
+  GST_BUFFER_PTS (exp) = GST_BUFFER_PTS (in);
+  return exp;
+}
+
+static gchar *
+describe_buffer (GstBuffer * buf)
+{
+  GstVideoMeta *m = gst_buffer_get_video_meta (buf);
+
+  if (!m)
+    return g_strdup_printf ("%" G_GSIZE_FORMAT " bytes, no GstVideoMeta",
+        gst_buffer_get_size (buf));
+  return g_strdup_printf ("%" G_GSIZE_FORMAT " bytes, GstVideoMeta %s %ux%u "
+      "planes %u offsets %" G_GSIZE_FORMAT ",%" G_GSIZE_FORMAT ",%"
+      G_GSIZE_FORMAT " strides %d,%d,%d", gst_buffer_get_size (buf),
+      gst_video_format_to_string (m->format), m->width, m->height,
+      m->n_planes, m->offset[0], m->offset[1], m->offset[2], m->stride[0],
+      m->stride[1], m->stride[2]);
+}
+
+/* Compares @out with @exp; fails with @ctx and where they differ. */
+static void
+check_output (GstBuffer * out, GstBuffer * exp, const GstVideoInfo * info,
+    const gchar * ctx)
+{
+  GstVideoFrame fexp, fout;
+  gchar *msg = NULL;
+  gboolean same;
+
+  if (!gst_video_frame_map (&fout, info, out, GST_MAP_READ)) {
+    gchar *d = describe_buffer (out);
+    fail ("%s: cannot map the output buffer as %s %dx%d (needs %"
+        G_GSIZE_FORMAT " bytes): %s", ctx,
+        gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (info)),
+        GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info),
+        GST_VIDEO_INFO_SIZE (info), d);
+    g_free (d);
+    return;
+  }
+  fail_unless (gst_video_frame_map (&fexp, info, exp, GST_MAP_READ));
+  same = co_ref_compare (&fexp, &fout, &msg);
+  gst_video_frame_unmap (&fexp);
+  gst_video_frame_unmap (&fout);
+  fail_unless (same, "%s: output differs from the reference: %s", ctx, msg);
+  g_free (msg);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Harness                                                                   */
+/* ------------------------------------------------------------------------ */
+
+static GstElement *
+make_element (const OpCfg * op, const RunCfg * run)
+{
+  GstElement *e = gst_element_factory_make (ELEMENT, NULL);
+
+  fail_unless (e != NULL, "cannot make the '" ELEMENT "' element: is "
+      "GST_PLUGIN_PATH set to the build's elements/ folder?");
+  gst_object_ref_sink (e);
+  gst_util_set_object_arg (G_OBJECT (e), "backend", backend_nick);
+  if (op) {
+    gst_util_set_object_arg (G_OBJECT (e), "operation",
+        co_ref_op_nick (op->op));
+    if (op->op == CO_REF_GAMMA)
+      g_object_set (e, "gamma", op->gamma, NULL);
+    if (op->op == CO_REF_BOX_BLUR)
+      g_object_set (e, "radius", op->radius, NULL);
+  }
+  if (run) {
+    g_object_set (e, "streams", run->streams, "chunks", run->chunks, NULL);
+    gst_util_set_object_arg (G_OBJECT (e), "mode",
+        run->serial ? "serial" : "overlap");
+  }
+  return e;
+}
+
+static GstHarness *
+make_harness (const OpCfg * op, const RunCfg * run)
+{
+  GstElement *e = make_element (op, run);
+  GstHarness *h = gst_harness_new_with_element (e, "sink", "src");
+
+  gst_object_unref (e);
+  return h;
+}
+
+static GstCaps *
+caps_of (GstVideoFormat format, guint w, guint h, GstVideoInfo * info)
+{
+  gst_video_info_init (info);
+  fail_unless (gst_video_info_set_format (info, format, w, h));
+  GST_VIDEO_INFO_FPS_N (info) = 30;
+  GST_VIDEO_INFO_FPS_D (info) = 1;
+  return gst_video_info_to_caps (info);
+}
+
+static void
+check_output_caps (GstHarness * h, const GstVideoInfo * info,
+    const gchar * ctx)
+{
+  GstCaps *want = gst_video_info_to_caps (info);
+  GstCaps *got = gst_pad_get_current_caps (h->sinkpad);
+  gchar *ws = gst_caps_to_string (want), *gs = got ? gst_caps_to_string (got)
+      : g_strdup ("(none)");
+
+  fail_unless (got && gst_caps_is_equal (want, got),
+      "%s: output caps are %s, input caps were %s", ctx, gs, ws);
+  g_free (ws);
+  g_free (gs);
+  gst_caps_unref (want);
+  if (got)
+    gst_caps_unref (got);
+}
+
+/* Pushes a new random picture; queues its expected output (with its PTS). */
+static void
+push_frame (GstHarness * h, GRand * rand, const GstVideoInfo * info,
+    const OpCfg * op, const Layout * lay, GstClockTime pts, GQueue * pending,
+    const gchar * ctx)
+{
+  GstBuffer *in = make_input (rand, info, lay);
+  GstBuffer *exp = make_expected (op, in, info);
+  GstFlowReturn ret;
+
+  GST_BUFFER_PTS (in) = pts;
+  GST_BUFFER_DURATION (in) = GST_SECOND / 30;
+  GST_BUFFER_PTS (exp) = pts;
+  g_queue_push_tail (pending, exp);
+  ret = gst_harness_push (h, in);
+  fail_unless (ret == GST_FLOW_OK, "%s: push (pts %" GST_TIME_FORMAT
+      ") returned %s", ctx, GST_TIME_ARGS (pts), gst_flow_get_name (ret));
+}
+
+static GstBuffer *
+pull_buffer (GstHarness * h, const gchar * ctx)
+{
+  GstBuffer *out = gst_harness_pull (h);
+
+  fail_unless (out != NULL, "%s: no output buffer within 60 s (expected "
+      "one)", ctx);
+  return out;
+}
+
+static void
+pull_and_check (GstHarness * h, const GstVideoInfo * info, GQueue * pending,
+    const gchar * ctx)
+{
+  GstBuffer *exp = g_queue_pop_head (pending);
+  GstBuffer *out;
+  gchar *c;
+
+  fail_unless (exp != NULL);
+  c = g_strdup_printf ("%s, frame pts %" GST_TIME_FORMAT, ctx,
+      GST_TIME_ARGS (GST_BUFFER_PTS (exp)));
+  out = pull_buffer (h, c);
+  fail_unless_equals_uint64 (GST_BUFFER_PTS (out), GST_BUFFER_PTS (exp));
+  check_output (out, exp, info, c);
+  gst_buffer_unref (out);
+  gst_buffer_unref (exp);
+  g_free (c);
+}
+
+/* One configuration: a harness, @n_frames pictures pushed all at once then
+ * pulled (or one by one when @interleave), every output compared. */
+static void
+run_config (const OpCfg * op, const RunCfg * run, GstVideoFormat format,
+    guint w, guint hgt, const Layout * lay, guint n_frames,
+    gboolean interleave, GRand * rand, guint32 seed)
+{
+  GstVideoInfo info;
+  GstHarness *h;
+  GQueue pending = G_QUEUE_INIT;
+  gchar *od = op_desc (op), *rd = run_desc (run), *ctx;
+  guint i;
+
+  ctx = g_strdup_printf ("[%s %s %ux%u %s backend=%s%s%s seed=0x%08x]", od,
+      gst_video_format_to_string (format), w, hgt, rd, backend_nick,
+      lay->meta ? " padded-meta" : "", interleave ? " interleaved" : "",
+      seed);
+  h = make_harness (op, run);
+  gst_harness_set_src_caps (h, caps_of (format, w, hgt, &info));
+
+  for (i = 0; i < n_frames; i++) {
+    push_frame (h, rand, &info, op, lay, i * GST_SECOND / 30, &pending, ctx);
+    if (interleave)
+      pull_and_check (h, &info, &pending, ctx);
+  }
+  while (!g_queue_is_empty (&pending))
+    pull_and_check (h, &info, &pending, ctx);
+  check_output_caps (h, &info, ctx);
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 0);
+
+  gst_harness_teardown (h);
+  g_free (ctx);
+  g_free (od);
+  g_free (rd);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Self-checks of the reference                                              */
+/* ------------------------------------------------------------------------ */
+
+GST_START_TEST (test_reference_table)
+{
+  const GstVideoFormat *fmts = co_ref_formats ();
+  guint i, n = 0;
+
+  /* The hand-written table against GstVideoFormatInfo: a mistake in the
+   * table (which byte is a colour) would hide element bugs. */
+  for (i = 0; fmts[i] != GST_VIDEO_FORMAT_UNKNOWN; i++, n++) {
+    const GstVideoFormatInfo *fi = gst_video_format_get_info (fmts[i]);
+    const CoRefFormat *f = co_ref_format (fmts[i]);
+    guint c, p, n_colour_total = 0;
+    gboolean alpha = GST_VIDEO_FORMAT_INFO_HAS_ALPHA (fi);
+
+    fail_unless (f != NULL);
+    fail_unless_equals_int (f->n_planes, GST_VIDEO_FORMAT_INFO_N_PLANES (fi));
+    for (p = 0; p < f->n_planes; p++)
+      n_colour_total += f->n_colour[p];
+    /* colour components = all components but alpha */
+    fail_unless_equals_int (n_colour_total,
+        GST_VIDEO_FORMAT_INFO_N_COMPONENTS (fi) - (alpha ? 1 : 0));
+    for (c = 0; c < GST_VIDEO_FORMAT_INFO_N_COMPONENTS (fi); c++) {
+      guint plane = GST_VIDEO_FORMAT_INFO_PLANE (fi, c);
+      guint off = GST_VIDEO_FORMAT_INFO_POFFSET (fi, c);
+      guint k;
+      gboolean listed = FALSE;
+
+      fail_unless_equals_int (GST_VIDEO_FORMAT_INFO_PSTRIDE (fi, c),
+          f->pstride[plane]);
+      fail_unless_equals_int (GST_VIDEO_FORMAT_INFO_DEPTH (fi, c),
+          8 * f->bytes_per_sample);
+      fail_unless_equals_int (GST_VIDEO_FORMAT_INFO_W_SUB (fi, c),
+          f->sub_shift[plane]);
+      fail_unless_equals_int (GST_VIDEO_FORMAT_INFO_H_SUB (fi, c),
+          f->sub_shift[plane]);
+      for (k = 0; k < f->n_colour[plane]; k++)
+        if (f->colour_offset[plane][k] == off)
+          listed = TRUE;
+      if (alpha && c == GST_VIDEO_COMP_A)
+        fail_if (listed, "%s: alpha listed as colour",
+            gst_video_format_to_string (fmts[i]));
+      else
+        fail_unless (listed, "%s: component %u (byte %u) not a colour",
+            gst_video_format_to_string (fmts[i]), c, off);
+    }
+    /* gamma on luma only for YUV; every colour for RGB and GRAY */
+    if (GST_VIDEO_FORMAT_INFO_IS_YUV (fi)) {
+      fail_unless (f->gamma_plane[0]);
+      for (p = 1; p < f->n_planes; p++)
+        fail_if (f->gamma_plane[p]);
+    } else {
+      fail_unless (f->gamma_plane[0]);
+    }
+    fail_unless_equals_int (f->max, (1u << (8 * f->bytes_per_sample)) - 1);
+    if (fmts[i] == GST_VIDEO_FORMAT_GRAY16_LE)
+      fail_unless (GST_VIDEO_FORMAT_INFO_IS_LE (fi));
+  }
+  fail_unless_equals_int (n, N_FORMATS);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_reference_known_values)
+{
+  GstVideoInfo info;
+  GstBuffer *in, *out;
+  GstVideoFrame fi, fo;
+  guint16 table8[256];
+  guint16 *table16 = g_new (guint16, 65536);
+  guint8 *p;
+
+  /* gamma tables, by hand */
+  co_ref_gamma_table (1.0, 255, table8);
+  for (guint i = 0; i < 256; i++)
+    fail_unless_equals_int (table8[i], i);
+  co_ref_gamma_table (2.0, 255, table8);
+  /* 255 * sqrt (64 / 255) = 127.75 -> 128; sqrt (1/255)*255 = 15.97 -> 16 */
+  fail_unless_equals_int (table8[0], 0);
+  fail_unless_equals_int (table8[1], 16);
+  fail_unless_equals_int (table8[64], 128);
+  fail_unless_equals_int (table8[255], 255);
+  co_ref_gamma_table (0.5, 255, table8);
+  /* 255 * (128/255)^2 = 64.25 -> 64 */
+  fail_unless_equals_int (table8[128], 64);
+  co_ref_gamma_table (2.2, 65535, table16);
+  fail_unless_equals_int (table16[65535], 65535);
+  fail_unless_equals_int (table16[0], 0);
+  g_free (table16);
+
+  /* box blur r=1 on a 3x1 GRAY8 picture 0, 90, 255:
+   * x=0: window (0,0,90) x3 rows = 270, n=9 -> (270+4)/9 = 30
+   * x=1: (0+90+255)*3 = 1035 -> (1035+4)/9 = 115
+   * x=2: (90+255+255)*3 = 1800 -> 200 */
+  fail_unless (gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, 3,
+          1));
+  in = gst_buffer_new_allocate (NULL, info.size, NULL);
+  out = gst_buffer_new_allocate (NULL, info.size, NULL);
+  fail_unless (gst_video_frame_map (&fi, &info, in, GST_MAP_WRITE));
+  p = GST_VIDEO_FRAME_PLANE_DATA (&fi, 0);
+  p[0] = 0;
+  p[1] = 90;
+  p[2] = 255;
+  fail_unless (gst_video_frame_map (&fo, &info, out, GST_MAP_WRITE));
+  co_ref_apply (CO_REF_BOX_BLUR, 1.0, 1, &fi, &fo);
+  p = GST_VIDEO_FRAME_PLANE_DATA (&fo, 0);
+  fail_unless_equals_int (p[0], 30);
+  fail_unless_equals_int (p[1], 115);
+  fail_unless_equals_int (p[2], 200);
+  co_ref_apply (CO_REF_INVERT, 1.0, 0, &fi, &fo);
+  fail_unless_equals_int (p[0], 255);
+  fail_unless_equals_int (p[1], 165);
+  fail_unless_equals_int (p[2], 0);
+  gst_video_frame_unmap (&fo);
+  gst_video_frame_unmap (&fi);
+  gst_buffer_unref (in);
+  gst_buffer_unref (out);
+
+  /* ARGB: alpha (byte 0) kept, colours inverted; GRAY16_LE invert */
+  fail_unless (gst_video_info_set_format (&info, GST_VIDEO_FORMAT_ARGB, 1,
+          1));
+  in = gst_buffer_new_allocate (NULL, info.size, NULL);
+  out = gst_buffer_new_allocate (NULL, info.size, NULL);
+  fail_unless (gst_video_frame_map (&fi, &info, in, GST_MAP_WRITE));
+  fail_unless (gst_video_frame_map (&fo, &info, out, GST_MAP_WRITE));
+  p = GST_VIDEO_FRAME_PLANE_DATA (&fi, 0);
+  p[0] = 7;
+  p[1] = 10;
+  p[2] = 20;
+  p[3] = 30;
+  co_ref_apply (CO_REF_INVERT, 1.0, 0, &fi, &fo);
+  p = GST_VIDEO_FRAME_PLANE_DATA (&fo, 0);
+  fail_unless_equals_int (p[0], 7);
+  fail_unless_equals_int (p[1], 245);
+  fail_unless_equals_int (p[2], 235);
+  fail_unless_equals_int (p[3], 225);
+  gst_video_frame_unmap (&fo);
+  gst_video_frame_unmap (&fi);
+  gst_buffer_unref (in);
+  gst_buffer_unref (out);
+
+  fail_unless (gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY16_LE,
+          1, 1));
+  in = gst_buffer_new_allocate (NULL, info.size, NULL);
+  out = gst_buffer_new_allocate (NULL, info.size, NULL);
+  fail_unless (gst_video_frame_map (&fi, &info, in, GST_MAP_WRITE));
+  fail_unless (gst_video_frame_map (&fo, &info, out, GST_MAP_WRITE));
+  p = GST_VIDEO_FRAME_PLANE_DATA (&fi, 0);
+  p[0] = 0x34;                  /* 0x1234 little endian */
+  p[1] = 0x12;
+  co_ref_apply (CO_REF_INVERT, 1.0, 0, &fi, &fo);
+  p = GST_VIDEO_FRAME_PLANE_DATA (&fo, 0);
+  fail_unless_equals_int (p[0] | (p[1] << 8), 0xffff - 0x1234);
+  gst_video_frame_unmap (&fo);
+  gst_video_frame_unmap (&fi);
+  gst_buffer_unref (in);
+  gst_buffer_unref (out);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_reference_blur_ways_agree)
+{
+  guint32 seed = test_seed ("test_reference_blur_ways_agree", 0);
+  GRand *rand = g_rand_new_with_seed (seed);
+  static const guint radii[] = { 0, 1, 2, 5, 32 };
+  guint i, k;
+
+  for (i = 0; i < 40; i++) {
+    guint w = g_rand_int_range (rand, 1, 40);
+    guint h = g_rand_int_range (rand, 1, 30);
+    guint bps = (i & 1) ? 2 : 1, ps = bps * ((i & 2) ? 2 : 1);
+    gint stride = w * ps + (i % 5);
+    gsize size = (gsize) stride * h;
+    guint8 *src = g_malloc (size), *a = g_malloc0 (size), *b =
+        g_malloc0 (size);
+
+    fill_random (rand, src, size);
+    for (k = 0; k < G_N_ELEMENTS (radii); k++) {
+      guint off = (ps > bps) ? bps : 0;
+      guint y;
+      co_ref_blur_plane_naive (src, stride, a, stride, w, h, ps, off, bps,
+          radii[k]);
+      co_ref_blur_plane_separable (src, stride, b, stride, w, h, ps, off,
+          bps, radii[k]);
+      for (y = 0; y < h; y++)
+        fail_unless (memcmp (a + (gsize) y * stride, b + (gsize) y * stride,
+                w * ps) == 0, "naive and separable blur differ: %ux%u r=%u "
+            "bps=%u pstride=%u seed=0x%08x", w, h, radii[k], bps, ps, seed);
+    }
+    g_free (src);
+    g_free (a);
+    g_free (b);
+  }
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+/* ------------------------------------------------------------------------ */
+/* Properties                                                                */
+/* ------------------------------------------------------------------------ */
+
+static void
+check_enum_nicks (GParamSpec * ps, const gchar * const *nicks)
+{
+  GEnumClass *ec;
+  guint i;
+
+  fail_unless (G_IS_PARAM_SPEC_ENUM (ps), "%s is not an enum", ps->name);
+  ec = G_PARAM_SPEC_ENUM (ps)->enum_class;
+  for (i = 0; nicks[i]; i++)
+    fail_unless (g_enum_get_value_by_nick (ec, nicks[i]) != NULL,
+        "property %s has no value '%s'", ps->name, nicks[i]);
+}
+
+GST_START_TEST (test_properties)
+{
+  GstElement *e = make_element (NULL, NULL);
+  GObjectClass *k = G_OBJECT_GET_CLASS (e);
+  GParamSpec *ps;
+  static const gchar *ops[] = { "invert", "gamma", "box-blur", NULL };
+  static const gchar *modes[] = { "overlap", "serial", NULL };
+  static const gchar *backends[] = { "auto", "cuda", "cpu", NULL };
+  gdouble g;
+  guint u, s, c;
+  gint d;
+
+  ps = g_object_class_find_property (k, "operation");
+  fail_unless (ps != NULL);
+  check_enum_nicks (ps, ops);
+
+  ps = g_object_class_find_property (k, "gamma");
+  fail_unless (ps && G_IS_PARAM_SPEC_DOUBLE (ps));
+  fail_unless (G_PARAM_SPEC_DOUBLE (ps)->minimum == 0.01);
+  fail_unless (G_PARAM_SPEC_DOUBLE (ps)->maximum == 10.0);
+  fail_unless (G_PARAM_SPEC_DOUBLE (ps)->default_value == 1.0);
+
+  ps = g_object_class_find_property (k, "radius");
+  fail_unless (ps && G_IS_PARAM_SPEC_UINT (ps));
+  fail_unless_equals_int (G_PARAM_SPEC_UINT (ps)->minimum, 0);
+  fail_unless_equals_int (G_PARAM_SPEC_UINT (ps)->maximum, 32);
+  fail_unless_equals_int (G_PARAM_SPEC_UINT (ps)->default_value, 2);
+
+  ps = g_object_class_find_property (k, "streams");
+  fail_unless (ps && G_IS_PARAM_SPEC_UINT (ps));
+  fail_unless_equals_int (G_PARAM_SPEC_UINT (ps)->minimum, 1);
+  fail_unless_equals_int (G_PARAM_SPEC_UINT (ps)->maximum, 32);
+  fail_unless_equals_int (G_PARAM_SPEC_UINT (ps)->default_value, 4);
+
+  ps = g_object_class_find_property (k, "chunks");
+  fail_unless (ps && G_IS_PARAM_SPEC_UINT (ps));
+  fail_unless_equals_int (G_PARAM_SPEC_UINT (ps)->minimum, 1);
+  fail_unless_equals_int (G_PARAM_SPEC_UINT (ps)->maximum, 64);
+  fail_unless_equals_int (G_PARAM_SPEC_UINT (ps)->default_value, 4);
+
+  ps = g_object_class_find_property (k, "mode");
+  fail_unless (ps != NULL);
+  check_enum_nicks (ps, modes);
+  fail_unless_equals_string (g_enum_get_value (G_PARAM_SPEC_ENUM (ps)->
+          enum_class, G_PARAM_SPEC_ENUM (ps)->default_value)->value_nick,
+      "overlap");
+
+  ps = g_object_class_find_property (k, "backend");
+  fail_unless (ps != NULL);
+  check_enum_nicks (ps, backends);
+  fail_unless_equals_string (g_enum_get_value (G_PARAM_SPEC_ENUM (ps)->
+          enum_class, G_PARAM_SPEC_ENUM (ps)->default_value)->value_nick,
+      "auto");
+
+  ps = g_object_class_find_property (k, "cuda-device-id");
+  fail_unless (ps && G_IS_PARAM_SPEC_INT (ps));
+  fail_unless_equals_int (G_PARAM_SPEC_INT (ps)->minimum, -1);
+  fail_unless_equals_int (G_PARAM_SPEC_INT (ps)->default_value, -1);
+
+  /* values round-trip */
+  g_object_set (e, "gamma", 2.2, "radius", 32, "streams", 32, "chunks", 64,
+      "cuda-device-id", 0, NULL);
+  g_object_get (e, "gamma", &g, "radius", &u, "streams", &s, "chunks", &c,
+      "cuda-device-id", &d, NULL);
+  fail_unless (g == 2.2);
+  fail_unless_equals_int (u, 32);
+  fail_unless_equals_int (s, 32);
+  fail_unless_equals_int (c, 64);
+  fail_unless_equals_int (d, 0);
+  g_object_set (e, "streams", 1, "chunks", 1, "radius", 0, "gamma", 0.01,
+      NULL);
+  g_object_get (e, "gamma", &g, "radius", &u, "streams", &s, "chunks", &c,
+      NULL);
+  fail_unless (g == 0.01);
+  fail_unless_equals_int (u, 0);
+  fail_unless_equals_int (s, 1);
+  fail_unless_equals_int (c, 1);
+  {
+    gchar *str;
+    gst_util_set_object_arg (G_OBJECT (e), "operation", "box-blur");
+    gst_util_set_object_arg (G_OBJECT (e), "mode", "serial");
+    g_object_get (e, "operation", &d, NULL);
+    fail_unless_equals_int (d, g_enum_get_value_by_nick (G_PARAM_SPEC_ENUM
+            (g_object_class_find_property (k, "operation"))->enum_class,
+            "box-blur")->value);
+    str = NULL;
+    g_object_get (e, "mode", &d, NULL);
+    fail_unless_equals_int (d, g_enum_get_value_by_nick (G_PARAM_SPEC_ENUM
+            (g_object_class_find_property (k, "mode"))->enum_class,
+            "serial")->value);
+    g_free (str);
+  }
+
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
+/* ------------------------------------------------------------------------ */
+/* Correctness                                                               */
+/* ------------------------------------------------------------------------ */
+
+/* loop index: op * N_FORMATS + format; every small size x every setting */
+GST_START_TEST (test_correctness_small)
+{
+  const OpCfg *op = &op_cfgs[__i__ / N_FORMATS];
+  GstVideoFormat format = format_at (__i__ % N_FORMATS);
+  guint32 seed = test_seed ("test_correctness_small", __i__);
+  GRand *rand = g_rand_new_with_seed (seed);
+  guint s, r;
+
+  for (s = 0; s < G_N_ELEMENTS (small_sizes); s++)
+    for (r = 0; r < N_RUNS; r++)
+      run_config (op, &run_cfgs[r], format, small_sizes[s].w,
+          small_sizes[s].h, &layout_default, 3, FALSE, rand, seed);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+/* 640x480: one setting per (op, format), rotating so that every format
+ * sees several settings and every setting several formats; all of them
+ * with CO_TEST_FULL=1. */
+GST_START_TEST (test_correctness_vga)
+{
+  const OpCfg *op = &op_cfgs[__i__ / N_FORMATS];
+  GstVideoFormat format = format_at (__i__ % N_FORMATS);
+  guint32 seed = test_seed ("test_correctness_vga", __i__);
+  GRand *rand = g_rand_new_with_seed (seed);
+  guint r;
+
+  if (full_matrix) {
+    for (r = 0; r < N_RUNS; r++)
+      run_config (op, &run_cfgs[r], format, 640, 480, &layout_default, 3,
+          FALSE, rand, seed);
+  } else {
+    run_config (op, &run_cfgs[__i__ % N_RUNS], format, 640, 480,
+        &layout_default, 3, FALSE, rand, seed);
+  }
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+typedef struct {
+  GstVideoFormat format;
+  guint op;                     /* index in op_cfgs */
+  guint run;                    /* index in run_cfgs */
+} BigCase;
+
+static const BigCase big_cases[] = {
+  {GST_VIDEO_FORMAT_RGBA, 0, 3},        /* invert, 3 streams 5 chunks */
+  {GST_VIDEO_FORMAT_NV12, 2, 5},        /* gamma 2.2, 8 x 5 */
+  {GST_VIDEO_FORMAT_I420, 6, 3},        /* box-blur r=2, 3 x 5 */
+  {GST_VIDEO_FORMAT_GRAY16_LE, 1, 1},   /* gamma 0.45, 1 x 5 */
+  {GST_VIDEO_FORMAT_xBGR, 8, 5},        /* box-blur r=32, 8 x 5 */
+  {GST_VIDEO_FORMAT_GRAY8, 7, 6},       /* box-blur r=7, serial */
+  {GST_VIDEO_FORMAT_NV12, 5, 4},        /* box-blur r=1, 8 x 1 */
+  {GST_VIDEO_FORMAT_ARGB, 0, 6},        /* invert, serial */
+};
+
+GST_START_TEST (test_correctness_big)
+{
+  const BigCase *bc = &big_cases[__i__];
+  guint32 seed = test_seed ("test_correctness_big", __i__);
+  GRand *rand = g_rand_new_with_seed (seed);
+
+  run_config (&op_cfgs[bc->op], &run_cfgs[bc->run], bc->format, 1921, 1081,
+      &layout_default, 2, FALSE, rand, seed);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+/* Input with GstVideoMeta: strides +64 (and odd: +3), nonzero plane
+ * offsets, gaps between planes; odd sizes.  Loop index: format. */
+GST_START_TEST (test_padded_input)
+{
+  GstVideoFormat format = format_at (__i__);
+  guint32 seed = test_seed ("test_padded_input", __i__);
+  GRand *rand = g_rand_new_with_seed (seed);
+  static const Layout layouts[] = {
+    {64, 128, 64, 0, TRUE},
+    {64, 64, 0, 32, TRUE},
+    {0, 0, 0, 0, TRUE},         /* meta, default layout */
+  };
+  static const Size sizes[] = { {33, 17}, {7, 3}, {161, 91} };
+  guint l, s, o;
+
+  for (l = 0; l < G_N_ELEMENTS (layouts); l++)
+    for (s = 0; s < G_N_ELEMENTS (sizes); s++)
+      for (o = 0; o < 3; o++) {
+        static const guint op_idx[] = { 0, 2, 6 };
+        run_config (&op_cfgs[op_idx[o]], &run_cfgs[(l + s + o) % N_RUNS],
+            format, sizes[s].w, sizes[s].h, &layouts[l], 3, FALSE, rand,
+            seed);
+      }
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+/* Strides and offsets that are not multiples of 4 (legal in GstVideoMeta;
+ * odd offsets only for 8-bit formats, 16-bit samples stay 2-aligned). */
+GST_START_TEST (test_unaligned_input)
+{
+  GstVideoFormat format = format_at (__i__);
+  guint32 seed = test_seed ("test_unaligned_input", __i__);
+  GRand *rand = g_rand_new_with_seed (seed);
+  gboolean wide = format == GST_VIDEO_FORMAT_GRAY16_LE;
+  Layout lay = { wide ? 6 : 3, wide ? 10 : 5, wide ? 2 : 7, 1, TRUE };
+  guint o;
+
+  for (o = 0; o < 3; o++) {
+    static const guint op_idx[] = { 0, 1, 5 };
+    run_config (&op_cfgs[op_idx[o]], &run_cfgs[3], format, 37, 19, &lay, 3,
+        FALSE, rand, seed);
+  }
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+/* Buffers from the pool the element proposes in the ALLOCATION query (on
+ * CUDA: its page-locked memory), filled through their own video meta. */
+GST_START_TEST (test_upstream_pool)
+{
+  guint32 seed = test_seed ("test_upstream_pool", 0);
+  GRand *rand = g_rand_new_with_seed (seed);
+  const OpCfg *op = &op_cfgs[6];
+  GstVideoInfo info;
+  GstCaps *caps;
+  GstHarness *h;
+  GstQuery *q;
+  GstBufferPool *pool = NULL;
+  GQueue pending = G_QUEUE_INIT;
+  gchar *ctx = g_strdup_printf ("[upstream pool box-blur r=2 NV12 101x67 "
+      "backend=%s seed=0x%08x]", backend_nick, seed);
+  guint i, size = 0, min = 0, max = 0;
+
+  h = make_harness (op, &run_cfgs[3]);
+  caps = caps_of (GST_VIDEO_FORMAT_NV12, 101, 67, &info);
+  gst_harness_set_src_caps (h, gst_caps_ref (caps));
+
+  q = gst_query_new_allocation (caps, TRUE);
+  fail_unless (gst_pad_peer_query (h->srcpad, q), "%s: ALLOCATION query "
+      "not answered", ctx);
+  if (gst_query_get_n_allocation_pools (q) > 0)
+    gst_query_parse_nth_allocation_pool (q, 0, &pool, &size, &min, &max);
+  gst_query_unref (q);
+
+  if (pool) {
+    GstStructure *config = gst_buffer_pool_get_config (pool);
+    if (gst_buffer_pool_has_option (pool, GST_BUFFER_POOL_OPTION_VIDEO_META))
+      gst_buffer_pool_config_add_option (config,
+          GST_BUFFER_POOL_OPTION_VIDEO_META);
+    gst_buffer_pool_config_set_params (config, caps, size, min, max);
+    fail_unless (gst_buffer_pool_set_config (pool, config));
+    fail_unless (gst_buffer_pool_set_active (pool, TRUE));
+
+    for (i = 0; i < 6; i++) {
+      GstBuffer *in = NULL, *exp;
+      GstMapInfo map;
+      fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &in,
+              NULL), GST_FLOW_OK);
+      fail_unless (gst_buffer_map (in, &map, GST_MAP_WRITE));
+      fill_random (rand, map.data, map.size);
+      gst_buffer_unmap (in, &map);
+      GST_BUFFER_PTS (in) = i * GST_SECOND;
+      exp = make_expected (op, in, &info);
+      g_queue_push_tail (&pending, exp);
+      fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
+      pull_and_check (h, &info, &pending, ctx);
+    }
+    fail_unless (gst_buffer_pool_set_active (pool, FALSE));
+    gst_object_unref (pool);
+  } else {
+    GST_INFO ("the element proposes no pool");
+  }
+
+  gst_caps_unref (caps);
+  gst_harness_teardown (h);
+  g_free (ctx);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+/* ------------------------------------------------------------------------ */
+/* Metadata                                                                  */
+/* ------------------------------------------------------------------------ */
+
+GST_START_TEST (test_timestamps_flags)
+{
+  guint32 seed = test_seed ("test_timestamps_flags", 0);
+  GRand *rand = g_rand_new_with_seed (seed);
+  const OpCfg *op = &op_cfgs[0];
+  GstVideoInfo info;
+  GstHarness *h = make_harness (op, &run_cfgs[5]);
+  GQueue pending = G_QUEUE_INIT;
+  gchar *ctx = g_strdup_printf ("[timestamps RGBx 17x9 backend=%s "
+      "seed=0x%08x]", backend_nick, seed);
+  guint i;
+  const guint n = 6;
+
+  gst_harness_set_src_caps (h, caps_of (GST_VIDEO_FORMAT_RGBx, 17, 9, &info));
+  for (i = 0; i < n; i++) {
+    GstBuffer *in = make_input (rand, &info, &layout_default);
+    GstBuffer *exp = make_expected (op, in, &info);
+
+    GST_BUFFER_PTS (in) = GST_BUFFER_PTS (exp) = 1000 * GST_MSECOND +
+        i * 33 * GST_MSECOND;
+    GST_BUFFER_DTS (in) = GST_BUFFER_DTS (exp) = i == 3 ?
+        GST_CLOCK_TIME_NONE : 990 * GST_MSECOND + i * 33 * GST_MSECOND;
+    GST_BUFFER_DURATION (in) = GST_BUFFER_DURATION (exp) = (i == 4) ?
+        GST_CLOCK_TIME_NONE : 33 * GST_MSECOND + i;
+    if (i == 0)
+      GST_BUFFER_FLAG_SET (in, GST_BUFFER_FLAG_DISCONT);
+    if (i == 2)
+      GST_BUFFER_FLAG_SET (in, GST_BUFFER_FLAG_MARKER);
+    if (i == 5)
+      GST_BUFFER_FLAG_SET (in, GST_BUFFER_FLAG_DISCONT |
+          GST_BUFFER_FLAG_DELTA_UNIT);
+    GST_MINI_OBJECT_FLAGS (exp) = GST_MINI_OBJECT_FLAGS (in);
+    g_queue_push_tail (&pending, exp);
+    fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
+  }
+  for (i = 0; i < n; i++) {
+    GstBuffer *exp = g_queue_pop_head (&pending);
+    GstBuffer *out = pull_buffer (h, ctx);
+    const GstBufferFlags want = GST_BUFFER_FLAG_DISCONT |
+        GST_BUFFER_FLAG_MARKER | GST_BUFFER_FLAG_DELTA_UNIT;
+
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (out), GST_BUFFER_PTS (exp));
+    fail_unless_equals_uint64 (GST_BUFFER_DTS (out), GST_BUFFER_DTS (exp));
+    fail_unless_equals_uint64 (GST_BUFFER_DURATION (out),
+        GST_BUFFER_DURATION (exp));
+    fail_unless_equals_int (GST_BUFFER_FLAGS (out) & want,
+        GST_BUFFER_FLAGS (exp) & want);
+    check_output (out, exp, &info, ctx);
+    gst_buffer_unref (out);
+    gst_buffer_unref (exp);
+  }
+  gst_harness_teardown (h);
+  g_free (ctx);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+/* ------------------------------------------------------------------------ */
+/* Life cycle                                                                */
+/* ------------------------------------------------------------------------ */
+
+/* Records what leaves the element's src pad, in order. */
+typedef struct {
+  GMutex lock;
+  GPtrArray *items;             /* gchar*: "B <pts>", "E <event name>" */
+} Recorder;
+
+static GstPadProbeReturn
+record_probe (GstPad * pad, GstPadProbeInfo * pi, gpointer data)
+{
+  Recorder *r = data;
+  gchar *item = NULL;
+
+  if (GST_PAD_PROBE_INFO_TYPE (pi) & GST_PAD_PROBE_TYPE_BUFFER) {
+    item = g_strdup_printf ("B %" G_GUINT64_FORMAT,
+        GST_BUFFER_PTS (GST_PAD_PROBE_INFO_BUFFER (pi)));
+  } else if (GST_PAD_PROBE_INFO_TYPE (pi) & GST_PAD_PROBE_TYPE_EVENT_BOTH) {
+    GstEvent *ev = GST_PAD_PROBE_INFO_EVENT (pi);
+    if (GST_EVENT_TYPE (ev) == GST_EVENT_CAPS) {
+      GstCaps *caps;
+      gchar *s;
+      gst_event_parse_caps (ev, &caps);
+      s = gst_caps_to_string (caps);
+      item = g_strdup_printf ("E caps %s", s);
+      g_free (s);
+    } else {
+      item = g_strdup_printf ("E %s", GST_EVENT_TYPE_NAME (ev));
+    }
+  }
+  if (item) {
+    g_mutex_lock (&r->lock);
+    g_ptr_array_add (r->items, item);
+    g_mutex_unlock (&r->lock);
+  }
+  return GST_PAD_PROBE_OK;
+}
+
+static Recorder *
+recorder_attach (GstHarness * h)
+{
+  Recorder *r = g_new0 (Recorder, 1);
+  GstPad *src = gst_element_get_static_pad (h->element, "src");
+
+  g_mutex_init (&r->lock);
+  r->items = g_ptr_array_new_with_free_func (g_free);
+  gst_pad_add_probe (src, GST_PAD_PROBE_TYPE_BUFFER |
+      GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM | GST_PAD_PROBE_TYPE_EVENT_FLUSH,
+      record_probe, r, NULL);
+  gst_object_unref (src);
+  return r;
+}
+
+static gchar *
+recorder_dump (Recorder * r)
+{
+  GString *s = g_string_new (NULL);
+  guint i;
+
+  g_mutex_lock (&r->lock);
+  for (i = 0; i < r->items->len; i++)
+    g_string_append_printf (s, "%s%s", i ? " | " : "",
+        (gchar *) g_ptr_array_index (r->items, i));
+  g_mutex_unlock (&r->lock);
+  return g_string_free (s, FALSE);
+}
+
+static void
+recorder_free (Recorder * r)
+{
+  g_ptr_array_unref (r->items);
+  g_mutex_clear (&r->lock);
+  g_free (r);
+}
+
+/* push N frames, then EOS: all N leave, in order, before EOS */
+GST_START_TEST (test_eos_in_flight)
+{
+  guint32 seed = test_seed ("test_eos_in_flight", __i__);
+  GRand *rand = g_rand_new_with_seed (seed);
+  const OpCfg *op = &op_cfgs[__i__ == 0 ? 7 : 0];
+  const RunCfg *run = &run_cfgs[__i__ == 0 ? 3 : (__i__ == 1 ? 5 : 6)];
+  GstVideoInfo info;
+  GstHarness *h = make_harness (op, run);
+  Recorder *rec = recorder_attach (h);
+  GQueue pending = G_QUEUE_INIT;
+  gchar *rd = run_desc (run);
+  gchar *ctx = g_strdup_printf ("[EOS in flight, BGRA 160x120, %s "
+      "backend=%s seed=0x%08x]", rd, backend_nick, seed);
+  const guint n = 5;
+  guint i, n_buf = 0;
+  gchar *dump;
+  GstEvent *ev;
+  gboolean eos_seen = FALSE;
+
+  gst_harness_set_src_caps (h, caps_of (GST_VIDEO_FORMAT_BGRA, 160, 120,
+          &info));
+  for (i = 0; i < n; i++)
+    push_frame (h, rand, &info, op, &layout_default, i * GST_SECOND,
+        &pending, ctx);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()),
+      "%s: EOS not handled", ctx);
+
+  /* Everything before EOS, in order */
+  dump = recorder_dump (rec);
+  g_mutex_lock (&rec->lock);
+  for (i = 0; i < rec->items->len; i++) {
+    const gchar *it = g_ptr_array_index (rec->items, i);
+    if (it[0] == 'B') {
+      fail_if (eos_seen, "%s: a buffer left after EOS: %s", ctx, dump);
+      fail_unless_equals_uint64 (g_ascii_strtoull (it + 2, NULL, 10),
+          n_buf * GST_SECOND);
+      n_buf++;
+    } else if (g_str_equal (it, "E eos")) {
+      eos_seen = TRUE;
+    }
+  }
+  g_mutex_unlock (&rec->lock);
+  fail_unless (eos_seen, "%s: EOS did not leave the element by the time "
+      "the EOS push returned: %s", ctx, dump);
+  fail_unless_equals_int (n_buf, n);
+  g_free (dump);
+
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), n);
+  for (i = 0; i < n; i++)
+    pull_and_check (h, &info, &pending, ctx);
+  /* the EOS event reached the harness */
+  while ((ev = gst_harness_try_pull_event (h))) {
+    if (GST_EVENT_TYPE (ev) == GST_EVENT_EOS)
+      eos_seen = FALSE;
+    gst_event_unref (ev);
+  }
+  fail_if (eos_seen, "%s: no EOS event at the harness", ctx);
+
+  gst_harness_teardown (h);
+  recorder_free (rec);
+  g_free (ctx);
+  g_free (rd);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+/* frames, flush, more frames: every frame that comes out is right, every
+ * frame pushed after the flush comes out, in order. */
+static void
+flush_round (GstHarness * h, GRand * rand, const GstVideoInfo * info,
+    const OpCfg * op, guint n_before, guint n_after, gboolean reset_time,
+    const gchar * ctx)
+{
+  GHashTable *exp_by_pts = g_hash_table_new_full (g_int64_hash,
+      g_int64_equal, g_free, (GDestroyNotify) gst_buffer_unref);
+  GQueue pending = G_QUEUE_INIT;
+  GstSegment seg;
+  guint i, got_after = 0;
+  GstClockTime last = 0;
+  gboolean first = TRUE;
+  GstBuffer *out;
+
+  for (i = 0; i < n_before; i++)
+    push_frame (h, rand, info, op, &layout_default, i * GST_SECOND, &pending,
+        ctx);
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
+  fail_unless (gst_harness_push_event (h,
+          gst_event_new_flush_stop (reset_time)));
+  gst_segment_init (&seg, GST_FORMAT_TIME);
+  fail_unless (gst_harness_push_event (h, gst_event_new_segment (&seg)));
+  for (i = 0; i < n_after; i++)
+    push_frame (h, rand, info, op, &layout_default, (1000 + i) * GST_SECOND,
+        &pending, ctx);
+
+  while (!g_queue_is_empty (&pending)) {
+    GstBuffer *b = g_queue_pop_head (&pending);
+    gint64 *k = g_new (gint64, 1);
+    *k = GST_BUFFER_PTS (b);
+    g_hash_table_insert (exp_by_pts, k, b);
+  }
+
+  /* pre-flush frames may or may not be in the queue; post-flush must */
+  while (got_after < n_after) {
+    gint64 k;
+    GstBuffer *exp;
+    gchar *c;
+
+    out = pull_buffer (h, ctx);
+    k = GST_BUFFER_PTS (out);
+    exp = g_hash_table_lookup (exp_by_pts, &k);
+    c = g_strdup_printf ("%s, output pts %" GST_TIME_FORMAT, ctx,
+        GST_TIME_ARGS (k));
+    fail_unless (exp != NULL, "%s: unexpected output timestamp", c);
+    fail_unless (first || (GstClockTime) k > last, "%s: out of order (after "
+        "%" GST_TIME_FORMAT ")", c, GST_TIME_ARGS (last));
+    check_output (out, exp, info, c);
+    if ((GstClockTime) k >= 1000 * GST_SECOND) {
+      fail_unless_equals_uint64 (k, (1000 + got_after) * GST_SECOND);
+      got_after++;
+    }
+    last = k;
+    first = FALSE;
+    g_free (c);
+    gst_buffer_unref (out);
+  }
+  /* nothing else may come */
+  out = gst_harness_try_pull (h);
+  fail_unless (out == NULL, "%s: an extra buffer, pts %" GST_TIME_FORMAT,
+      ctx, GST_TIME_ARGS (out ? GST_BUFFER_PTS (out) : 0));
+  g_hash_table_unref (exp_by_pts);
+}
+
+GST_START_TEST (test_flush_midstream)
+{
+  guint32 seed = test_seed ("test_flush_midstream", __i__);
+  GRand *rand = g_rand_new_with_seed (seed);
+  static const guint runs[] = { 3, 5, 0, 6 };
+  const RunCfg *run = &run_cfgs[runs[__i__]];
+  const OpCfg *op = &op_cfgs[7];        /* box-blur r=7: slow enough to be in flight */
+  GstVideoInfo info;
+  GstHarness *h = make_harness (op, run);
+  gchar *rd = run_desc (run);
+  gchar *ctx = g_strdup_printf ("[flush, I420 320x241 box-blur r=7, %s "
+      "backend=%s seed=0x%08x]", rd, backend_nick, seed);
+  guint round;
+
+  gst_harness_set_src_caps (h, caps_of (GST_VIDEO_FORMAT_I420, 320, 241,
+          &info));
+  for (round = 0; round < 3; round++)
+    flush_round (h, rand, &info, op, 4, 3, round != 1, ctx);
+
+  gst_harness_teardown (h);
+  g_free (ctx);
+  g_free (rd);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+/* A push blocked because downstream holds every output buffer (the pool is
+ * bounded) must return when flushing starts. */
+typedef struct {
+  GstHarness *h;
+  GRand *rand;
+  const GstVideoInfo *info;
+  guint n;
+  volatile gint pushed;
+  GstFlowReturn last;
+} Pusher;
+
+static gpointer
+pusher_thread (gpointer data)
+{
+  Pusher *p = data;
+  guint i;
+
+  for (i = 0; i < p->n; i++) {
+    GstBuffer *in = make_input (p->rand, p->info, &layout_default);
+    GST_BUFFER_PTS (in) = i * GST_SECOND;
+    p->last = gst_harness_push (p->h, in);
+    if (p->last != GST_FLOW_OK)
+      break;
+    g_atomic_int_inc (&p->pushed);
+  }
+  return NULL;
+}
+
+GST_START_TEST (test_flush_unblocks_chain)
+{
+  guint32 seed = test_seed ("test_flush_unblocks_chain", 0);
+  GRand *rand = g_rand_new_with_seed (seed);
+  const OpCfg *op = &op_cfgs[0];
+  GstVideoInfo info;
+  GstHarness *h = make_harness (op, &run_cfgs[6]);      /* serial: smallest bound */
+  Pusher p = { 0, };
+  GThread *t;
+  GstBuffer *out;
+  GstSegment seg;
+  GQueue pending = G_QUEUE_INIT;
+  gint before;
+  guint i;
+  gchar *ctx = g_strdup_printf ("[flush unblocks chain, GRAY8 64x64 serial "
+      "backend=%s seed=0x%08x]", backend_nick, seed);
+
+  gst_harness_set_src_caps (h, caps_of (GST_VIDEO_FORMAT_GRAY8, 64, 64,
+          &info));
+  p.h = h;
+  p.rand = rand;
+  p.info = &info;
+  p.n = 200;
+  t = g_thread_new ("pusher", pusher_thread, &p);
+  /* wait until the pusher is stuck: no progress for 300 ms */
+  do {
+    before = g_atomic_int_get (&p.pushed);
+    g_usleep (300 * 1000);
+  } while (g_atomic_int_get (&p.pushed) != before && before < 200);
+  fail_unless (before < 200, "%s: 200 frames pushed while the harness held "
+      "every output: the output pool is not bounded", ctx);
+
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
+  g_thread_join (t);
+  fail_unless (p.last == GST_FLOW_FLUSHING, "%s: the blocked push returned "
+      "%s, expected flushing", ctx, gst_flow_get_name (p.last));
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
+  gst_segment_init (&seg, GST_FORMAT_TIME);
+  fail_unless (gst_harness_push_event (h, gst_event_new_segment (&seg)));
+
+  /* drop what came out before (it was correct or not: invert of random
+   * data, we did not keep it), then new frames must come out right */
+  while ((out = gst_harness_try_pull (h)))
+    gst_buffer_unref (out);
+  for (i = 0; i < 4; i++) {
+    push_frame (h, rand, &info, op, &layout_default, (500 + i) * GST_SECOND,
+        &pending, ctx);
+    pull_and_check (h, &info, &pending, ctx);
+  }
+  gst_harness_teardown (h);
+  g_free (ctx);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_caps_change)
+{
+  guint32 seed = test_seed ("test_caps_change", __i__);
+  GRand *rand = g_rand_new_with_seed (seed);
+  const OpCfg *op = &op_cfgs[__i__ == 0 ? 6 : 2];
+  static const struct {
+    GstVideoFormat f;
+    guint w, h;
+  } stages[] = {
+    {GST_VIDEO_FORMAT_RGBA, 64, 48},
+    {GST_VIDEO_FORMAT_I420, 33, 17},
+    {GST_VIDEO_FORMAT_GRAY8, 100, 3},
+    {GST_VIDEO_FORMAT_GRAY16_LE, 65, 31},
+    {GST_VIDEO_FORMAT_NV12, 66, 30},
+    {GST_VIDEO_FORMAT_NV12, 3, 5},
+    {GST_VIDEO_FORMAT_RGBA, 64, 48},
+  };
+  const guint n_stages = G_N_ELEMENTS (stages), per = 3;
+  GstVideoInfo info[G_N_ELEMENTS (stages)];
+  GstHarness *h = make_harness (op, &run_cfgs[3]);
+  Recorder *rec = recorder_attach (h);
+  GQueue pending[G_N_ELEMENTS (stages)];
+  gboolean interleave = (__i__ == 1);
+  gchar *ctx;
+  guint s, i, j, n_caps = 0, n_buf = 0;
+  gchar *dump;
+
+  for (s = 0; s < n_stages; s++) {
+    g_queue_init (&pending[s]);
+    ctx = g_strdup_printf ("[caps change, stage %u %s %ux%u backend=%s%s "
+        "seed=0x%08x]", s, gst_video_format_to_string (stages[s].f),
+        stages[s].w, stages[s].h, backend_nick, interleave ? " interleaved" :
+        "", seed);
+    gst_harness_set_src_caps (h, caps_of (stages[s].f, stages[s].w,
+            stages[s].h, &info[s]));
+    for (i = 0; i < per; i++) {
+      push_frame (h, rand, &info[s], op, &layout_default,
+          (s * per + i) * GST_SECOND, &pending[s], ctx);
+      if (interleave)
+        pull_and_check (h, &info[s], &pending[s], ctx);
+    }
+    if (interleave)
+      check_output_caps (h, &info[s], ctx);
+    g_free (ctx);
+  }
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+
+  if (!interleave) {
+    for (s = 0; s < n_stages; s++) {
+      ctx = g_strdup_printf ("[caps change, stage %u %s %ux%u backend=%s "
+          "seed=0x%08x]", s, gst_video_format_to_string (stages[s].f),
+          stages[s].w, stages[s].h, backend_nick, seed);
+      for (i = 0; i < per; i++)
+        pull_and_check (h, &info[s], &pending[s], ctx);
+      g_free (ctx);
+    }
+  }
+
+  /* Sequence downstream: caps(s), its buffers, caps(s+1), ... */
+  dump = recorder_dump (rec);
+  g_mutex_lock (&rec->lock);
+  s = 0;
+  for (j = 0; j < rec->items->len; j++) {
+    const gchar *it = g_ptr_array_index (rec->items, j);
+    if (g_str_has_prefix (it, "E caps ")) {
+      GstCaps *got = gst_caps_from_string (it + 7);
+      GstCaps *want = gst_video_info_to_caps (&info[n_caps]);
+      fail_unless (n_buf == n_caps * per, "caps %u sent after %u buffers: "
+          "%s", n_caps, n_buf, dump);
+      fail_unless (gst_caps_is_equal (got, want), "caps %u: got %s: %s",
+          n_caps, it + 7, dump);
+      gst_caps_unref (got);
+      gst_caps_unref (want);
+      n_caps++;
+    } else if (it[0] == 'B') {
+      fail_unless (n_caps == n_buf / per + 1, "buffer %u under caps %u: %s",
+          n_buf, n_caps - 1, dump);
+      n_buf++;
+    }
+  }
+  g_mutex_unlock (&rec->lock);
+  /* the last stage has the caps of the first: a repeated caps event may
+   * be dropped by the pad as unchanged, but not here (changed before) */
+  fail_unless_equals_int (n_caps, n_stages);
+  fail_unless_equals_int (n_buf, n_stages * per);
+  g_free (dump);
+
+  gst_harness_teardown (h);
+  recorder_free (rec);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_state_cycling)
+{
+  guint32 seed = test_seed ("test_state_cycling", 0);
+  GRand *rand = g_rand_new_with_seed (seed);
+  const OpCfg *op = &op_cfgs[5];
+  GstHarness *h = make_harness (op, &run_cfgs[3]);
+  static const GstVideoFormat fmts[] = {
+    GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_xRGB,
+    GST_VIDEO_FORMAT_GRAY16_LE, GST_VIDEO_FORMAT_I420,
+  };
+  guint cycle;
+
+  for (cycle = 0; cycle < G_N_ELEMENTS (fmts); cycle++) {
+    GstVideoInfo info;
+    GQueue pending = G_QUEUE_INIT;
+    gchar *ctx = g_strdup_printf ("[state cycle %u, %s 45x23 backend=%s "
+        "seed=0x%08x]", cycle, gst_video_format_to_string (fmts[cycle]),
+        backend_nick, seed);
+    gchar *sid = g_strdup_printf ("cycle-%u", cycle);
+    GstStateChangeReturn ret;
+
+    if (cycle > 0) {
+      if (cycle % 2) {
+        ret = gst_element_set_state (h->element, GST_STATE_NULL);
+        fail_unless_equals_int (ret, GST_STATE_CHANGE_SUCCESS);
+      } else {
+        /* the long way down and up */
+        fail_unless_equals_int (gst_element_set_state (h->element,
+                GST_STATE_PAUSED), GST_STATE_CHANGE_SUCCESS);
+        fail_unless_equals_int (gst_element_set_state (h->element,
+                GST_STATE_READY), GST_STATE_CHANGE_SUCCESS);
+        fail_unless_equals_int (gst_element_set_state (h->element,
+                GST_STATE_NULL), GST_STATE_CHANGE_SUCCESS);
+        fail_unless_equals_int (gst_element_set_state (h->element,
+                GST_STATE_READY), GST_STATE_CHANGE_SUCCESS);
+        fail_unless_equals_int (gst_element_set_state (h->element,
+                GST_STATE_PAUSED), GST_STATE_CHANGE_SUCCESS);
+      }
+      ret = gst_element_set_state (h->element, GST_STATE_PLAYING);
+      fail_unless_equals_int (ret, GST_STATE_CHANGE_SUCCESS);
+      fail_unless (gst_harness_push_event (h,
+              gst_event_new_stream_start (sid)));
+    }
+    gst_harness_set_src_caps (h, caps_of (fmts[cycle], 45, 23, &info));
+    push_frame (h, rand, &info, op, &layout_default, 0, &pending, ctx);
+    push_frame (h, rand, &info, op, &layout_default, GST_SECOND, &pending,
+        ctx);
+    pull_and_check (h, &info, &pending, ctx);
+    pull_and_check (h, &info, &pending, ctx);
+    g_free (ctx);
+    g_free (sid);
+  }
+  /* down with a frame in flight */
+  {
+    GstVideoInfo info;
+    GQueue pending = G_QUEUE_INIT;
+    GstBuffer *b;
+    gst_harness_set_src_caps (h, caps_of (GST_VIDEO_FORMAT_RGBA, 640, 480,
+            &info));
+    push_frame (h, rand, &info, &op_cfgs[8], &layout_default, 0, &pending,
+        "[state cycle with a frame in flight]");
+    fail_unless_equals_int (gst_element_set_state (h->element,
+            GST_STATE_NULL), GST_STATE_CHANGE_SUCCESS);
+    while ((b = g_queue_pop_head (&pending)))
+      gst_buffer_unref (b);
+  }
+  gst_harness_teardown (h);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+static gchar *
+error_text (GstMessage * msg)
+{
+  GError *err = NULL;
+  gchar *dbg = NULL, *s;
+
+  gst_message_parse_error (msg, &err, &dbg);
+  s = g_strdup_printf ("%s | %s", err ? err->message : "",
+      dbg ? dbg : "");
+  g_clear_error (&err);
+  g_free (dbg);
+  return s;
+}
+
+GST_START_TEST (test_short_buffer)
+{
+  guint32 seed = test_seed ("test_short_buffer", __i__);
+  GRand *rand = g_rand_new_with_seed (seed);
+  const OpCfg *op = &op_cfgs[__i__ == 0 ? 0 : 6];
+  GstVideoFormat fmt = __i__ == 0 ? GST_VIDEO_FORMAT_RGBA :
+      GST_VIDEO_FORMAT_I420;
+  GstVideoInfo info;
+  GstHarness *h = make_harness (op, &run_cfgs[3]);
+  GstBus *bus = gst_bus_new ();
+  GQueue pending = G_QUEUE_INIT;
+  GstBuffer *in, *out;
+  GstMessage *msg;
+  GstFlowReturn ret;
+  gsize want, have;
+  gchar *text, *ws, *hs;
+  gchar *ctx = g_strdup_printf ("[short buffer %s 64x48 backend=%s "
+      "seed=0x%08x]", gst_video_format_to_string (fmt), backend_nick, seed);
+  guint i;
+
+  gst_element_set_bus (h->element, bus);
+  gst_harness_set_src_caps (h, caps_of (fmt, 64, 48, &info));
+  want = GST_VIDEO_INFO_SIZE (&info);
+  have = want - 1 - (__i__ == 0 ? 0 : want / 3);
+
+  /* two good frames first: they come out right or not at all */
+  for (i = 0; i < 2; i++)
+    push_frame (h, rand, &info, op, &layout_default, i * GST_SECOND,
+        &pending, ctx);
+
+  in = gst_buffer_new_allocate (NULL, have, NULL);
+  {
+    GstMapInfo map;
+    fail_unless (gst_buffer_map (in, &map, GST_MAP_WRITE));
+    fill_random (rand, map.data, map.size);
+    gst_buffer_unmap (in, &map);
+  }
+  GST_BUFFER_PTS (in) = 2 * GST_SECOND;
+  ret = gst_harness_push (h, in);
+  fail_unless (ret == GST_FLOW_ERROR, "%s: push of a %" G_GSIZE_FORMAT
+      "-byte buffer (caps need %" G_GSIZE_FORMAT ") returned %s", ctx, have,
+      want, gst_flow_get_name (ret));
+
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL, "%s: no ERROR message on the bus", ctx);
+  text = error_text (msg);
+  ws = g_strdup_printf ("%" G_GSIZE_FORMAT, want);
+  hs = g_strdup_printf ("%" G_GSIZE_FORMAT, have);
+  fail_unless (strstr (text, ws) && strstr (text, hs), "%s: the error does "
+      "not name both sizes (%s and %s): \"%s\"", ctx, hs, ws, text);
+  g_free (text);
+  g_free (ws);
+  g_free (hs);
+  gst_message_unref (msg);
+
+  /* whatever came out must be right */
+  while ((out = gst_harness_try_pull (h))) {
+    GstBuffer *exp = g_queue_pop_head (&pending);
+    fail_unless (exp != NULL, "%s: more output than good input", ctx);
+    while (exp && GST_BUFFER_PTS (exp) != GST_BUFFER_PTS (out)) {
+      gst_buffer_unref (exp);
+      exp = g_queue_pop_head (&pending);
+    }
+    fail_unless (exp != NULL, "%s: output with pts %" GST_TIME_FORMAT
+        " not pushed as a good frame", ctx,
+        GST_TIME_ARGS (GST_BUFFER_PTS (out)));
+    check_output (out, exp, &info, ctx);
+    gst_buffer_unref (exp);
+    gst_buffer_unref (out);
+  }
+  while ((out = g_queue_pop_head (&pending)))
+    gst_buffer_unref (out);
+
+  gst_element_set_bus (h->element, NULL);
+  gst_harness_teardown (h);
+  gst_bus_set_flushing (bus, TRUE);
+  gst_object_unref (bus);
+  g_free (ctx);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+/* A video meta that points past the end of the buffer: an error, no crash,
+ * no output for it. */
+GST_START_TEST (test_short_buffer_meta)
+{
+  guint32 seed = test_seed ("test_short_buffer_meta", 0);
+  GRand *rand = g_rand_new_with_seed (seed);
+  GstVideoInfo info;
+  GstHarness *h = make_harness (&op_cfgs[0], &run_cfgs[3]);
+  GstBus *bus = gst_bus_new ();
+  GstBuffer *in, *out;
+  GstMessage *msg;
+  GstFlowReturn ret;
+  Layout lay = { 64, 128, 0, 0, TRUE };
+  gsize full;
+
+  gst_element_set_bus (h->element, bus);
+  gst_harness_set_src_caps (h, caps_of (GST_VIDEO_FORMAT_NV12, 64, 48,
+          &info));
+  in = make_input (rand, &info, &lay);
+  full = gst_buffer_get_size (in);
+  /* cut the buffer: the chroma plane now ends past its end */
+  gst_buffer_resize (in, 0, full - 100);
+  ret = gst_harness_push (h, in);
+  fail_unless (ret == GST_FLOW_ERROR, "push of a buffer whose meta ends "
+      "past it returned %s", gst_flow_get_name (ret));
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL, "no ERROR message on the bus");
+  gst_message_unref (msg);
+  out = gst_harness_try_pull (h);
+  fail_unless (out == NULL, "a buffer came out");
+
+  gst_element_set_bus (h->element, NULL);
+  gst_harness_teardown (h);
+  gst_bus_set_flushing (bus, TRUE);
+  gst_object_unref (bus);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_serial_equals_overlap)
+{
+  guint32 seed = test_seed ("test_serial_equals_overlap", 0);
+  GRand *rand = g_rand_new_with_seed (seed);
+  const OpCfg *op = &op_cfgs[__i__ == 0 ? 7 : 1];
+  GstVideoFormat fmt = __i__ == 0 ? GST_VIDEO_FORMAT_NV12 :
+      GST_VIDEO_FORMAT_ABGR;
+  GstVideoInfo info;
+  GstHarness *ho = make_harness (op, &run_cfgs[5]);
+  GstHarness *hs = make_harness (op, &run_cfgs[6]);
+  gchar *ctx = g_strdup_printf ("[serial vs overlap, %s 127x65 backend=%s "
+      "seed=0x%08x]", gst_video_format_to_string (fmt), backend_nick, seed);
+  guint i;
+
+  gst_harness_set_src_caps (ho, caps_of (fmt, 127, 65, &info));
+  gst_harness_set_src_caps (hs, caps_of (fmt, 127, 65, &info));
+  for (i = 0; i < 4; i++) {
+    GstBuffer *in = make_input (rand, &info, &layout_default);
+    GstBuffer *exp = make_expected (op, in, &info);
+    GstBuffer *oo, *os;
+
+    GST_BUFFER_PTS (in) = i * GST_SECOND;
+    fail_unless_equals_int (gst_harness_push (ho, gst_buffer_ref (in)),
+        GST_FLOW_OK);
+    fail_unless_equals_int (gst_harness_push (hs, in), GST_FLOW_OK);
+    oo = pull_buffer (ho, ctx);
+    os = pull_buffer (hs, ctx);
+    /* the same bytes: both equal to the reference */
+    check_output (oo, exp, &info, ctx);
+    check_output (os, exp, &info, ctx);
+    gst_buffer_unref (oo);
+    gst_buffer_unref (os);
+    gst_buffer_unref (exp);
+  }
+  gst_harness_teardown (ho);
+  gst_harness_teardown (hs);
+  g_free (ctx);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+/* More frames than the in-flight bound. */
+GST_START_TEST (test_many_frames)
+{
+  guint32 seed = test_seed ("test_many_frames", __i__);
+  GRand *rand = g_rand_new_with_seed (seed);
+  const OpCfg *op = &op_cfgs[__i__ % 2 ? 6 : 0];
+  const RunCfg *run = &run_cfgs[__i__ < 2 ? 3 : 6];
+  GstVideoInfo info;
+  GstHarness *h = make_harness (op, run);
+  GQueue pending = G_QUEUE_INIT;
+  gchar *rd = run_desc (run), *od = op_desc (op);
+  gchar *ctx = g_strdup_printf ("[40 frames pull after push, %s xRGB 96x54 "
+      "%s backend=%s seed=0x%08x]", od, rd, backend_nick, seed);
+  guint i;
+
+  gst_harness_set_src_caps (h, caps_of (GST_VIDEO_FORMAT_xRGB, 96, 54,
+          &info));
+  for (i = 0; i < 40; i++) {
+    push_frame (h, rand, &info, op, &layout_default, i * GST_SECOND / 30,
+        &pending, ctx);
+    pull_and_check (h, &info, &pending, ctx);
+  }
+  /* and pushes running ahead of pulls by a few */
+  for (i = 40; i < 80; i++) {
+    push_frame (h, rand, &info, op, &layout_default, i * GST_SECOND / 30,
+        &pending, ctx);
+    if (g_queue_get_length (&pending) > 3)
+      pull_and_check (h, &info, &pending, ctx);
+  }
+  while (!g_queue_is_empty (&pending))
+    pull_and_check (h, &info, &pending, ctx);
+  gst_harness_teardown (h);
+  g_free (ctx);
+  g_free (rd);
+  g_free (od);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+/* 40 frames pushed from a thread while the test pulls slowly: the pushes
+ * block on the bounds and resume; all 40 come out right, in order. */
+typedef struct {
+  GstHarness *h;
+  GRand *rand;
+  const GstVideoInfo *info;
+  const OpCfg *op;
+  GMutex lock;
+  GQueue pending;
+  guint n;
+  GstFlowReturn last;
+  const gchar *ctx;
+} Feeder;
+
+static gpointer
+feeder_thread (gpointer data)
+{
+  Feeder *f = data;
+  guint i;
+
+  for (i = 0; i < f->n; i++) {
+    GstBuffer *in = make_input (f->rand, f->info, &layout_default);
+    GstBuffer *exp = make_expected (f->op, in, f->info);
+
+    GST_BUFFER_PTS (in) = GST_BUFFER_PTS (exp) = i * GST_SECOND;
+    g_mutex_lock (&f->lock);
+    g_queue_push_tail (&f->pending, exp);
+    g_mutex_unlock (&f->lock);
+    f->last = gst_harness_push (f->h, in);
+    if (f->last != GST_FLOW_OK)
+      break;
+  }
+  return NULL;
+}
+
+GST_START_TEST (test_many_frames_threaded)
+{
+  guint32 seed = test_seed ("test_many_frames_threaded", __i__);
+  GRand *rand = g_rand_new_with_seed (seed);
+  const OpCfg *op = &op_cfgs[5];
+  const RunCfg *run = &run_cfgs[__i__ == 0 ? 3 : 6];
+  GstVideoInfo info;
+  GstHarness *h = make_harness (op, run);
+  Feeder f = { 0, };
+  GThread *t;
+  gchar *rd = run_desc (run);
+  gchar *ctx = g_strdup_printf ("[40 frames from a thread, box-blur r=1 "
+      "NV12 130x70 %s backend=%s seed=0x%08x]", rd, backend_nick, seed);
+  guint i;
+
+  gst_harness_set_src_caps (h, caps_of (GST_VIDEO_FORMAT_NV12, 130, 70,
+          &info));
+  f.h = h;
+  f.rand = rand;
+  f.info = &info;
+  f.op = op;
+  f.n = 40;
+  f.ctx = ctx;
+  g_mutex_init (&f.lock);
+  g_queue_init (&f.pending);
+  t = g_thread_new ("feeder", feeder_thread, &f);
+  g_usleep (200 * 1000);        /* let the pushes run ahead and block */
+  for (i = 0; i < 40; i++) {
+    GstBuffer *out = pull_buffer (h, ctx), *exp;
+    gchar *c = g_strdup_printf ("%s frame %u", ctx, i);
+
+    g_mutex_lock (&f.lock);
+    exp = g_queue_pop_head (&f.pending);
+    g_mutex_unlock (&f.lock);
+    fail_unless (exp != NULL);
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (out), GST_BUFFER_PTS (exp));
+    check_output (out, exp, &info, c);
+    gst_buffer_unref (out);
+    gst_buffer_unref (exp);
+    g_free (c);
+  }
+  g_thread_join (t);
+  fail_unless_equals_int (f.last, GST_FLOW_OK);
+  g_mutex_clear (&f.lock);
+  gst_harness_teardown (h);
+  g_free (ctx);
+  g_free (rd);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_latency_query)
+{
+  GstHarness *h = make_harness (&op_cfgs[0], &run_cfgs[3]);
+  GstVideoInfo info;
+  GstClockTime lat;
+
+  gst_harness_set_src_caps (h, caps_of (GST_VIDEO_FORMAT_RGBA, 32, 32,
+          &info));
+  gst_harness_set_upstream_latency (h, 10 * GST_MSECOND);
+  lat = gst_harness_query_latency (h);
+  fail_unless (GST_CLOCK_TIME_IS_VALID (lat), "latency query failed");
+  fail_unless (lat >= 10 * GST_MSECOND, "latency %" GST_TIME_FORMAT
+      " lost upstream's 10 ms", GST_TIME_ARGS (lat));
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* backend=cuda: an error at the state change where no GPU is usable (the
+ * error message says so); where one is, PLAYING works. */
+GST_START_TEST (test_backend_cuda_state_change)
+{
+  GstElement *e = gst_element_factory_make (ELEMENT, NULL);
+  GstBus *bus = gst_bus_new ();
+  GstStateChangeReturn ret;
+
+  fail_unless (e != NULL);
+  gst_element_set_bus (e, bus);
+  gst_util_set_object_arg (G_OBJECT (e), "backend", "cuda");
+  ret = gst_element_set_state (e, GST_STATE_PLAYING);
+  if (ret == GST_STATE_CHANGE_FAILURE) {
+    GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+    gchar *text, *lower;
+    fail_unless (msg != NULL, "state change failed with no ERROR message");
+    text = error_text (msg);
+    lower = g_ascii_strdown (text, -1);
+    fail_unless (strstr (lower, "cuda") != NULL, "the error does not "
+        "mention CUDA: \"%s\"", text);
+    GST_INFO ("backend=cuda refused: %s", text);
+    g_free (lower);
+    g_free (text);
+    gst_message_unref (msg);
+  } else {
+    fail_unless_equals_int (gst_element_get_state (e, NULL, NULL,
+            GST_CLOCK_TIME_NONE), GST_STATE_CHANGE_SUCCESS);
+  }
+  fail_unless_equals_int (gst_element_set_state (e, GST_STATE_NULL),
+      GST_STATE_CHANGE_SUCCESS);
+  gst_element_set_bus (e, NULL);
+  gst_bus_set_flushing (bus, TRUE);
+  gst_object_unref (bus);
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
+/* ------------------------------------------------------------------------ */
+/* Suite                                                                     */
+/* ------------------------------------------------------------------------ */
+
+static TCase *
+new_tcase (Suite * s, const gchar * name)
+{
+  TCase *tc = tcase_create (name);
+
+  tcase_set_timeout (tc, 300);
+  tcase_add_checked_fixture (tc, leaks_setup, leaks_teardown);
+  suite_add_tcase (s, tc);
+  return tc;
+}
+
+static Suite *
+cudavideofilter_suite (void)
+{
+  Suite *s = suite_create (ELEMENT);
+  TCase *tc;
+
+  tc = new_tcase (s, "reference");
+  tcase_add_test (tc, test_reference_table);
+  tcase_add_test (tc, test_reference_known_values);
+  tcase_add_test (tc, test_reference_blur_ways_agree);
+
+  tc = new_tcase (s, "properties");
+  tcase_add_test (tc, test_properties);
+
+  tc = new_tcase (s, "correctness");
+  tcase_add_loop_test (tc, test_correctness_small, 0, N_OPS * N_FORMATS);
+  tcase_add_loop_test (tc, test_correctness_vga, 0, N_OPS * N_FORMATS);
+  tcase_add_loop_test (tc, test_correctness_big, 0,
+      G_N_ELEMENTS (big_cases));
+  tcase_add_loop_test (tc, test_padded_input, 0, N_FORMATS);
+  tcase_add_loop_test (tc, test_unaligned_input, 0, N_FORMATS);
+  tcase_add_test (tc, test_upstream_pool);
+  tcase_add_loop_test (tc, test_serial_equals_overlap, 0, 2);
+
+  tc = new_tcase (s, "stream");
+  tcase_add_test (tc, test_timestamps_flags);
+  tcase_add_loop_test (tc, test_eos_in_flight, 0, 3);
+  tcase_add_loop_test (tc, test_flush_midstream, 0, 4);
+  tcase_add_test (tc, test_flush_unblocks_chain);
+  tcase_add_loop_test (tc, test_caps_change, 0, 2);
+  tcase_add_test (tc, test_state_cycling);
+  tcase_add_loop_test (tc, test_many_frames, 0, 4);
+  tcase_add_loop_test (tc, test_many_frames_threaded, 0, 2);
+  tcase_add_test (tc, test_latency_query);
+
+  tc = new_tcase (s, "errors");
+  tcase_add_loop_test (tc, test_short_buffer, 0, 2);
+  tcase_add_test (tc, test_short_buffer_meta);
+  tcase_add_test (tc, test_backend_cuda_state_change);
+
+  return s;
+}
+
+/* backend=cuda: can the element run at all?  Done in this process (the
+ * suite then runs unforked), so CUDA is initialised where it is used. */
+static gboolean
+cuda_usable (gchar ** why)
+{
+  GstElement *e = gst_element_factory_make (ELEMENT, NULL);
+  GstBus *bus;
+  GstStateChangeReturn ret;
+  gboolean ok;
+
+  if (!e) {
+    *why = g_strdup ("cannot make the '" ELEMENT "' element (is "
+        "GST_PLUGIN_PATH set to the build's elements/ folder?)");
+    return FALSE;
+  }
+  bus = gst_bus_new ();
+  gst_element_set_bus (e, bus);
+  gst_util_set_object_arg (G_OBJECT (e), "backend", "cuda");
+  ret = gst_element_set_state (e, GST_STATE_PLAYING);
+  ok = ret != GST_STATE_CHANGE_FAILURE;
+  if (!ok) {
+    GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+    *why = msg ? error_text (msg) :
+        g_strdup ("the state change to PLAYING failed");
+    if (msg)
+      gst_message_unref (msg);
+  }
+  gst_element_set_state (e, GST_STATE_NULL);
+  gst_element_set_bus (e, NULL);
+  gst_bus_set_flushing (bus, TRUE);
+  gst_object_unref (bus);
+  gst_object_unref (e);
+  return ok;
+}
+
+int
+main (int argc, char **argv)
+{
+  const gchar *env;
+  Suite *s;
+  int nf;
+
+  env = g_getenv ("CO_TEST_BACKEND");
+  if (env && *env)
+    backend_nick = env;
+  if (g_strcmp0 (backend_nick, "cpu") && g_strcmp0 (backend_nick, "cuda")) {
+    g_printerr ("CO_TEST_BACKEND must be 'cpu' or 'cuda', not '%s'\n",
+        backend_nick);
+    return 1;
+  }
+  env = g_getenv ("CO_TEST_SEED");
+  if (env && *env)
+    base_seed = (guint32) g_ascii_strtoull (env, NULL, 0);
+  full_matrix = g_strcmp0 (g_getenv ("CO_TEST_FULL"), "1") == 0;
+  if (g_strcmp0 (g_getenv ("CO_TEST_LEAKS"), "0") != 0
+      && !g_getenv ("GST_TRACERS"))
+    g_setenv ("GST_TRACERS", "leaks(log-leaks-on-deinit=false)", TRUE);
+
+  if (g_str_equal (backend_nick, "cuda"))
+    g_setenv ("CK_FORK", "no", TRUE);
+
+  gst_check_init (&argc, &argv);
+
+  if (g_str_equal (backend_nick, "cuda")) {
+    gchar *why = NULL;
+    if (!cuda_usable (&why)) {
+      g_printerr ("SKIP: CO_TEST_BACKEND=cuda but no usable CUDA device: "
+          "%s\n", why);
+      g_free (why);
+      return 77;
+    }
+  }
+  g_print ("cudavideofilter tests: backend=%s seed=0x%08x%s\n", backend_nick,
+      base_seed, full_matrix ? " (full matrix)" : "");
+
+  s = cudavideofilter_suite ();
+  nf = gst_check_run_suite (s, "cudavideofilter", __FILE__);
+  if (leaks_tracer)
+    gst_object_unref (leaks_tracer);
+  return nf == 0 ? 0 : 1;
+}
