@@ -87,29 +87,46 @@ copy_band (const CoPlaneBand * b)
 
 /* ---- invert and gamma --------------------------------------------------- */
 
-/* invert: c' = max - c.  gamma: c' = lut[c].  Unmasked components copied. */
+/* invert: c' = max - c, done as byte ^ 0xff on the bytes of the changed
+ * components (exact for 8-bit and for 16-bit little-endian).  gamma:
+ * c' = lut[c].  Unmasked components are copied.  pat[j] is 0xff when byte
+ * j % pixel_bytes of a pixel belongs to a changed component; 48 is a
+ * multiple of every pixel size (1, 2, 3, 4, 6, 8), so byte i of a row has
+ * the mask pat[i % 48]. */
 static void
 pointwise_band (const CoPlaneBand * b, CoVideoOp op, const uint16_t * lut)
 {
-  const int cb = b->comp_bytes, comps = b->comps;
-  const uint32_t max = cb == 1 ? 0xffu : 0xffffu;
-  const size_t n = (size_t) b->width * (size_t) comps;
-  int y;
+  const int cb = b->comp_bytes, comps = b->comps, pb = comps * cb;
+  const size_t rb = row_bytes (b);
+  uint8_t pat[48];
+  int y, j;
+
+  for (j = 0; j < 48; j++)
+    pat[j] = ((b->comp_mask >> ((j % pb) / cb)) & 1) ? 0xff : 0;
 
   for (y = b->y0; y < b->y1; y++) {
     const uint8_t *s = src_row (b, y);
     uint8_t *d = dst_row (b, y);
-    size_t i;
-    int c = 0;
+    size_t i = 0;
 
-    for (i = 0; i < n; i++) {
-      uint32_t v = get_comp (s, i, cb);
+    if (op == CO_VIDEO_OP_INVERT) {
+      for (; i + 48 <= rb; i += 48)
+        for (j = 0; j < 48; j++)
+          d[i + j] = s[i + j] ^ pat[j];
+      for (j = 0; i + j < rb; j++)
+        d[i + j] = s[i + j] ^ pat[j];
+    } else if (cb == 1) {
+      for (; i < rb; i += 48)
+        for (j = 0; j < 48 && i + j < rb; j++)
+          d[i + j] = pat[j] ? (uint8_t) lut[s[i + j]] : s[i + j];
+    } else {
+      for (; i < rb; i += 2) {
+        uint32_t v = get_comp (s + i, 0, 2);
 
-      if ((b->comp_mask >> c) & 1)
-        v = op == CO_VIDEO_OP_INVERT ? max - v : (uint32_t) (lut[v] & max);
-      put_comp (d, i, cb, v);
-      if (++c == comps)
-        c = 0;
+        if (pat[i % 48])
+          v = lut[v];
+        put_comp (d + i, 0, 2, v);
+      }
     }
   }
 }
@@ -143,10 +160,13 @@ blur_hrow (const CoPlaneBand * b, int r, const uint8_t * row, uint32_t * h,
 
     if (!((b->comp_mask >> c) & 1))
       continue;
-    /* tmp[i] = component at clamp (i - r), i in [0, w + 2r) */
-    for (x = 0; x < w + 2 * r; x++)
-      tmp[x] = get_comp (row, (size_t) clampi (x - r, 0, w - 1) * comps + c,
-          cb);
+    /* tmp[i] = component at clamp (i - r, 0, w - 1), i in [0, w + 2r) */
+    for (x = 0; x < w; x++)
+      tmp[r + x] = get_comp (row, (size_t) x * comps + c, cb);
+    for (x = 0; x < r; x++) {
+      tmp[x] = tmp[r];
+      tmp[r + w + x] = tmp[r + w - 1];
+    }
     for (x = 0; x <= 2 * r; x++)
       acc += tmp[x];
     h[c] = acc;

@@ -5,7 +5,14 @@
  * Every launch goes on the caller's stream; nothing here allocates,
  * synchronises or touches the (device) pointers from the host.  The
  * arithmetic is the one documented in co-kernels.h and is bit-identical to
- * kernels/co-kernels-cpu.c for video; audio FIR sums in another order.
+ * kernels/co-kernels-cpu.c for video and audio gain; the FIR sums the same
+ * float products in another order (and with fmaf).
+ *
+ * Launch geometry: invert/gamma/copy: one launch per plane, 256 threads,
+ * 16 bytes x 2 rows per thread.  Box-blur: one launch per plane, 256
+ * threads per 256 / comps pixels x up to 64 rows.  Gain: 256 threads, a
+ * sample per thread, grid-stride.  FIR: 256 threads, 7 frames x 1 channel
+ * per thread.
  */
 
 #include "co-kernels.h"
@@ -34,7 +41,8 @@ enum
 };
 
 /* Load / store the 16 bytes at @p as 4 little-endian words, with accesses of
- * A bytes: @p is A-aligned (the host checked pointers and strides). */
+ * A = 16, 4 or 1 bytes: @p is A-aligned (the host checked pointers and
+ * strides). */
 template < int A > __device__ __forceinline__ void
 load16 (const uint8_t * p, uint32_t w[4])
 {
@@ -44,26 +52,12 @@ load16 (const uint8_t * p, uint32_t w[4])
     w[1] = q.y;
     w[2] = q.z;
     w[3] = q.w;
-  } else if (A == 8) {
-    const uint2 a = ((const uint2 *) p)[0], b = ((const uint2 *) p)[1];
-    w[0] = a.x;
-    w[1] = a.y;
-    w[2] = b.x;
-    w[3] = b.y;
-  } else if (A == 4) {
-#pragma unroll
-    for (int i = 0; i < 4; i++)
-      w[i] = ((const uint32_t *) p)[i];
-  } else if (A == 2) {
-    const uint16_t *h = (const uint16_t *) p;
-#pragma unroll
-    for (int i = 0; i < 4; i++)
-      w[i] = (uint32_t) h[2 * i] | ((uint32_t) h[2 * i + 1] << 16);
   } else {
 #pragma unroll
     for (int i = 0; i < 4; i++)
-      w[i] = (uint32_t) p[4 * i] | ((uint32_t) p[4 * i + 1] << 8)
-          | ((uint32_t) p[4 * i + 2] << 16) | ((uint32_t) p[4 * i + 3] << 24);
+      w[i] = A == 4 ? ((const uint32_t *) p)[i] : (uint32_t) p[4 * i]
+          | ((uint32_t) p[4 * i + 1] << 8) | ((uint32_t) p[4 * i + 2] << 16)
+          | ((uint32_t) p[4 * i + 3] << 24);
   }
 }
 
@@ -72,20 +66,10 @@ store16 (uint8_t * p, const uint32_t w[4])
 {
   if (A == 16) {
     *(uint4 *) p = make_uint4 (w[0], w[1], w[2], w[3]);
-  } else if (A == 8) {
-    ((uint2 *) p)[0] = make_uint2 (w[0], w[1]);
-    ((uint2 *) p)[1] = make_uint2 (w[2], w[3]);
   } else if (A == 4) {
 #pragma unroll
     for (int i = 0; i < 4; i++)
       ((uint32_t *) p)[i] = w[i];
-  } else if (A == 2) {
-    uint16_t *h = (uint16_t *) p;
-#pragma unroll
-    for (int i = 0; i < 4; i++) {
-      h[2 * i] = (uint16_t) w[i];
-      h[2 * i + 1] = (uint16_t) (w[i] >> 16);
-    }
   } else {
 #pragma unroll
     for (int i = 0; i < 16; i++)
@@ -100,15 +84,12 @@ pw_word (uint32_t v, uint32_t m, const uint8_t * lut8, const uint16_t * lut16)
   if (MODE == CO_PW_XOR)
     return v ^ m;
   if (MODE == CO_PW_LUT8) {
-    uint32_t r = v;
-#pragma unroll
-    for (int j = 0; j < 4; j++) {
-      if ((m >> (8 * j)) & 0xffu) {
-        const uint32_t c = (v >> (8 * j)) & 0xffu;
-        r = (r & ~(0xffu << (8 * j))) | ((uint32_t) lut8[c] << (8 * j));
-      }
-    }
-    return r;
+    /* all four bytes looked up, then the unmasked ones taken from v */
+    const uint32_t t = (uint32_t) lut8[v & 0xffu]
+        | ((uint32_t) lut8[(v >> 8) & 0xffu] << 8)
+        | ((uint32_t) lut8[(v >> 16) & 0xffu] << 16)
+        | ((uint32_t) lut8[v >> 24] << 24);
+    return (t & m) | (v & ~m);
   }
   /* CO_PW_LUT16: components are the two halfwords */
   uint32_t r = v;
@@ -119,14 +100,37 @@ pw_word (uint32_t v, uint32_t m, const uint8_t * lut8, const uint16_t * lut16)
   return r;
 }
 
+/* The last, partial 16-byte chunk of a row: @nb < 16 bytes, byte by byte. */
+template < int MODE > __device__ __forceinline__ void
+pw_tail (const uint8_t * s, uint8_t * d, int nb, const uint32_t m[4],
+    const uint8_t * lut8, const uint16_t * lut16)
+{
+  uint32_t w[4] = { 0, 0, 0, 0 };
+
+#pragma unroll
+  for (int j = 0; j < 16; j++)
+    if (j < nb)
+      w[j >> 2] |= (uint32_t) s[j] << (8 * (j & 3));
+#pragma unroll
+  for (int i = 0; i < 4; i++)
+    w[i] = pw_word < MODE > (w[i], m[i], lut8, lut16);
+#pragma unroll
+  for (int j = 0; j < 16; j++)
+    if (j < nb)
+      d[j] = (uint8_t) (w[j >> 2] >> (8 * (j & 3)));
+}
+
 /* Point-wise op on one plane band.  Row bytes rb = width * comps *
  * comp_bytes; thread (kx, ky) handles the 16 bytes [16 k, 16 k + 16) of a
  * row, k = blockIdx.x * blockDim.x + threadIdx.x, clipped to rb (the tail is
- * done byte by byte so the bytes past the row are never touched), for rows
- * blockIdx.y * blockDim.y + threadIdx.y + i * gridDim.y * blockDim.y.
+ * done byte by byte so the bytes past the row are never touched), for the
+ * rows y0 + yt + i * ystep, yt = blockIdx.y * blockDim.y + threadIdx.y,
+ * ystep = gridDim.y * blockDim.y, two rows at a time (both loads issued
+ * before either is used, the first two before the block's set-up).
  * invert: c' = max - c, done as byte ^ 0xff on the bytes of the changed
  * components (exact for 8-bit and for 16-bit little-endian).  gamma 8-bit:
- * c' = (uint8) lut[c] from a shared copy of the LUT; gamma 16-bit:
+ * c' = (uint8) lut[c] from a shared copy of the LUT (all 4 bytes of a word
+ * looked up, unmasked bytes then taken from the input); gamma 16-bit:
  * c' = lut[c] read through the read-only cache.  Unmasked bytes are copied. */
 template < int A, int MODE > __global__ void __launch_bounds__ (CO_PW_THREADS)
 co_pointwise_kernel (CoPlaneBand b, CoPattern pat, const uint16_t * lut)
@@ -134,6 +138,26 @@ co_pointwise_kernel (CoPlaneBand b, CoPattern pat, const uint16_t * lut)
   __shared__ uint32_t s_pat[12];
   __shared__ uint8_t s_lut[256];
   const int tid = threadIdx.y * blockDim.x + threadIdx.x;
+  const int64_t rb = (int64_t) b.width * b.comps * b.comp_bytes;
+  const unsigned k = blockIdx.x * blockDim.x + threadIdx.x;
+  const int64_t off = (int64_t) k * 16;
+  const int rows = b.y1 - b.y0;
+  const bool full = off + 16 <= rb;
+  const int nb = full ? 16 : (int) (rb - off);
+  const int src_dy = b.y0 - b.src_y0;
+  const int ystep = gridDim.y * blockDim.y;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  uint32_t w[4], w2[4];
+  bool have = false;
+
+  /* issue the first rows' loads before the block's set-up and barrier */
+  if (full && y < rows) {
+    load16 < A > (b.src + (int64_t) (src_dy + y) * b.src_stride + off, w);
+    if (y + ystep < rows)
+      load16 < A > (b.src + (int64_t) (src_dy + y + ystep) * b.src_stride
+          + off, w2);
+    have = true;
+  }
 
   if (tid == 0) {
 #pragma unroll
@@ -146,11 +170,6 @@ co_pointwise_kernel (CoPlaneBand b, CoPattern pat, const uint16_t * lut)
   }
   __syncthreads ();
 
-  const int64_t rb = (int64_t) b.width * b.comps * b.comp_bytes;
-  const unsigned k = blockIdx.x * blockDim.x + threadIdx.x;
-  const int64_t off = (int64_t) k * 16;
-  const int rows = b.y1 - b.y0;
-
   if (off >= rb)
     return;
 
@@ -159,37 +178,36 @@ co_pointwise_kernel (CoPlaneBand b, CoPattern pat, const uint16_t * lut)
 #pragma unroll
   for (int i = 0; i < 4; i++)
     m[i] = s_pat[ph + i];
-  const bool full = off + 16 <= rb;
-  const int nb = full ? 16 : (int) (rb - off);
 
-  for (int y = blockIdx.y * blockDim.y + threadIdx.y; y < rows;
-      y += gridDim.y * blockDim.y) {
-    const uint8_t *s = b.src + (int64_t) (b.y0 - b.src_y0 + y) * b.src_stride
-        + off;
+  for (; y < rows; y += 2 * ystep) {
+    const int y2 = y + ystep;
+    const bool two = y2 < rows;
+    const uint8_t *s = b.src + (int64_t) (src_dy + y) * b.src_stride + off;
+    const uint8_t *s2 = b.src + (int64_t) (src_dy + y2) * b.src_stride + off;
     uint8_t *d = b.dst + (int64_t) y * b.dst_stride + off;
-    uint32_t w[4];
+    uint8_t *d2 = b.dst + (int64_t) y2 * b.dst_stride + off;
 
     if (full) {
-      load16 < A > (s, w);
+      if (!have) {
+        load16 < A > (s, w);
+        if (two)
+          load16 < A > (s2, w2);
+      }
+      have = false;
 #pragma unroll
       for (int i = 0; i < 4; i++)
         w[i] = pw_word < MODE > (w[i], m[i], s_lut, lut);
       store16 < A > (d, w);
+      if (two) {
+#pragma unroll
+        for (int i = 0; i < 4; i++)
+          w2[i] = pw_word < MODE > (w2[i], m[i], s_lut, lut);
+        store16 < A > (d2, w2);
+      }
     } else {
-#pragma unroll
-      for (int i = 0; i < 4; i++)
-        w[i] = 0;
-#pragma unroll
-      for (int j = 0; j < 16; j++)
-        if (j < nb)
-          w[j >> 2] |= (uint32_t) s[j] << (8 * (j & 3));
-#pragma unroll
-      for (int i = 0; i < 4; i++)
-        w[i] = pw_word < MODE > (w[i], m[i], s_lut, lut);
-#pragma unroll
-      for (int j = 0; j < 16; j++)
-        if (j < nb)
-          d[j] = (uint8_t) (w[j >> 2] >> (8 * (j & 3)));
+      pw_tail < MODE > (s, d, nb, m, s_lut, lut);
+      if (two)
+        pw_tail < MODE > (s2, d2, nb, m, s_lut, lut);
     }
   }
 }
@@ -198,23 +216,12 @@ template < int MODE > static void
 launch_pw_mode (int a, dim3 grid, dim3 block, cudaStream_t st,
     const CoPlaneBand & b, const CoPattern & pat, const uint16_t * lut)
 {
-  switch (a) {
-    case 16:
-      co_pointwise_kernel < 16, MODE > <<<grid, block, 0, st>>> (b, pat, lut);
-      break;
-    case 8:
-      co_pointwise_kernel < 8, MODE > <<<grid, block, 0, st>>> (b, pat, lut);
-      break;
-    case 4:
-      co_pointwise_kernel < 4, MODE > <<<grid, block, 0, st>>> (b, pat, lut);
-      break;
-    case 2:
-      co_pointwise_kernel < 2, MODE > <<<grid, block, 0, st>>> (b, pat, lut);
-      break;
-    default:
-      co_pointwise_kernel < 1, MODE > <<<grid, block, 0, st>>> (b, pat, lut);
-      break;
-  }
+  if (a == 16)
+    co_pointwise_kernel < 16, MODE > <<<grid, block, 0, st>>> (b, pat, lut);
+  else if (a == 4)
+    co_pointwise_kernel < 4, MODE > <<<grid, block, 0, st>>> (b, pat, lut);
+  else
+    co_pointwise_kernel < 1, MODE > <<<grid, block, 0, st>>> (b, pat, lut);
 }
 
 /* @mode: CO_PW_*; @active: false gives an all-zero pattern (a copy). */
@@ -247,14 +254,13 @@ launch_pointwise (const CoPlaneBand * b, int mode, bool active,
       + (uintptr_t) ((int64_t) (b->y0 - b->src_y0) * b->src_stride);
   const uintptr_t al = (uintptr_t) b->dst | src_row0
       | (uintptr_t) b->dst_stride | (uintptr_t) b->src_stride;
-  const int a = (al & 15) == 0 ? 16 : (al & 7) == 0 ? 8 : (al & 3) == 0 ? 4
-      : (al & 1) == 0 ? 2 : 1;
+  const int a = (al & 15) == 0 ? 16 : (al & 3) == 0 ? 4 : 1;
 
   const int64_t cpr = (rb + 15) / 16;
   const int bx = cpr >= CO_PW_THREADS ? CO_PW_THREADS : (int) ((cpr + 31) & ~31);
   const int by = CO_PW_THREADS / bx;
   const int64_t gx = (cpr + bx - 1) / bx;
-  int64_t gy = (rows + by - 1) / by;
+  int64_t gy = (rows + 2 * by - 1) / (2 * by);    /* two rows a thread */
 
   if (gx > 0x7fffffff)
     return (int) cudaErrorInvalidValue;
@@ -313,7 +319,9 @@ st_comp (uint8_t * p, uint32_t v)
  *   V[e](y) = sum_{dy=-r}^{r} c(px, clamp (y + dy, 0, height - 1)),
  * all uint32.  V(first row) is summed directly; then
  *   V(y + 1) = V(y) + c(px, min (y + 1 + r, h - 1)) - c(px, max (y - r, 0)),
- * double-buffered, so one __syncthreads () per row.  The output is
+ * double-buffered, so one __syncthreads () per row; thread t updates the
+ * elements t and t + 256 (NE <= 512), issuing the two loads of each before
+ * it computes its output of row y.  The output is
  *   S = sum_{j=0}^{2r} V[(xl + j) * C + c],  c' = (S + n / 2) / n,
  * n = (2r + 1)^2, uint32 (the columns xl + j are px = x - r .. x + r, their
  * clamping is in V).  Input row y is read at src + (y - src_y0) * stride;
@@ -326,6 +334,7 @@ co_blur_kernel (CoPlaneBand b, int r, int th)
   constexpr int TW = CO_BLUR_THREADS / C;
   constexpr int OE = TW * C;
   constexpr int VMAX = (TW + 2 * CO_BLUR_MAX_RADIUS) * C;
+  static_assert (VMAX <= 2 * CO_BLUR_THREADS, "two V elements per thread");
   __shared__ uint32_t vs[2][VMAX];
 
   const int tid = threadIdx.x;
@@ -338,22 +347,34 @@ co_blur_kernel (CoPlaneBand b, int r, int th)
   const uint32_t half = n / 2;
   const uint32_t mask = b.comp_mask;
 
-  /* V for the block's first output row */
-  for (int e = tid; e < ne; e += CO_BLUR_THREADS) {
+  /* This thread's V elements e = tid + u * 256 (u = 0, 1; ne <= 512):
+   * used if e < ne and its component is masked; input column offset
+   * ucol = (clamp (bx0 - r + e / C, 0, w - 1) * C + e % C) * CB. */
+  bool uok[2];
+  int64_t ucol[2];
+#pragma unroll
+  for (int u = 0; u < 2; u++) {
+    const int e = tid + u * CO_BLUR_THREADS;
     const int c = e % C;
-
-    if (!((mask >> c) & 1))
-      continue;
     const int px = min (max (bx0 - r + e / C, 0), w - 1);
-    const int64_t col = ((int64_t) px * C + c) * CB;
-    uint32_t acc = 0;
 
-    for (int dy = -r; dy <= r; dy++) {
-      const int ry = min (max (by0 + dy, 0), h - 1);
-      acc += ld_comp < CB, AL > (b.src + (int64_t) (ry - b.src_y0)
-          * b.src_stride + col);
+    uok[u] = e < ne && ((mask >> c) & 1);
+    ucol[u] = ((int64_t) px * C + c) * CB;
+  }
+
+  /* V for the block's first output row */
+#pragma unroll
+  for (int u = 0; u < 2; u++) {
+    if (uok[u]) {
+      uint32_t acc = 0;
+
+      for (int dy = -r; dy <= r; dy++) {
+        const int ry = min (max (by0 + dy, 0), h - 1);
+        acc += ld_comp < CB, AL > (b.src + (int64_t) (ry - b.src_y0)
+            * b.src_stride + ucol[u]);
+      }
+      vs[0][tid + u * CO_BLUR_THREADS] = acc;
     }
-    vs[0][e] = acc;
   }
   __syncthreads ();
 
@@ -365,6 +386,24 @@ co_blur_kernel (CoPlaneBand b, int r, int th)
 
   for (int y = by0, i = 0; y < by1; y++, i++) {
     const uint32_t *vc = vs[i & 1];
+    const bool more = y + 1 < by1;
+    uint32_t va[2] = { 0, 0 }, vl[2] = { 0, 0 };
+
+    /* loads for V(y + 1) first, their latency hidden by the sum below:
+     * entering row min (y + 1 + r, h - 1), leaving row max (y - r, 0) */
+    if (more) {
+      const int ya = min (y + 1 + r, h - 1), yl = max (y - r, 0);
+      const uint8_t *sa = b.src + (int64_t) (ya - b.src_y0) * b.src_stride;
+      const uint8_t *sl = b.src + (int64_t) (yl - b.src_y0) * b.src_stride;
+
+#pragma unroll
+      for (int u = 0; u < 2; u++) {
+        if (uok[u]) {
+          va[u] = ld_comp < CB, AL > (sa + ucol[u]);
+          vl[u] = ld_comp < CB, AL > (sl + ucol[u]);
+        }
+      }
+    }
 
     if (out_ok) {
       uint32_t o;
@@ -372,6 +411,7 @@ co_blur_kernel (CoPlaneBand b, int r, int th)
       if (om) {
         uint32_t s = 0;
 
+        /* vc[(xl + j) * C + oc], j = 0 .. 2r */
 #pragma unroll 4
         for (int j = 0; j <= 2 * r; j++)
           s += vc[tid + j * C];
@@ -384,22 +424,15 @@ co_blur_kernel (CoPlaneBand b, int r, int th)
           + ocol, o);
     }
 
-    if (y + 1 < by1) {
+    if (more) {
       uint32_t *vn = vs[(i & 1) ^ 1];
-      const int ya = min (y + 1 + r, h - 1), yl = max (y - r, 0);
-      const uint8_t *sa = b.src + (int64_t) (ya - b.src_y0) * b.src_stride;
-      const uint8_t *sl = b.src + (int64_t) (yl - b.src_y0) * b.src_stride;
 
-      for (int e = tid; e < ne; e += CO_BLUR_THREADS) {
-        const int c = e % C;
+#pragma unroll
+      for (int u = 0; u < 2; u++) {
+        const int e = tid + u * CO_BLUR_THREADS;
 
-        if (!((mask >> c) & 1))
-          continue;
-        const int px = min (max (bx0 - r + e / C, 0), w - 1);
-        const int64_t col = ((int64_t) px * C + c) * CB;
-
-        vn[e] = vc[e] + ld_comp < CB, AL > (sa + col)
-            - ld_comp < CB, AL > (sl + col);
+        if (uok[u])
+          vn[e] = vc[e] + va[u] - vl[u];
       }
     }
     __syncthreads ();
