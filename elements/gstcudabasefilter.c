@@ -838,6 +838,13 @@ gst_cuda_base_filter_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
   CoEngine *e;
   guint64 t0 = co_engine_now ();
 
+  if (klass->sink_buffer) {
+    ret = klass->sink_buffer (self, buf);
+    if (ret != GST_FLOW_OK) {
+      gst_buffer_unref (buf);
+      return ret;
+    }
+  }
   if (!ensure_engine (self)) {
     gst_buffer_unref (buf);
     if (!priv->caps) {
@@ -1054,6 +1061,8 @@ gst_cuda_base_filter_sink_event (GstPad * pad, GstObject * parent,
       if (priv->engine)
         drop_in_flight (self, priv->engine);
       g_mutex_unlock (&priv->lock);
+      if (GST_CUDA_BASE_FILTER_GET_CLASS (self)->flush)
+        GST_CUDA_BASE_FILTER_GET_CLASS (self)->flush (self);
       co_trace_sync (priv->trace);
       set_flushing (self, FALSE);
       ret = gst_pad_push_event (srcpad, event);

@@ -46,6 +46,14 @@ typedef struct
  * @propose_allocation: add metas to an ALLOCATION query (optional).
  * @frame_duration: duration of one buffer for the latency query.
  * @operation_nick: the operation, for statistics and the passport.
+ * @sink_buffer: optional: sees every input buffer in chain before the
+ *   engine is checked (or rebuilt) and a slot taken.  It may call
+ *   gst_cuda_base_filter_mark_dirty() so that this very buffer is
+ *   processed by a rebuilt engine (built after the frames in flight were
+ *   pushed), e.g. with larger slots.  Anything but GST_FLOW_OK drops the
+ *   buffer and is returned (post an element error for GST_FLOW_ERROR).
+ * @flush: optional: called at FLUSH_STOP once the frames in flight were
+ *   dropped, before the next buffer (e.g. to forget stream state).
  */
 struct _GstCudaBaseFilterClass
 {
@@ -65,6 +73,8 @@ struct _GstCudaBaseFilterClass
     GstClockTime (*frame_duration) (GstCudaBaseFilter * self);
   void (*propose_allocation) (GstCudaBaseFilter * self, GstQuery * query);
   const gchar *(*operation_nick) (GstCudaBaseFilter * self);
+    GstFlowReturn (*sink_buffer) (GstCudaBaseFilter * self, GstBuffer * buf);
+  void (*flush) (GstCudaBaseFilter * self);
 };
 
 /* For subclasses: ask for an engine rebuild before the next buffer (a

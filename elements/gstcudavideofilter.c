@@ -291,14 +291,26 @@ gst_cuda_video_filter_prepare (GstCudaBaseFilter * base, CoEngine * e,
   guint8 *in[CO_VIDEO_MAX_PLANES], *out[CO_VIDEO_MAX_PLANES];
   gint in_stride[CO_VIDEO_MAX_PLANES], out_stride[CO_VIDEO_MAX_PLANES];
   gsize size = gst_buffer_get_size (fr->inbuf);
+  gsize need = GST_VIDEO_INFO_SIZE (&self->info);
+  GstVideoMeta *meta;
   gint i;
 
-  if (!gst_buffer_get_video_meta (fr->inbuf) &&
-      size < GST_VIDEO_INFO_SIZE (&self->info)) {
+  meta = gst_buffer_get_video_meta (fr->inbuf);
+  if (meta) {
+    /* the planes the meta describes must lie inside the buffer */
+    need = 0;
+    for (i = 0; i < (gint) meta->n_planes && i < self->desc.n_planes; i++) {
+      gsize end = meta->offset[i] + (gsize) meta->stride[i] *
+          (self->desc.planes[i].height - 1) +
+          self->desc.planes[i].width * self->desc.planes[i].comps *
+          self->desc.planes[i].comp_bytes;
+      need = MAX (need, end);
+    }
+  }
+  if (size < need) {
     GST_ELEMENT_ERROR (self, STREAM, FORMAT,
         ("Input buffer is too small: %" G_GSIZE_FORMAT " bytes, but the "
-            "caps need %" G_GSIZE_FORMAT " bytes per frame", size,
-            GST_VIDEO_INFO_SIZE (&self->info)),
+            "caps need %" G_GSIZE_FORMAT " bytes per frame", size, need),
         ("%dx%d %s", GST_VIDEO_INFO_WIDTH (&self->info),
             GST_VIDEO_INFO_HEIGHT (&self->info),
             GST_VIDEO_INFO_NAME (&self->info)));

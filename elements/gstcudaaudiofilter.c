@@ -1,0 +1,762 @@
+/* cudaoverlap: cudaaudiofilter.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+/**
+ * SECTION:element-cudaaudiofilter
+ * @title: cudaaudiofilter
+ *
+ * Filters interleaved raw audio (or any sampled signal: SDR IQ pairs,
+ * sensor channels) on a CUDA GPU, with its copies overlapped against
+ * compute on the same engine as cudavideofilter: every buffer is cut along
+ * time into #GstCudaBaseFilter:chunks chunks; each chunk is copied
+ * host→device, computed and copied device→host on its own CUDA stream.
+ * The CPU backend computes the same thing on worker threads.
+ *
+ * Operations:
+ *
+ * * `gain`: y = x · 10^(gain-db / 20) (the gain as a float; S16 rounds half
+ *   to even and saturates to [−32768, 32767]).
+ * * `fir`: y[n] = Σₖ h[k] · x[n − k] per channel, k = 0 … taps − 1, with the
+ *   #GstCudaAudioFilter:taps h[k], accumulated in float (S16: rounded half
+ *   to even and saturated).  The filter is causal and continuous across
+ *   buffers: each output buffer has its input's length, and the output
+ *   stream is the first samples of the convolution of the whole input
+ *   stream, as if it were one buffer, with zeros before its first sample.
+ *   Nothing is added at EOS (no tail).
+ *
+ * History: the last taps − 1 input frames of a buffer are the halo of the
+ * next one.  The history is reset to zeros on a flush, on a buffer with the
+ * DISCONT flag, on a caps change, on a change of #GstCudaAudioFilter:taps
+ * or #GstCudaAudioFilter:operation, and when the element goes to READY.
+ *
+ * Halos: chunk 0 of a buffer uploads the previous buffer's tail from
+ * page-locked host memory (one buffer per engine slot) together with its
+ * own samples; a later chunk uploads the taps − 1 frames before it from
+ * the input buffer (and from the tail where it starts less than that far
+ * into the buffer).  So no chunk waits for another chunk or buffer.
+ * docs/audio.md has the details and the ownership of the history memory.
+ *
+ * Buffers may have any number of frames.  The engine's slots are sized for
+ * a maximum (1 MiB of samples at first); a larger buffer makes the element
+ * wait for the buffers in flight and rebuild the engine with slots for the
+ * next power of two of frames (the history is kept).
+ *
+ * ## Example launch lines
+ * |[
+ * gst-launch-1.0 audiotestsrc ! audioconvert ! audio/x-raw,format=F32LE ! cudaaudiofilter operation=fir taps="<0.25, 0.5, 0.25>" ! audioconvert ! autoaudiosink
+ * ]| A 3-tap low-pass filter on a test tone.
+ * |[
+ * gst-launch-1.0 audiotestsrc wave=white-noise ! audio/x-raw,format=S16LE,channels=2 ! cudaaudiofilter operation=gain gain-db=-12 ! audioconvert ! autoaudiosink
+ * ]| Attenuates stereo noise by 12 dB.
+ * |[
+ * gst-launch-1.0 filesrc location=iq.raw blocksize=16777216 ! queue ! rawaudioparse use-sink-caps=false format=pcm pcm-format=f32le sample-rate=2400000 num-channels=2 ! cudaaudiofilter operation=fir taps="<0.1, 0.2, 0.4, 0.2, 0.1>" streams=4 chunks=4 ! filesink location=out.raw
+ * ]| Filters a 2.4 MHz two-channel (IQ) float recording, 2 M frames a buffer.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <math.h>
+#include <string.h>
+#include <gst/audio/audio.h>
+
+#include "gstcudaaudiofilter.h"
+#include "co-audio.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_cuda_audio_filter_debug);
+#define GST_CAT_DEFAULT gst_cuda_audio_filter_debug
+
+#define CAPS_STR "audio/x-raw, format = (string) { F32LE, S16LE }, " \
+  "rate = (int) [ 1, MAX ], channels = (int) [ 1, 64 ], " \
+  "layout = (string) interleaved"
+
+#define MAX_TAPS 4096
+/* The engine's slots hold this many bytes of samples at first. */
+#define INITIAL_SLOT_BYTES (1 << 20)
+
+#define DEFAULT_OPERATION CO_AUDIO_OP_GAIN
+#define DEFAULT_GAIN_DB 0.0
+
+enum
+{
+  PROP_0,
+  PROP_OPERATION,
+  PROP_GAIN_DB,
+  PROP_TAPS,
+};
+
+struct _GstCudaAudioFilter
+{
+  GstCudaBaseFilter parent;
+
+  /* Streaming state: touched by the streaming thread (chain, caps) and by
+   * configure/engine_ready, which run there or with no frame in flight. */
+  GstAudioInfo info;
+  GstCaps *cfg_caps;            /* caps of the last configure */
+  gsize bpf;                    /* bytes per frame; 0 before caps */
+  gint64 capacity;              /* frames per buffer the slots hold */
+  CoAudioDesc desc;             /* running operation (gain set per buffer) */
+  gfloat *cur_taps;             /* running taps (host copy) */
+  gboolean have_cur;
+  /* History (see docs/audio.md): @tail is the running history, the last
+   * halo frames of the stream so far (host memory, only the streaming
+   * thread touches it).  @ring holds one history buffer per engine slot
+   * (page-locked on CUDA): the buffer of slot s is written when a frame is
+   * planned into slot s — a copy of @tail at that moment — and is read only
+   * by that frame's first chunk(s), asynchronously.  It is not written
+   * again until slot s is acquired again, which happens only after that
+   * frame has completed and been released. */
+  guint8 *tail;
+  gsize halo_bytes;
+  guint8 **ring;
+  guint n_ring;
+  gboolean ring_pinned;
+  gint reset;                   /* atomic: zero the history before the next buffer */
+
+  /* properties and the latency hint (object lock) */
+  CoAudioOp operation;
+  gdouble gain_db;
+  GArray *taps;                 /* gdouble */
+  GstClockTime last_duration;
+};
+
+typedef struct
+{
+  GstMapInfo in, out;
+  gboolean in_mapped, out_mapped;
+} FramePriv;
+
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
+    GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (CAPS_STR));
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
+    GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (CAPS_STR));
+
+#define GST_TYPE_CUDA_AUDIO_OPERATION (gst_cuda_audio_operation_get_type ())
+static GType
+gst_cuda_audio_operation_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {CO_AUDIO_OP_GAIN, "Gain: y = x * 10^(gain-db / 20)", "gain"},
+    {CO_AUDIO_OP_FIR, "FIR filter: y[n] = sum_k taps[k] * x[n - k] per "
+          "channel, continuous across buffers", "fir"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type,
+        g_enum_register_static ("GstCudaAudioOperation", values));
+  return type;
+}
+
+G_DEFINE_TYPE (GstCudaAudioFilter, gst_cuda_audio_filter,
+    GST_TYPE_CUDA_BASE_FILTER);
+GST_ELEMENT_REGISTER_DEFINE (cudaaudiofilter, "cudaaudiofilter",
+    GST_RANK_NONE, GST_TYPE_CUDA_AUDIO_FILTER);
+
+/* ---- properties ---------------------------------------------------------- */
+
+static gboolean
+taps_equal (GArray * a, GArray * b)
+{
+  return a->len == b->len && memcmp (a->data, b->data,
+      a->len * sizeof (gdouble)) == 0;
+}
+
+/* The doubles of a GstValueArray, or NULL (with @why) when it is not a
+ * usable list of taps. */
+static GArray *
+taps_from_value (const GValue * value, gchar ** why)
+{
+  guint i, n = gst_value_array_get_size (value);
+  GArray *taps;
+
+  if (n < 1 || n > MAX_TAPS) {
+    *why = g_strdup_printf ("%u taps: between 1 and %d are needed", n,
+        MAX_TAPS);
+    return NULL;
+  }
+  taps = g_array_sized_new (FALSE, FALSE, sizeof (gdouble), n);
+  for (i = 0; i < n; i++) {
+    const GValue *v = gst_value_array_get_value (value, i);
+    GValue d = G_VALUE_INIT;
+    gdouble t;
+
+    g_value_init (&d, G_TYPE_DOUBLE);
+    if (!g_value_type_transformable (G_VALUE_TYPE (v), G_TYPE_DOUBLE) ||
+        !g_value_transform (v, &d)) {
+      *why = g_strdup_printf ("tap %u is a %s, not a number", i,
+          G_VALUE_TYPE_NAME (v));
+      g_array_free (taps, TRUE);
+      return NULL;
+    }
+    t = g_value_get_double (&d);
+    if (!isfinite (t) || fabs (t) > G_MAXFLOAT) {
+      *why = g_strdup_printf ("tap %u (%g) is not a finite float", i, t);
+      g_array_free (taps, TRUE);
+      return NULL;
+    }
+    g_array_append_val (taps, t);
+  }
+  return taps;
+}
+
+static void
+gst_cuda_audio_filter_set_property (GObject * object, guint id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstCudaAudioFilter *self = GST_CUDA_AUDIO_FILTER (object);
+  gboolean dirty = FALSE;
+
+  switch (id) {
+    case PROP_OPERATION:
+      GST_OBJECT_LOCK (self);
+      dirty = self->operation != (CoAudioOp) g_value_get_enum (value);
+      self->operation = g_value_get_enum (value);
+      GST_OBJECT_UNLOCK (self);
+      break;
+    case PROP_GAIN_DB:
+      /* read for every buffer: no rebuild */
+      GST_OBJECT_LOCK (self);
+      self->gain_db = g_value_get_double (value);
+      GST_OBJECT_UNLOCK (self);
+      break;
+    case PROP_TAPS:{
+      gchar *why = NULL;
+      GArray *taps = taps_from_value (value, &why);
+
+      if (!taps) {
+        GST_WARNING_OBJECT (self, "taps not changed: %s", why);
+        g_warning ("cudaaudiofilter: taps not changed: %s", why);
+        g_free (why);
+        break;
+      }
+      GST_OBJECT_LOCK (self);
+      dirty = !taps_equal (taps, self->taps);
+      g_array_unref (self->taps);
+      self->taps = taps;
+      GST_OBJECT_UNLOCK (self);
+      break;
+    }
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, id, pspec);
+      break;
+  }
+  /* taps and operation take effect with the next buffer, after the ones in
+   * flight: the engine is rebuilt (constants, halo sizes) */
+  if (dirty)
+    gst_cuda_base_filter_mark_dirty (GST_CUDA_BASE_FILTER (self));
+}
+
+static void
+gst_cuda_audio_filter_get_property (GObject * object, guint id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstCudaAudioFilter *self = GST_CUDA_AUDIO_FILTER (object);
+  guint i;
+
+  GST_OBJECT_LOCK (self);
+  switch (id) {
+    case PROP_OPERATION:
+      g_value_set_enum (value, self->operation);
+      break;
+    case PROP_GAIN_DB:
+      g_value_set_double (value, self->gain_db);
+      break;
+    case PROP_TAPS:
+      for (i = 0; i < self->taps->len; i++) {
+        GValue v = G_VALUE_INIT;
+
+        g_value_init (&v, G_TYPE_DOUBLE);
+        g_value_set_double (&v, g_array_index (self->taps, gdouble, i));
+        gst_value_array_append_and_take_value (value, &v);
+      }
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+/* ---- history ------------------------------------------------------------- */
+
+static void
+ring_free (GstCudaAudioFilter * self)
+{
+  guint i;
+
+  for (i = 0; i < self->n_ring; i++) {
+    if (self->ring_pinned)
+      co_cuda_host_free (self->ring[i]);
+    else
+      g_free (self->ring[i]);
+  }
+  g_clear_pointer (&self->ring, g_free);
+  self->n_ring = 0;
+}
+
+static void
+history_free (GstCudaAudioFilter * self)
+{
+  ring_free (self);
+  g_clear_pointer (&self->tail, g_free);
+  self->halo_bytes = 0;
+}
+
+/* ---- engine life cycle --------------------------------------------------- */
+
+static gint64
+initial_capacity (gsize bpf)
+{
+  return MAX (INITIAL_SLOT_BYTES / (gint64) bpf, 1);
+}
+
+/* gst_audio_info_from_caps(), but also for caps of more than two channels
+ * with no channel-mask (signal sources often have none): the channel
+ * positions do not matter here. */
+static gboolean
+audio_info_from_caps (GstAudioInfo * info, GstCaps * caps)
+{
+  GstStructure *st;
+  const gchar *fmt, *layout;
+  gint rate = 0, channels = 0;
+
+  if (gst_audio_info_from_caps (info, caps))
+    return TRUE;
+  if (!gst_caps_is_fixed (caps))
+    return FALSE;
+  st = gst_caps_get_structure (caps, 0);
+  fmt = gst_structure_get_string (st, "format");
+  layout = gst_structure_get_string (st, "layout");
+  if (!fmt || !gst_structure_get_int (st, "rate", &rate) ||
+      !gst_structure_get_int (st, "channels", &channels) || rate < 1 ||
+      channels < 1 || gst_structure_has_field (st, "channel-mask") ||
+      g_strcmp0 (layout, "interleaved") != 0)
+    return FALSE;
+  gst_audio_info_init (info);
+  gst_audio_info_set_format (info, gst_audio_format_from_string (fmt), rate,
+      channels, NULL);
+  return GST_AUDIO_INFO_FORMAT (info) != GST_AUDIO_FORMAT_UNKNOWN;
+}
+
+static gsize
+gst_cuda_audio_filter_configure (GstCudaBaseFilter * base, GstCaps * caps,
+    CoEngineConfig * cfg, GError ** error)
+{
+  GstCudaAudioFilter *self = GST_CUDA_AUDIO_FILTER (base);
+  CoAudioDesc *d = &self->desc;
+  GstAudioInfo info;
+  CoAudioOp op;
+  gfloat *taps;
+  gint n_taps;
+  guint i;
+  gsize halo_bytes;
+
+  if (!audio_info_from_caps (&info, caps)) {
+    g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_CONFIG,
+        "invalid audio caps");
+    return 0;
+  }
+  if (GST_AUDIO_INFO_LAYOUT (&info) != GST_AUDIO_LAYOUT_INTERLEAVED ||
+      (GST_AUDIO_INFO_FORMAT (&info) != GST_AUDIO_FORMAT_F32LE &&
+          GST_AUDIO_INFO_FORMAT (&info) != GST_AUDIO_FORMAT_S16LE) ||
+      GST_AUDIO_INFO_CHANNELS (&info) < 1 ||
+      GST_AUDIO_INFO_CHANNELS (&info) > 64) {
+    g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_CONFIG,
+        "unsupported audio format %s, %d channels (F32LE or S16LE, "
+        "interleaved, 1 to 64 channels)",
+        GST_AUDIO_INFO_NAME (&info), GST_AUDIO_INFO_CHANNELS (&info));
+    return 0;
+  }
+#if G_BYTE_ORDER != G_LITTLE_ENDIAN
+  g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_CONFIG,
+      "only little-endian hosts are supported");
+  return 0;
+#endif
+
+  GST_OBJECT_LOCK (self);
+  op = self->operation;
+  n_taps = self->taps->len;
+  taps = g_new (gfloat, n_taps);
+  for (i = 0; i < (guint) n_taps; i++)
+    taps[i] = (gfloat) g_array_index (self->taps, gdouble, i);
+  GST_OBJECT_UNLOCK (self);
+
+  /* a new stream: new format, or first caps after READY */
+  if (!self->cfg_caps || !gst_caps_is_equal (caps, self->cfg_caps)) {
+    GST_DEBUG_OBJECT (self, "new caps %" GST_PTR_FORMAT ": history reset",
+        caps);
+    gst_caps_replace (&self->cfg_caps, caps);
+    self->info = info;
+    self->bpf = GST_AUDIO_INFO_BPF (&info);
+    self->capacity = initial_capacity (self->bpf);
+    g_atomic_int_set (&self->reset, TRUE);
+  }
+  /* a new filter */
+  if (!self->have_cur || op != d->op || (op == CO_AUDIO_OP_FIR &&
+          (n_taps != d->n_taps || memcmp (taps, self->cur_taps,
+                  n_taps * sizeof (gfloat)) != 0))) {
+    GST_DEBUG_OBJECT (self, "operation %d, %d taps: history reset", op, n_taps);
+    g_atomic_int_set (&self->reset, TRUE);
+  }
+  g_free (self->cur_taps);
+  self->cur_taps = taps;
+  self->have_cur = TRUE;
+
+  d->op = op;
+  d->format = GST_AUDIO_INFO_FORMAT (&info) == GST_AUDIO_FORMAT_S16LE ?
+      CO_AUDIO_S16 : CO_AUDIO_F32;
+  d->channels = GST_AUDIO_INFO_CHANNELS (&info);
+  d->n_taps = n_taps;
+  d->gain = 1.0f;
+  d->taps = NULL;
+
+  /* the running history survives a rebuild with the same halo */
+  halo_bytes = (gsize) co_audio_halo (d) * self->bpf;
+  if (halo_bytes != self->halo_bytes || !self->tail) {
+    g_free (self->tail);
+    self->tail = g_malloc0 (MAX (halo_bytes, 1));
+    self->halo_bytes = halo_bytes;
+    g_atomic_int_set (&self->reset, TRUE);
+  }
+
+  co_audio_plan_sizes (d, cfg->chunks, self->capacity, &cfg->dev_in_size,
+      &cfg->dev_out_size);
+  cfg->const_size = MAX_TAPS * sizeof (gfloat);
+  GST_DEBUG_OBJECT (self, "slots for %" G_GINT64_FORMAT " frames: %"
+      G_GSIZE_FORMAT " + %" G_GSIZE_FORMAT " bytes", self->capacity,
+      cfg->dev_in_size, cfg->dev_out_size);
+  return (gsize) self->capacity * self->bpf;
+}
+
+static gboolean
+gst_cuda_audio_filter_engine_ready (GstCudaBaseFilter * base, CoEngine * e,
+    GError ** error)
+{
+  GstCudaAudioFilter *self = GST_CUDA_AUDIO_FILTER (base);
+  CoAudioDesc *d = &self->desc;
+  guint i, n = co_engine_max_in_flight (e);
+
+  d->taps = co_engine_const_ptr (e);
+  if (d->op == CO_AUDIO_OP_FIR && !co_engine_set_const (e, self->cur_taps,
+          d->n_taps * sizeof (gfloat), error))
+    return FALSE;
+
+  /* No frame is in flight: the old ring can go. */
+  ring_free (self);
+  if (self->halo_bytes == 0)
+    return TRUE;
+  self->ring = g_new0 (guint8 *, n);
+  self->n_ring = n;
+  self->ring_pinned = co_engine_backend (e) == CO_BACKEND_CUDA;
+  for (i = 0; i < n; i++) {
+    gchar *why = NULL;
+
+    if (self->ring_pinned)
+      self->ring[i] = co_cuda_host_alloc (self->halo_bytes,
+          gst_cuda_base_filter_device_id (base), &why);
+    else
+      self->ring[i] = g_try_malloc (self->halo_bytes);
+    if (!self->ring[i]) {
+      g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_CONFIG,
+          "could not allocate the history ring (%u x %" G_GSIZE_FORMAT
+          " bytes): %s", n, self->halo_bytes, why ? why : "out of memory");
+      g_free (why);
+      ring_free (self);
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
+/* ---- streaming ----------------------------------------------------------- */
+
+static GstFlowReturn
+gst_cuda_audio_filter_sink_buffer (GstCudaBaseFilter * base, GstBuffer * buf)
+{
+  GstCudaAudioFilter *self = GST_CUDA_AUDIO_FILTER (base);
+  gsize size = gst_buffer_get_size (buf);
+  gint64 frames, cap;
+
+  if (self->bpf == 0)
+    return GST_FLOW_OK;         /* no caps: the base says so */
+  if (size % self->bpf != 0) {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+        ("Input buffer of %" G_GSIZE_FORMAT " bytes is not a whole number "
+            "of sample frames of %" G_GSIZE_FORMAT " bytes", size,
+            self->bpf), ("%d channels of %s: %" G_GSIZE_FORMAT " frames and "
+            "%" G_GSIZE_FORMAT " bytes left over",
+            GST_AUDIO_INFO_CHANNELS (&self->info),
+            GST_AUDIO_INFO_NAME (&self->info), size / self->bpf,
+            size % self->bpf));
+    return GST_FLOW_ERROR;
+  }
+  frames = size / self->bpf;
+  if (frames > self->capacity) {
+    /* The slots are too small for this buffer: once the frames in flight
+     * are pushed, the base rebuilds the engine (configure reads the new
+     * capacity).  The running history is kept. */
+    for (cap = 1; cap < frames; cap <<= 1);
+    GST_INFO_OBJECT (self, "buffer of %" G_GINT64_FORMAT " frames: slots "
+        "grow from %" G_GINT64_FORMAT " to %" G_GINT64_FORMAT " frames",
+        frames, self->capacity, cap);
+    self->capacity = cap;
+    gst_cuda_base_filter_mark_dirty (base);
+  }
+  return GST_FLOW_OK;
+}
+
+static GstFlowReturn
+gst_cuda_audio_filter_prepare (GstCudaBaseFilter * base, CoEngine * e,
+    GstCudaBaseFilterFrame * fr, CoFrame * cf)
+{
+  GstCudaAudioFilter *self = GST_CUDA_AUDIO_FILTER (base);
+  FramePriv *fp = fr->priv;
+  gsize size = gst_buffer_get_size (fr->inbuf);
+  gint64 frames = size / self->bpf;
+  guint8 *history = NULL;
+  GstClockTime dur;
+  gdouble gain_db;
+
+  if (size % self->bpf != 0 || frames > self->capacity) {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+        ("Input buffer of %" G_GSIZE_FORMAT " bytes does not fit: %"
+            G_GSIZE_FORMAT " bytes per frame, %" G_GINT64_FORMAT
+            " frames at most", size, self->bpf, self->capacity), (NULL));
+    return GST_FLOW_ERROR;
+  }
+  fp->in_mapped = gst_buffer_map (fr->inbuf, &fp->in, GST_MAP_READ);
+  if (!fp->in_mapped) {
+    GST_ELEMENT_ERROR (self, RESOURCE, READ, (NULL),
+        ("could not map an input buffer of %" G_GSIZE_FORMAT " bytes", size));
+    return GST_FLOW_ERROR;
+  }
+  gst_buffer_set_size (fr->outbuf, size);
+  fp->out_mapped = gst_buffer_map (fr->outbuf, &fp->out, GST_MAP_WRITE);
+  if (!fp->out_mapped) {
+    GST_ELEMENT_ERROR (self, RESOURCE, WRITE, (NULL),
+        ("could not map an output buffer"));
+    return GST_FLOW_ERROR;
+  }
+
+  GST_OBJECT_LOCK (self);
+  gain_db = self->gain_db;
+  GST_OBJECT_UNLOCK (self);
+  self->desc.gain = (gfloat) pow (10.0, gain_db / 20.0);
+
+  if (self->halo_bytes > 0) {
+    if (g_atomic_int_compare_and_exchange (&self->reset, TRUE, FALSE) ||
+        GST_BUFFER_FLAG_IS_SET (fr->inbuf, GST_BUFFER_FLAG_DISCONT)) {
+      GST_DEBUG_OBJECT (self, "history reset");
+      memset (self->tail, 0, self->halo_bytes);
+    }
+    /* This slot's history buffer: written here, read by this frame's
+     * chunks only, rewritten only once the slot is acquired again, i.e.
+     * after this frame has completed. */
+    g_assert (cf->slot < self->n_ring);
+    history = self->ring[cf->slot];
+    memcpy (history, self->tail, self->halo_bytes);
+  } else {
+    g_atomic_int_set (&self->reset, FALSE);
+  }
+
+  co_audio_plan (&self->desc, co_engine_chunks (e),
+      co_engine_backend (e) == CO_BACKEND_CPU, cf, fp->in.data,
+      fp->out.data, frames, history);
+  /* the next buffer's halo: the copies above read @history, not @tail */
+  if (self->halo_bytes > 0)
+    co_audio_history_update (&self->desc, self->tail, fp->in.data, frames);
+
+  dur = GST_BUFFER_DURATION (fr->inbuf);
+  if (!GST_CLOCK_TIME_IS_VALID (dur) && GST_AUDIO_INFO_RATE (&self->info) > 0)
+    dur = gst_util_uint64_scale_int (frames, GST_SECOND,
+        GST_AUDIO_INFO_RATE (&self->info));
+  GST_OBJECT_LOCK (self);
+  self->last_duration = dur;
+  GST_OBJECT_UNLOCK (self);
+  return GST_FLOW_OK;
+}
+
+static void
+gst_cuda_audio_filter_finish (GstCudaBaseFilter * base,
+    GstCudaBaseFilterFrame * fr)
+{
+  FramePriv *fp = fr->priv;
+
+  if (fp->in_mapped)
+    gst_buffer_unmap (fr->inbuf, &fp->in);
+  if (fp->out_mapped)
+    gst_buffer_unmap (fr->outbuf, &fp->out);
+  fp->in_mapped = fp->out_mapped = FALSE;
+}
+
+static void
+gst_cuda_audio_filter_flush (GstCudaBaseFilter * base)
+{
+  GstCudaAudioFilter *self = GST_CUDA_AUDIO_FILTER (base);
+
+  GST_DEBUG_OBJECT (self, "flushed: history reset");
+  g_atomic_int_set (&self->reset, TRUE);
+}
+
+static GstBufferPool *
+gst_cuda_audio_filter_make_pool (GstCudaBaseFilter * base, GstCaps * caps,
+    gsize size, GstAllocator * allocator, guint min, guint max)
+{
+  GstBufferPool *pool;
+  GstStructure *config;
+
+  /* Audio buffers have no size of their own: propose no pool upstream
+   * (only the page-locked allocator). */
+  if (size == 0)
+    return NULL;
+  pool = gst_buffer_pool_new ();
+  config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_set_params (config, caps, size, min, max);
+  if (allocator)
+    gst_buffer_pool_config_set_allocator (config, allocator, NULL);
+  if (!gst_buffer_pool_set_config (pool, config)) {
+    gst_object_unref (pool);
+    return NULL;
+  }
+  return pool;
+}
+
+static GstClockTime
+gst_cuda_audio_filter_frame_duration (GstCudaBaseFilter * base)
+{
+  GstCudaAudioFilter *self = GST_CUDA_AUDIO_FILTER (base);
+  GstClockTime dur;
+
+  GST_OBJECT_LOCK (self);
+  dur = self->last_duration;
+  GST_OBJECT_UNLOCK (self);
+  return dur;
+}
+
+static const gchar *
+gst_cuda_audio_filter_operation_nick (GstCudaBaseFilter * base)
+{
+  GstCudaAudioFilter *self = GST_CUDA_AUDIO_FILTER (base);
+  GEnumClass *klass = g_type_class_peek (GST_TYPE_CUDA_AUDIO_OPERATION);
+  GEnumValue *v = g_enum_get_value (klass, self->desc.op);
+
+  return v ? v->value_nick : "unknown";
+}
+
+static GstStateChangeReturn
+gst_cuda_audio_filter_change_state (GstElement * element,
+    GstStateChange transition)
+{
+  GstCudaAudioFilter *self = GST_CUDA_AUDIO_FILTER (element);
+  GstStateChangeReturn ret;
+
+  ret = GST_ELEMENT_CLASS (gst_cuda_audio_filter_parent_class)->change_state
+      (element, transition);
+
+  if (transition == GST_STATE_CHANGE_PAUSED_TO_READY) {
+    /* the engine is gone: nothing reads the history any more */
+    history_free (self);
+    gst_caps_replace (&self->cfg_caps, NULL);
+    self->bpf = 0;
+    self->have_cur = FALSE;
+    g_atomic_int_set (&self->reset, TRUE);
+    GST_OBJECT_LOCK (self);
+    self->last_duration = GST_CLOCK_TIME_NONE;
+    GST_OBJECT_UNLOCK (self);
+  }
+  return ret;
+}
+
+static void
+gst_cuda_audio_filter_finalize (GObject * object)
+{
+  GstCudaAudioFilter *self = GST_CUDA_AUDIO_FILTER (object);
+
+  history_free (self);
+  gst_caps_replace (&self->cfg_caps, NULL);
+  g_free (self->cur_taps);
+  g_array_unref (self->taps);
+  G_OBJECT_CLASS (gst_cuda_audio_filter_parent_class)->finalize (object);
+}
+
+static void
+gst_cuda_audio_filter_class_init (GstCudaAudioFilterClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstCudaBaseFilterClass *base_class = GST_CUDA_BASE_FILTER_CLASS (klass);
+  GParamFlags rw = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+      GST_PARAM_MUTABLE_PLAYING;
+
+  gobject_class->set_property = gst_cuda_audio_filter_set_property;
+  gobject_class->get_property = gst_cuda_audio_filter_get_property;
+  gobject_class->finalize = gst_cuda_audio_filter_finalize;
+  element_class->change_state = gst_cuda_audio_filter_change_state;
+
+  g_object_class_install_property (gobject_class, PROP_OPERATION,
+      g_param_spec_enum ("operation", "Operation",
+          "What to compute (a change takes effect after the buffers in "
+          "flight and resets the history)", GST_TYPE_CUDA_AUDIO_OPERATION,
+          DEFAULT_OPERATION, rw));
+  g_object_class_install_property (gobject_class, PROP_GAIN_DB,
+      g_param_spec_double ("gain-db", "Gain (dB)",
+          "Gain of operation=gain in decibels: y = x * 10^(gain-db / 20) "
+          "(S16: rounded and saturated)", -120.0, 60.0, DEFAULT_GAIN_DB, rw));
+  /**
+   * GstCudaAudioFilter:taps:
+   *
+   * The FIR coefficients h[0] … h[n−1] of operation=fir, 1 to 4096 of
+   * them, used as floats: y[n] = Σₖ h[k] · x[n − k].  From gst-launch:
+   * `taps="<0.25, 0.5, 0.25>"`.  A change takes effect after the buffers in
+   * flight and resets the history.
+   */
+  g_object_class_install_property (gobject_class, PROP_TAPS,
+      gst_param_spec_array ("taps", "Taps",
+          "FIR coefficients h[0] ... h[n-1] of operation=fir (1 to 4096), "
+          "e.g. \"<0.25, 0.5, 0.25>\": y[n] = sum_k h[k] * x[n - k]",
+          g_param_spec_double ("tap", "Tap", "One FIR coefficient",
+              -G_MAXFLOAT, G_MAXFLOAT, 0.0,
+              G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS), rw));
+
+  gst_element_class_add_static_pad_template (element_class, &sink_template);
+  gst_element_class_add_static_pad_template (element_class, &src_template);
+  gst_element_class_set_static_metadata (element_class,
+      "CUDA overlapped audio filter", "Filter/Effect/Audio/Hardware",
+      "Applies a gain or a FIR filter, continuous across buffers, to "
+      "interleaved audio or signal samples on a CUDA GPU, with chunked "
+      "host/device copies overlapped against compute over several streams",
+      "cudaoverlap developers");
+
+  base_class->frame_priv_size = sizeof (FramePriv);
+  base_class->configure = gst_cuda_audio_filter_configure;
+  base_class->engine_ready = gst_cuda_audio_filter_engine_ready;
+  base_class->prepare = gst_cuda_audio_filter_prepare;
+  base_class->finish = gst_cuda_audio_filter_finish;
+  base_class->make_pool = gst_cuda_audio_filter_make_pool;
+  base_class->frame_duration = gst_cuda_audio_filter_frame_duration;
+  base_class->operation_nick = gst_cuda_audio_filter_operation_nick;
+  base_class->sink_buffer = gst_cuda_audio_filter_sink_buffer;
+  base_class->flush = gst_cuda_audio_filter_flush;
+
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_AUDIO_OPERATION, 0);
+  GST_DEBUG_CATEGORY_INIT (gst_cuda_audio_filter_debug, "cudaaudiofilter", 0,
+      "cudaoverlap audio filter");
+}
+
+static void
+gst_cuda_audio_filter_init (GstCudaAudioFilter * self)
+{
+  gdouble one = 1.0;
+
+  self->operation = DEFAULT_OPERATION;
+  self->gain_db = DEFAULT_GAIN_DB;
+  self->taps = g_array_new (FALSE, FALSE, sizeof (gdouble));
+  g_array_append_val (self->taps, one);
+  self->last_duration = GST_CLOCK_TIME_NONE;
+  self->desc.op = DEFAULT_OPERATION;
+  self->desc.n_taps = 1;
+  gst_audio_info_init (&self->info);
+}

@@ -1,0 +1,82 @@
+/* cudaoverlap: planning a buffer of interleaved samples into chunks.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Knows sample frames, not caps: the element describes the negotiated
+ * format with a CoAudioDesc.  No GStreamer types.
+ *
+ * A chunk is a run of consecutive sample frames.  A FIR chunk needs the
+ * halo = n_taps - 1 frames before its first frame.  For chunk 0 the halo
+ * is the previous buffer's tail (the "history", host memory); for a later
+ * chunk it is the end of the previous chunk's frames of the same input
+ * buffer, and where a chunk starts less than a halo into the buffer, the
+ * history's last frames and then the buffer's first ones.  Each chunk gets
+ * its own part of the slot's input area, halo included, so no chunk waits
+ * for another chunk or for another frame.
+ */
+#ifndef __CO_AUDIO_H__
+#define __CO_AUDIO_H__
+
+#include "co-engine.h"
+
+G_BEGIN_DECLS
+/* Chunks are not made shorter than this (unless the buffer is): a chunk
+ * costs a few launches and, for FIR, a halo upload. */
+#define CO_AUDIO_MIN_CHUNK_FRAMES 256
+    typedef struct
+{
+  CoAudioOp op;
+  CoAudioFormat format;
+  gint channels;                /* 1..64 */
+  gint n_taps;                  /* FIR taps (>= 1); ignored for gain */
+  gfloat gain;                  /* linear gain of operation gain */
+  const gfloat *taps;           /* n_taps floats in the engine's constant area */
+} CoAudioDesc;
+
+/* Bytes of one sample frame (all channels). */
+gsize co_audio_frame_bytes (const CoAudioDesc * desc);
+
+/* History frames a chunk needs before its first frame: n_taps - 1 for FIR,
+ * 0 for gain. */
+gint64 co_audio_halo (const CoAudioDesc * desc);
+
+/* The chunks of a buffer of @frames frames: n chunks, chunk c covering
+ * frames [starts[c], starts[c + 1]).  As equal as possible, at most
+ * @chunks (and CO_MAX_CHUNKS), none shorter than CO_AUDIO_MIN_CHUNK_FRAMES
+ * unless there is only one; one (empty) chunk for an empty buffer. */
+guint co_audio_chunks (gint64 frames, guint chunks,
+    gint64 starts[CO_MAX_CHUNKS + 1]);
+
+/* The slot sizes for buffers of up to @max_frames frames: every chunk's
+ * halo and frames (input area), the output frames (output area). */
+void co_audio_plan_sizes (const CoAudioDesc * desc, guint chunks,
+    gint64 max_frames, gsize * in_size, gsize * out_size);
+
+/* Fill frame->chunks for one buffer of @frames frames at @in (host), to be
+ * written to @out (host).  @history (host, co_audio_halo() frames) holds
+ * the frames before @in: the previous buffer's tail, or zeros after a
+ * reset.  The chunks' copies read @history and @in asynchronously: both
+ * must stay unchanged until the frame has completed.
+ *
+ * @direct = FALSE (CUDA): each chunk uploads its halo and frames into its
+ * own part of frame->dev_in (1 or 2 copies: history part, input part),
+ * the kernel writes frame->dev_out, one copy downloads into @out.
+ * @direct = TRUE (CPU backend, dev_in is host memory): a chunk whose halo
+ * lies inside @in reads @in in place; a chunk whose halo reaches into the
+ * history gets the same host copies into its part of dev_in (the worker
+ * does them); kernels write @out directly, no downloads.
+ *
+ * @frames must not exceed the max_frames that frame->dev_in_size was
+ * computed for (co_audio_plan_sizes).  Returns the number of chunks. */
+guint co_audio_plan (const CoAudioDesc * desc, guint chunks, gboolean direct,
+    CoFrame * frame, const guint8 * in, guint8 * out, gint64 frames,
+    const guint8 * history);
+
+/* @history (co_audio_halo() frames) becomes the last halo frames of the
+ * stream "history, then the @frames frames at @in": the tail the next
+ * buffer needs.  Host memory, synchronous. */
+void co_audio_history_update (const CoAudioDesc * desc, guint8 * history,
+    const guint8 * in, gint64 frames);
+
+G_END_DECLS
+#endif

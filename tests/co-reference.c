@@ -1,0 +1,398 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * co-reference: the tests' independent, naive reference.  See co-reference.h.
+ * Nothing here comes from kernels/ or plugin/.
+ */
+
+#include <math.h>
+#include <string.h>
+
+#include "co-reference.h"
+
+/* ------------------------------------------------------------------------ */
+/* The hand-written format table.                                            */
+/*                                                                           */
+/* Packed 32-bit RGB: four bytes per pixel, the colour bytes are the three   */
+/* that are not A or x.  Where A/x is first (ARGB, ABGR, xRGB, xBGR) the     */
+/* colours are bytes 1..3, else bytes 0..2.  NV12: Y plane, then one plane   */
+/* of interleaved U,V (2 bytes per chroma pixel).  I420: Y, U, V planes.     */
+/* ------------------------------------------------------------------------ */
+
+#define PACKED_FIRST3(fmt) \
+  { fmt, 1, 1, 255, { 4 }, { 0 }, { 3 }, { { 0, 1, 2 } }, { TRUE } }
+#define PACKED_LAST3(fmt) \
+  { fmt, 1, 1, 255, { 4 }, { 0 }, { 3 }, { { 1, 2, 3 } }, { TRUE } }
+
+static const CoRefFormat ref_formats[] = {
+  {GST_VIDEO_FORMAT_GRAY8, 1, 1, 255, {1}, {0}, {1}, {{0}}, {TRUE}},
+  {GST_VIDEO_FORMAT_GRAY16_LE, 1, 2, 65535, {2}, {0}, {1}, {{0}}, {TRUE}},
+  PACKED_FIRST3 (GST_VIDEO_FORMAT_RGBA),
+  PACKED_FIRST3 (GST_VIDEO_FORMAT_BGRA),
+  PACKED_LAST3 (GST_VIDEO_FORMAT_ARGB),
+  PACKED_LAST3 (GST_VIDEO_FORMAT_ABGR),
+  PACKED_FIRST3 (GST_VIDEO_FORMAT_RGBx),
+  PACKED_FIRST3 (GST_VIDEO_FORMAT_BGRx),
+  PACKED_LAST3 (GST_VIDEO_FORMAT_xRGB),
+  PACKED_LAST3 (GST_VIDEO_FORMAT_xBGR),
+  {GST_VIDEO_FORMAT_NV12, 2, 1, 255,
+      {1, 2}, {0, 1}, {1, 2}, {{0}, {0, 1}}, {TRUE, FALSE}},
+  {GST_VIDEO_FORMAT_I420, 3, 1, 255,
+      {1, 1, 1}, {0, 1, 1}, {1, 1, 1}, {{0}, {0}, {0}}, {TRUE, FALSE, FALSE}},
+};
+
+static const GstVideoFormat ref_format_list[] = {
+  GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_GRAY16_LE,
+  GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRA, GST_VIDEO_FORMAT_ARGB,
+  GST_VIDEO_FORMAT_ABGR, GST_VIDEO_FORMAT_RGBx, GST_VIDEO_FORMAT_BGRx,
+  GST_VIDEO_FORMAT_xRGB, GST_VIDEO_FORMAT_xBGR, GST_VIDEO_FORMAT_NV12,
+  GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_UNKNOWN
+};
+
+const gchar *
+co_ref_op_nick (CoRefOp op)
+{
+  switch (op) {
+    case CO_REF_INVERT:
+      return "invert";
+    case CO_REF_GAMMA:
+      return "gamma";
+    case CO_REF_BOX_BLUR:
+      return "box-blur";
+  }
+  return "?";
+}
+
+const CoRefFormat *
+co_ref_format (GstVideoFormat format)
+{
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (ref_formats); i++)
+    if (ref_formats[i].format == format)
+      return &ref_formats[i];
+  return NULL;
+}
+
+gboolean
+co_ref_format_supported (GstVideoFormat format)
+{
+  return co_ref_format (format) != NULL;
+}
+
+const GstVideoFormat *
+co_ref_formats (void)
+{
+  return ref_format_list;
+}
+
+void
+co_ref_plane_size (const CoRefFormat * f, guint plane, guint width,
+    guint height, guint * pw, guint * ph)
+{
+  if (f->sub_shift[plane]) {
+    *pw = (width + 1) / 2;
+    *ph = (height + 1) / 2;
+  } else {
+    *pw = width;
+    *ph = height;
+  }
+}
+
+guint
+co_ref_plane_row_bytes (const CoRefFormat * f, guint plane, guint width)
+{
+  guint pw, ph;
+
+  co_ref_plane_size (f, plane, width, 1, &pw, &ph);
+  return pw * f->pstride[plane];
+}
+
+/* ------------------------------------------------------------------------ */
+/* Samples                                                                   */
+/* ------------------------------------------------------------------------ */
+
+static inline guint
+get_sample (const guint8 * p, guint bps)
+{
+  if (bps == 2)
+    return (guint) p[0] | ((guint) p[1] << 8);
+  return p[0];
+}
+
+static inline void
+put_sample (guint8 * p, guint bps, guint v)
+{
+  if (bps == 2) {
+    p[0] = v & 0xff;
+    p[1] = (v >> 8) & 0xff;
+  } else {
+    p[0] = (guint8) v;
+  }
+}
+
+static inline gint
+clampi (gint v, gint lo, gint hi)
+{
+  return v < lo ? lo : (v > hi ? hi : v);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Gamma table                                                               */
+/* ------------------------------------------------------------------------ */
+
+void
+co_ref_gamma_table (gdouble gamma, guint max, guint16 * table)
+{
+  guint i;
+  gdouble dmax = (gdouble) max;
+
+  for (i = 0; i <= max; i++) {
+    gdouble v = floor (dmax * pow ((gdouble) i / dmax, 1.0 / gamma) + 0.5);
+    if (v < 0)
+      v = 0;
+    if (v > dmax)
+      v = dmax;
+    table[i] = (guint16) v;
+  }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Box blur of one component of one plane                                    */
+/* ------------------------------------------------------------------------ */
+
+void
+co_ref_blur_plane_naive (const guint8 * src, gint sstride, guint8 * dst,
+    gint dstride, guint w, guint h, guint pstride, guint offset, guint bps,
+    guint radius)
+{
+  gint x, y, dx, dy, r = (gint) radius;
+  guint64 n = (guint64) (2 * r + 1) * (guint64) (2 * r + 1);
+
+  for (y = 0; y < (gint) h; y++) {
+    for (x = 0; x < (gint) w; x++) {
+      guint64 sum = 0;
+
+      for (dy = -r; dy <= r; dy++) {
+        gint sy = clampi (y + dy, 0, (gint) h - 1);
+        for (dx = -r; dx <= r; dx++) {
+          gint sx = clampi (x + dx, 0, (gint) w - 1);
+          sum += get_sample (src + (gssize) sy * sstride +
+              (gssize) sx * pstride + offset, bps);
+        }
+      }
+      put_sample (dst + (gssize) y * dstride + (gssize) x * pstride + offset,
+          bps, (guint) ((sum + n / 2) / n));
+    }
+  }
+}
+
+void
+co_ref_blur_plane_separable (const guint8 * src, gint sstride,
+    guint8 * dst, gint dstride, guint w, guint h, guint pstride,
+    guint offset, guint bps, guint radius)
+{
+  gint x, y, d, r = (gint) radius;
+  guint64 n = (guint64) (2 * r + 1) * (guint64) (2 * r + 1);
+  /* rowsum[y][x] = sum over dx of sample (clamp (x+dx), y) */
+  guint64 *rowsum = g_new (guint64, (gsize) w * h);
+
+  for (y = 0; y < (gint) h; y++) {
+    const guint8 *row = src + (gssize) y * sstride + offset;
+    for (x = 0; x < (gint) w; x++) {
+      guint64 s = 0;
+      for (d = -r; d <= r; d++)
+        s += get_sample (row + (gssize) clampi (x + d, 0,
+                (gint) w - 1) * pstride, bps);
+      rowsum[(gsize) y * w + x] = s;
+    }
+  }
+  for (y = 0; y < (gint) h; y++) {
+    for (x = 0; x < (gint) w; x++) {
+      guint64 s = 0;
+      for (d = -r; d <= r; d++)
+        s += rowsum[(gsize) clampi (y + d, 0, (gint) h - 1) * w + x];
+      put_sample (dst + (gssize) y * dstride + (gssize) x * pstride + offset,
+          bps, (guint) ((s + n / 2) / n));
+    }
+  }
+  g_free (rowsum);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The operations                                                            */
+/* ------------------------------------------------------------------------ */
+
+static gboolean
+is_colour_byte (const CoRefFormat * f, guint plane, guint byte_in_pixel,
+    guint * comp_index)
+{
+  guint c;
+
+  for (c = 0; c < f->n_colour[plane]; c++) {
+    guint off = f->colour_offset[plane][c];
+    if (byte_in_pixel >= off && byte_in_pixel < off + f->bytes_per_sample) {
+      if (comp_index)
+        *comp_index = c;
+      return TRUE;
+    }
+  }
+  return FALSE;
+}
+
+void
+co_ref_apply (CoRefOp op, gdouble gamma, guint radius,
+    const GstVideoFrame * in, GstVideoFrame * out)
+{
+  GstVideoFormat format = GST_VIDEO_FRAME_FORMAT (in);
+  const CoRefFormat *f = co_ref_format (format);
+  guint width = GST_VIDEO_FRAME_WIDTH (in);
+  guint height = GST_VIDEO_FRAME_HEIGHT (in);
+  guint16 *table = NULL;
+  guint p;
+
+  g_return_if_fail (f != NULL);
+  g_return_if_fail (GST_VIDEO_FRAME_FORMAT (out) == format);
+  g_return_if_fail ((guint) GST_VIDEO_FRAME_WIDTH (out) == width);
+  g_return_if_fail ((guint) GST_VIDEO_FRAME_HEIGHT (out) == height);
+
+  if (op == CO_REF_GAMMA) {
+    table = g_new (guint16, f->max + 1);
+    co_ref_gamma_table (gamma, f->max, table);
+  }
+
+  for (p = 0; p < f->n_planes; p++) {
+    const guint8 *sp = GST_VIDEO_FRAME_PLANE_DATA (in, p);
+    guint8 *dp = GST_VIDEO_FRAME_PLANE_DATA (out, p);
+    gint ss = GST_VIDEO_FRAME_PLANE_STRIDE (in, p);
+    gint ds = GST_VIDEO_FRAME_PLANE_STRIDE (out, p);
+    guint pw, ph, x, y, c, bps = f->bytes_per_sample, ps = f->pstride[p];
+    guint row_bytes = co_ref_plane_row_bytes (f, p, width);
+
+    co_ref_plane_size (f, p, width, height, &pw, &ph);
+
+    /* First everything as it is: alpha, padding and whatever the
+     * operation does not touch. */
+    for (y = 0; y < ph; y++)
+      memcpy (dp + (gssize) y * ds, sp + (gssize) y * ss, row_bytes);
+
+    switch (op) {
+      case CO_REF_INVERT:
+        for (y = 0; y < ph; y++)
+          for (x = 0; x < pw; x++)
+            for (c = 0; c < f->n_colour[p]; c++) {
+              gsize o = f->colour_offset[p][c] + (gsize) x * ps;
+              guint v = get_sample (sp + (gssize) y * ss + o, bps);
+              put_sample (dp + (gssize) y * ds + o, bps, f->max - v);
+            }
+        break;
+      case CO_REF_GAMMA:
+        if (!f->gamma_plane[p])
+          break;
+        for (y = 0; y < ph; y++)
+          for (x = 0; x < pw; x++)
+            for (c = 0; c < f->n_colour[p]; c++) {
+              gsize o = f->colour_offset[p][c] + (gsize) x * ps;
+              guint v = get_sample (sp + (gssize) y * ss + o, bps);
+              put_sample (dp + (gssize) y * ds + o, bps, table[v]);
+            }
+        break;
+      case CO_REF_BOX_BLUR:{
+        guint64 cost = (guint64) pw * ph * (2 * radius + 1) * (2 * radius + 1);
+        for (c = 0; c < f->n_colour[p]; c++) {
+          if (cost <= CO_REF_NAIVE_BLUR_BUDGET)
+            co_ref_blur_plane_naive (sp, ss, dp, ds, pw, ph, ps,
+                f->colour_offset[p][c], bps, radius);
+          else
+            co_ref_blur_plane_separable (sp, ss, dp, ds, pw, ph, ps,
+                f->colour_offset[p][c], bps, radius);
+        }
+        break;
+      }
+    }
+  }
+  g_free (table);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Comparison                                                                */
+/* ------------------------------------------------------------------------ */
+
+gboolean
+co_ref_compare (const GstVideoFrame * expected, const GstVideoFrame * got,
+    gchar ** msg)
+{
+  GstVideoFormat format = GST_VIDEO_FRAME_FORMAT (expected);
+  const CoRefFormat *f = co_ref_format (format);
+  guint width = GST_VIDEO_FRAME_WIDTH (expected);
+  guint height = GST_VIDEO_FRAME_HEIGHT (expected);
+  guint64 n_diff = 0;
+  gboolean first = TRUE;
+  GString *s = g_string_new (NULL);
+  guint p;
+
+  if (msg)
+    *msg = NULL;
+  g_return_val_if_fail (f != NULL, FALSE);
+
+  if (GST_VIDEO_FRAME_FORMAT (got) != format
+      || (guint) GST_VIDEO_FRAME_WIDTH (got) != width
+      || (guint) GST_VIDEO_FRAME_HEIGHT (got) != height) {
+    if (msg)
+      *msg = g_strdup_printf ("geometry differs: expected %s %ux%u, got %s "
+          "%ux%u", gst_video_format_to_string (format), width, height,
+          gst_video_format_to_string (GST_VIDEO_FRAME_FORMAT (got)),
+          GST_VIDEO_FRAME_WIDTH (got), GST_VIDEO_FRAME_HEIGHT (got));
+    g_string_free (s, TRUE);
+    return FALSE;
+  }
+
+  for (p = 0; p < f->n_planes; p++) {
+    const guint8 *ep = GST_VIDEO_FRAME_PLANE_DATA (expected, p);
+    const guint8 *gp = GST_VIDEO_FRAME_PLANE_DATA (got, p);
+    gint es = GST_VIDEO_FRAME_PLANE_STRIDE (expected, p);
+    gint gs = GST_VIDEO_FRAME_PLANE_STRIDE (got, p);
+    guint pw, ph, y, b;
+    guint row_bytes = co_ref_plane_row_bytes (f, p, width);
+
+    co_ref_plane_size (f, p, width, height, &pw, &ph);
+    for (y = 0; y < ph; y++) {
+      const guint8 *er = ep + (gssize) y * es;
+      const guint8 *gr = gp + (gssize) y * gs;
+      if (memcmp (er, gr, row_bytes) == 0)
+        continue;
+      for (b = 0; b < row_bytes; b++) {
+        if (er[b] == gr[b])
+          continue;
+        n_diff++;
+        if (first) {
+          guint ci = 0;
+          guint bip = b % f->pstride[p];
+          gboolean colour = is_colour_byte (f, p, bip, &ci);
+          first = FALSE;
+          g_string_append_printf (s, "first difference: plane %u (%ux%u), "
+              "row %u, byte %u (pixel x=%u, byte %u of the pixel: %s%u): "
+              "expected %u (0x%02x), got %u (0x%02x)", p, pw, ph, y, b,
+              b / f->pstride[p], bip, colour ? "colour component " :
+              "alpha/padding byte ", colour ? ci : bip, er[b], er[b], gr[b],
+              gr[b]);
+          if (f->bytes_per_sample == 2) {
+            guint sb = b & ~1u;
+            g_string_append_printf (s, " [16-bit sample: expected %u, got %u]",
+                get_sample (er + sb, 2), get_sample (gr + sb, 2));
+          }
+        }
+      }
+    }
+  }
+
+  if (n_diff == 0) {
+    g_string_free (s, TRUE);
+    return TRUE;
+  }
+  g_string_append_printf (s, "; %" G_GUINT64_FORMAT " byte(s) differ", n_diff);
+  if (msg)
+    *msg = g_string_free (s, FALSE);
+  else
+    g_string_free (s, TRUE);
+  return FALSE;
+}

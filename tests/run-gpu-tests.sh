@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# Runs the GPU test suite as plain executables, without meson (the GPU
+# machine has none): every test program of the build that honours
+# CO_TEST_BACKEND, with CO_TEST_BACKEND=cuda.
+#
+#   usage: tests/run-gpu-tests.sh [BUILD_DIR]      (default: build)
+#
+# On the GPU machine start it after `source .gpu/gst/env.sh`.  Prints one
+# line per program (PASS, FAIL or SKIP, with the time and, for SKIP, the
+# reason; each program is stopped after CO_GPU_TEST_TIMEOUT s, default 480), keeps each program's full output in BUILD_DIR/gpu-test-logs/,
+# and exits non-zero if any program failed or was skipped: on the GPU
+# machine a skip means the GPU was not tested.
+set -u
+
+build=${1:-build}
+if [[ ! -d $build ]]; then
+  echo "run-gpu-tests: no build folder '$build'" >&2
+  exit 2
+fi
+build=$(cd "$build" && pwd)
+
+plugin_dir=$build/elements
+if ! compgen -G "$plugin_dir/libgstcudaoverlap*.so" >/dev/null; then
+  echo "run-gpu-tests: no plugin in $plugin_dir (build first)" >&2
+  exit 2
+fi
+
+export GST_PLUGIN_PATH=$plugin_dir${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}
+export GST_REGISTRY_1_0=$build/gpu-test-registry.bin
+export CO_TEST_BACKEND=cuda
+export CK_FORK=no          # CUDA does not survive fork (the programs set it too)
+export CK_DEFAULT_TIMEOUT=${CK_DEFAULT_TIMEOUT:-600}
+# Unforked, libcheck's own timeouts do not work: bound each program here.
+limit=${CO_GPU_TEST_TIMEOUT:-480}
+
+logs=$build/gpu-test-logs
+mkdir -p "$logs"
+
+# Test programs that honour CO_TEST_BACKEND (they name it in their binary).
+programs=()
+for exe in "$build"/tests/test-*; do
+  [[ -f $exe && -x $exe ]] || continue
+  grep -q CO_TEST_BACKEND "$exe" 2>/dev/null || continue
+  programs+=("$exe")
+done
+if (( ${#programs[@]} == 0 )); then
+  echo "run-gpu-tests: no test program honouring CO_TEST_BACKEND in $build/tests" >&2
+  exit 2
+fi
+
+n_pass=0 n_fail=0 n_skip=0
+summary=()
+for exe in "${programs[@]}"; do
+  name=$(basename "$exe")
+  log=$logs/$name.log
+  start=$(date +%s.%N)
+  timeout -k 10 "$limit" "$exe" >"$log" 2>&1
+  rc=$?
+  secs=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+  case $rc in
+    0)  n_pass=$((n_pass + 1))
+        summary+=("PASS  $name  (${secs} s)") ;;
+    77) n_skip=$((n_skip + 1))
+        why=$(grep -m1 '^SKIP' "$log" | cut -c1-200)
+        summary+=("SKIP  $name  (${secs} s)  ${why:-exit 77}") ;;
+    124|137)
+        n_fail=$((n_fail + 1))
+        summary+=("FAIL  $name  (${secs} s)  timed out after ${limit} s") ;;
+    *)  n_fail=$((n_fail + 1))
+        why=$(grep -m1 -E ':[FE]:|^ERROR|Checks:' "$log" | cut -c1-200)
+        summary+=("FAIL  $name  (${secs} s, exit $rc)  ${why}") ;;
+  esac
+done
+
+echo "GPU tests (CO_TEST_BACKEND=cuda, GST_PLUGIN_PATH=$plugin_dir), logs in $logs:"
+printf '%s\n' "${summary[@]}"
+echo "$n_pass passed, $n_fail failed, $n_skip skipped"
+if (( n_fail > 0 || n_skip > 0 )); then
+  exit 1
+fi
+exit 0

@@ -1,0 +1,55 @@
+/* cudaoverlap-bench: the GStreamer side (bench-pipeline.c).
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifndef __BENCH_GST_H__
+#define __BENCH_GST_H__
+
+#include <gst/gst.h>
+#include <gst/video/video.h>
+
+#include "bench.h"
+
+G_BEGIN_DECLS typedef enum
+{
+  BENCH_IN_PINNED,              /* buffers of the element's own pool */
+  BENCH_IN_REGISTERED,          /* fresh GstBuffer over the malloc()ed ring */
+} BenchInput;
+
+extern const gchar *bench_input_names[2];
+
+typedef struct
+{
+  gboolean peer;                /* cudaupload ! cudadownload, not the element */
+  gboolean serial;
+  BenchInput input;
+  guint streams, chunks;
+  guint frames;                 /* timed, after the priming frame */
+  gboolean full_check;          /* compare every picture byte (untimed) */
+  gdouble live_fps;             /* > 0: pace the pushes */
+} BenchRunSpec;
+
+/* What every run shares; main() sets it up. */
+typedef struct
+{
+  BenchFrames fr;
+  GstVideoInfo info;
+  GstCaps *caps;
+  GstMemory *mem[BENCH_RING];   /* the ring, each wrapped once */
+  GstClockTime dur;             /* frame duration; PTS = n x dur */
+  const gchar *op, *backend, *props;
+  gchar *elem_passport;         /* the first cudaoverlap-passport seen */
+  gboolean failed;              /* a check or a run failed */
+} BenchGst;
+
+extern BenchGst bench_gst;
+
+gboolean bench_layout_from_info (const GstVideoInfo * info, BenchLayout * l);
+/* One pipeline run of 1 + @sp->frames frames.  Fills @row (if given) with
+ * the figures and the checks; @pool_note (if given and NULL) gets what the
+ * pinned input used.  FALSE on an error of the pipeline. */
+gboolean bench_run_pipeline (const BenchRunSpec * sp, BenchRow * row,
+    gchar ** pool_note);
+
+G_END_DECLS
+#endif

@@ -1,0 +1,664 @@
+/* cudaoverlap-bench: one GStreamer pipeline run.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * A fresh pipeline per run: `appsrc ! cudavideofilter ... stats-interval=0
+ * ! appsink` (or the peer, `appsrc ! cudaupload !
+ * video/x-raw(memory:CUDAMemory) ! cudadownload ! appsink`).  appsrc:
+ * format time, not live, no timestamping, block=true with max-bytes of two
+ * frames (backpressure); appsink: sync=false, max-buffers=2, drop=false.
+ * Input (a) pinned: once the element has its caps (its passport message),
+ * an ALLOCATION query from appsrc's src pad to its peer; the first pool of
+ * the answer is activated and each of its buffers filled once with a ring
+ * frame; a buffer's content is known afterwards from its memory's data
+ * pointer (pool buffers come back intact).  Input (b) registered: per frame
+ * a fresh GstBuffer holding a reference to one of 16 GstMemory that wrap
+ * the malloc()ed ring frames once for the whole program.
+ * One priming frame is pushed and waited for; then the timed frames, PTS =
+ * frame number x duration.  appsink's callback notes the time and hands the
+ * sample to checker threads (sampled checksum); the checksums are compared
+ * with the expected ones after the run.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <math.h>
+
+#include <gst/app/app.h>
+
+#include "bench-gst.h"
+
+#define WAIT_NS (60 * G_GUINT64_CONSTANT (1000000000))
+
+BenchGst bench_gst;
+const gchar *bench_input_names[2] = { "pinned", "registered" };
+
+typedef struct
+{
+  const BenchRunSpec *sp;
+  guint n;                      /* frames pushed, the priming one included */
+  gint *ring_idx;
+  guint64 *t_push, *t_out, *sum;
+  guint8 *got, *checked;
+  BenchChecker *checker;
+  guint64 full_bad;
+  gchar full_msg[256];
+  guint stray;
+  guint64 t_last, cpu_last;
+  GMutex lock;
+  GCond cond;
+  gchar *error;
+  GstElement *pipeline;
+  GstBufferPool *pool;
+  GThread *stopper;
+  GstStructure *whole_run;
+} RunState;
+
+gboolean
+bench_layout_from_info (const GstVideoInfo * info, BenchLayout * l)
+{
+  guint mask = 1, i;
+  gint comps = 1, bytes = 1;
+  gboolean yuv = FALSE;
+
+  switch (GST_VIDEO_INFO_FORMAT (info)) {
+    case GST_VIDEO_FORMAT_GRAY8:
+      break;
+    case GST_VIDEO_FORMAT_GRAY16_LE:
+      bytes = 2;
+      break;
+    case GST_VIDEO_FORMAT_RGBA:
+    case GST_VIDEO_FORMAT_BGRA:
+    case GST_VIDEO_FORMAT_RGBx:
+    case GST_VIDEO_FORMAT_BGRx:
+      comps = 4;
+      mask = 0x7;               /* alpha / padding last */
+      break;
+    case GST_VIDEO_FORMAT_ARGB:
+    case GST_VIDEO_FORMAT_ABGR:
+    case GST_VIDEO_FORMAT_xRGB:
+    case GST_VIDEO_FORMAT_xBGR:
+      comps = 4;
+      mask = 0xe;               /* alpha / padding first */
+      break;
+    case GST_VIDEO_FORMAT_NV12:
+    case GST_VIDEO_FORMAT_I420:
+      yuv = TRUE;
+      break;
+    default:
+      return FALSE;
+  }
+  l->width = GST_VIDEO_INFO_WIDTH (info);
+  l->height = GST_VIDEO_INFO_HEIGHT (info);
+  l->n_planes = GST_VIDEO_INFO_N_PLANES (info);
+  l->size = GST_VIDEO_INFO_SIZE (info);
+  for (i = 0; i < (guint) l->n_planes; i++) {
+    BenchPlane *p = &l->planes[i];
+
+    p->offset = GST_VIDEO_INFO_PLANE_OFFSET (info, i);
+    p->stride = GST_VIDEO_INFO_PLANE_STRIDE (info, i);
+    p->width = GST_VIDEO_INFO_COMP_WIDTH (info, i);
+    p->height = GST_VIDEO_INFO_COMP_HEIGHT (info, i);
+    p->comps = comps;
+    p->comp_bytes = bytes;
+    p->mask = mask;
+    p->ysub = yuv && i > 0;
+    if (p->ysub && GST_VIDEO_INFO_FORMAT (info) == GST_VIDEO_FORMAT_NV12) {
+      p->comps = 2;             /* interleaved U and V */
+      p->mask = 0x3;
+    }
+  }
+  return TRUE;
+}
+
+/* ---- one pipeline run ------------------------------------------------- */
+
+typedef struct
+{
+  GstSample *sample;
+  guint64 i;
+} OutItem;
+
+/* On a checker thread: the sampled checksum of an output (and, in the
+ * untimed verify pass, the comparison of every picture byte). */
+static void
+check_output (gpointer item, gpointer user_data)
+{
+  OutItem *it = item;
+  RunState *st = user_data;
+  GstVideoFrame vf;
+  const guint8 *data[BENCH_MAX_PLANES] = { NULL, };
+  gsize stride[BENCH_MAX_PLANES] = { 0, };
+  gint p;
+
+  if (!gst_video_frame_map (&vf, &bench_gst.info,
+          gst_sample_get_buffer (it->sample), GST_MAP_READ)) {
+    g_mutex_lock (&st->lock);
+    st->stray++;
+    g_mutex_unlock (&st->lock);
+    goto out;
+  }
+  for (p = 0; p < bench_gst.fr.lay.n_planes; p++) {
+    data[p] = GST_VIDEO_FRAME_PLANE_DATA (&vf, p);
+    stride[p] = GST_VIDEO_FRAME_PLANE_STRIDE (&vf, p);
+  }
+  st->sum[it->i] = bench_checksum (&bench_gst.fr.lay, data, stride);
+  if (st->sp->full_check) {
+    gint r = st->ring_idx[it->i];
+    guint8 *ref = NULL;
+    gchar msg[160];
+    gboolean same;
+
+    if (!st->sp->peer) {
+      ref = g_malloc (bench_gst.fr.lay.size);
+      bench_invert_ref (&bench_gst.fr.lay, bench_gst.fr.ring[r], ref);
+    }
+    same =
+        bench_compare (&bench_gst.fr.lay, data, stride,
+        ref ? ref : bench_gst.fr.ring[r], msg, sizeof (msg));
+    g_free (ref);
+    g_mutex_lock (&st->lock);
+    if (!same && st->full_bad++ == 0)
+      g_snprintf (st->full_msg, sizeof (st->full_msg),
+          "frame %" G_GUINT64_FORMAT " (ring %d): %s", it->i, r, msg);
+    g_mutex_unlock (&st->lock);
+  }
+  gst_video_frame_unmap (&vf);
+  st->checked[it->i] = 1;
+out:
+  gst_sample_unref (it->sample);
+  g_free (it);
+}
+
+/* On the element's push thread: note the time and hand the output over. */
+static GstFlowReturn
+on_new_sample (GstAppSink * sink, gpointer user_data)
+{
+  RunState *st = user_data;
+  guint64 t = bench_now_ns ();
+  GstSample *sample = gst_app_sink_pull_sample (sink);
+  GstBuffer *buf;
+  guint64 i = G_MAXUINT64;
+
+  if (!sample)
+    return GST_FLOW_FLUSHING;
+  buf = gst_sample_get_buffer (sample);
+  if (GST_BUFFER_PTS_IS_VALID (buf)
+      && GST_BUFFER_PTS (buf) % bench_gst.dur == 0)
+    i = GST_BUFFER_PTS (buf) / bench_gst.dur;
+
+  g_mutex_lock (&st->lock);
+  if (i >= st->n || st->got[i]) {
+    st->stray++;
+    gst_sample_unref (sample);
+  } else {
+    OutItem *it = g_new (OutItem, 1);
+
+    it->sample = sample;
+    it->i = i;
+    st->got[i] = 1;
+    st->t_out[i] = t;
+    bench_checker_push (st->checker, it);
+  }
+  st->t_last = t;
+  st->cpu_last = bench_cpu_ns () - bench_checker_cpu_ns (st->checker);
+  g_cond_broadcast (&st->cond);
+  g_mutex_unlock (&st->lock);
+  return GST_FLOW_OK;
+}
+
+static gpointer
+stop_pipeline (gpointer data)
+{
+  RunState *st = data;
+
+  gst_element_set_state (st->pipeline, GST_STATE_NULL);
+  if (st->pool)
+    gst_buffer_pool_set_flushing (st->pool, TRUE);
+  return NULL;
+}
+
+/* On an error, stop the pipeline from another thread so that a push or a
+ * pool acquire blocked on it returns. */
+static GstBusSyncReply
+on_bus_sync (GstBus * bus, GstMessage * msg, gpointer user_data)
+{
+  RunState *st = user_data;
+  GError *err = NULL;
+  gchar *dbg = NULL;
+
+  if (GST_MESSAGE_TYPE (msg) != GST_MESSAGE_ERROR)
+    return GST_BUS_PASS;
+  gst_message_parse_error (msg, &err, &dbg);
+  g_mutex_lock (&st->lock);
+  if (!st->error) {
+    st->error = g_strdup_printf ("%s: %s (%s)", GST_OBJECT_NAME (msg->src),
+        err->message, dbg ? dbg : "");
+    st->stopper = g_thread_new ("bench-stop", stop_pipeline, st);
+  }
+  g_cond_broadcast (&st->cond);
+  g_mutex_unlock (&st->lock);
+  g_clear_error (&err);
+  g_free (dbg);
+  return GST_BUS_PASS;
+}
+
+/* Pops bus messages until @until (a message type) or an error or the
+ * deadline; keeps the element's passport and whole-run statistics. */
+static gboolean
+pump_bus (RunState * st, GstBus * bus, GstMessageType until,
+    const gchar * until_name, guint64 timeout_ns)
+{
+  guint64 deadline = bench_now_ns () + timeout_ns;
+
+  while (bench_now_ns () < deadline) {
+    GstMessage *m = gst_bus_timed_pop_filtered (bus, 100 * GST_MSECOND,
+        GST_MESSAGE_ERROR | GST_MESSAGE_EOS | GST_MESSAGE_ELEMENT);
+    const GstStructure *s;
+    gboolean done = FALSE, whole = FALSE;
+
+    if (!m) {
+      if (st->error)
+        return FALSE;
+      continue;
+    }
+    s = gst_message_get_structure (m);
+    if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR) {
+      gst_message_unref (m);
+      return FALSE;
+    }
+    if (s && gst_structure_has_name (s, "cudaoverlap-passport") &&
+        !bench_gst.elem_passport)
+      bench_gst.elem_passport = gst_structure_to_string (s);
+    if (s && gst_structure_has_name (s, "cudaoverlap-stats") &&
+        gst_structure_get_boolean (s, "whole-run", &whole) && whole) {
+      g_clear_pointer (&st->whole_run, gst_structure_free);
+      st->whole_run = gst_structure_copy (s);
+    }
+    if (GST_MESSAGE_TYPE (m) == until && (!until_name ||
+            (s && gst_structure_has_name (s, until_name))))
+      done = TRUE;
+    gst_message_unref (m);
+    if (done)
+      return TRUE;
+  }
+  g_mutex_lock (&st->lock);
+  if (!st->error)
+    st->error = g_strdup_printf ("timed out waiting for %s",
+        until_name ? until_name : gst_message_type_get_name (until));
+  g_mutex_unlock (&st->lock);
+  return FALSE;
+}
+
+static void
+fill_pool_buffer (GstBuffer * buf, gint r)
+{
+  GstVideoFrame vf;
+  gint p, y;
+
+  if (!gst_video_frame_map (&vf, &bench_gst.info, buf, GST_MAP_WRITE))
+    g_error ("cannot map a pool buffer for writing");
+  for (p = 0; p < bench_gst.fr.lay.n_planes; p++) {
+    const BenchPlane *bp = &bench_gst.fr.lay.planes[p];
+    guint8 *d = GST_VIDEO_FRAME_PLANE_DATA (&vf, p);
+    gsize ds = GST_VIDEO_FRAME_PLANE_STRIDE (&vf, p);
+
+    for (y = 0; y < bp->height; y++)
+      memcpy (d + y * ds, bench_gst.fr.ring[r] + bp->offset + y * bp->stride,
+          MIN (ds, bp->stride));
+  }
+  gst_video_frame_unmap (&vf);
+}
+
+/* Which ring frame a pool buffer holds, by its memory's data pointer; a
+ * buffer not seen before is filled with the next ring frame. */
+static gint
+pool_buffer_content (GstBuffer * buf, GHashTable * contents)
+{
+  GstMapInfo map;
+  gpointer key, value;
+  gint r;
+
+  if (!gst_memory_map (gst_buffer_peek_memory (buf, 0), &map, GST_MAP_READ))
+    g_error ("cannot map a pool buffer");
+  key = map.data;
+  gst_memory_unmap (gst_buffer_peek_memory (buf, 0), &map);
+  if (g_hash_table_lookup_extended (contents, key, NULL, &value))
+    return GPOINTER_TO_INT (value);
+  r = g_hash_table_size (contents) % BENCH_RING;
+  fill_pool_buffer (buf, r);
+  g_hash_table_insert (contents, key, GINT_TO_POINTER (r));
+  return r;
+}
+
+/* Input (a): the first pool of the element's answer to an ALLOCATION
+ * query, activated and filled once (every buffer it can hold). */
+static GstBufferPool *
+input_pool (GstElement * src, GHashTable * contents, gchar ** pool_note)
+{
+  GstPad *pad = gst_element_get_static_pad (src, "src");
+  GstQuery *q = gst_query_new_allocation (bench_gst.caps, TRUE);
+  GstBufferPool *pool = NULL;
+  GstStructure *config;
+  GPtrArray *held = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      gst_buffer_unref);
+  guint size = 0, min = 0, max = 0, i;
+
+  if (gst_pad_peer_query (pad, q) && gst_query_get_n_allocation_pools (q) > 0)
+    gst_query_parse_nth_allocation_pool (q, 0, &pool, &size, &min, &max);
+  gst_query_unref (q);
+  gst_object_unref (pad);
+  if (pool) {
+    *pool_note = g_strdup ("the element's pool");
+  } else {
+    /* the CPU backend proposes no pool: any memory will do there */
+    *pool_note = g_strdup ("no pool proposed (CPU backend): the bench's "
+        "own video pool, system memory");
+    pool = gst_video_buffer_pool_new ();
+    config = gst_buffer_pool_get_config (pool);
+    gst_buffer_pool_config_set_params (config, bench_gst.caps,
+        bench_gst.fr.lay.size, 4, 16);
+    gst_buffer_pool_config_add_option (config,
+        GST_BUFFER_POOL_OPTION_VIDEO_META);
+    if (!gst_buffer_pool_set_config (pool, config))
+      g_error ("cannot configure a video buffer pool");
+  }
+  if (!gst_buffer_pool_set_active (pool, TRUE)) {
+    gst_object_unref (pool);
+    g_ptr_array_unref (held);
+    return NULL;
+  }
+  config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_get_params (config, NULL, NULL, &min, &max);
+  gst_structure_free (config);
+  for (i = 0; i < (max ? max : 32); i++) {
+    GstBufferPoolAcquireParams params = {.flags =
+          GST_BUFFER_POOL_ACQUIRE_FLAG_DONTWAIT
+    };
+    GstBuffer *b = NULL;
+
+    if (gst_buffer_pool_acquire_buffer (pool, &b, &params) != GST_FLOW_OK)
+      break;
+    pool_buffer_content (b, contents);
+    g_ptr_array_add (held, b);
+  }
+  g_ptr_array_unref (held);
+  return pool;
+}
+
+static GstBuffer *
+make_input (RunState * st, guint i, GHashTable * contents)
+{
+  GstBuffer *buf = NULL;
+  gint r;
+
+  if (st->pool) {
+    if (gst_buffer_pool_acquire_buffer (st->pool, &buf, NULL) != GST_FLOW_OK)
+      return NULL;
+    r = pool_buffer_content (buf, contents);
+  } else {
+    r = i % BENCH_RING;
+    buf = gst_buffer_new ();
+    gst_buffer_append_memory (buf, gst_memory_ref (bench_gst.mem[r]));
+  }
+  GST_BUFFER_PTS (buf) = i * bench_gst.dur;
+  GST_BUFFER_DURATION (buf) = bench_gst.dur;
+  st->ring_idx[i] = r;
+  return buf;
+}
+
+static guint64
+stat_u64 (const GstStructure * s, const gchar * field)
+{
+  guint64 v = 0;
+
+  if (s)
+    gst_structure_get_uint64 (s, field, &v);
+  return v;
+}
+
+/* Runs one pipeline: @sp->frames + 1 frames.  Fills @row (when given) with
+ * the timed figures and the checks.  FALSE on a pipeline error. */
+gboolean
+bench_run_pipeline (const BenchRunSpec * sp, BenchRow * row, gchar ** pool_note)
+{
+  RunState st = { 0, };
+  GstAppSinkCallbacks cb = { 0, };
+  GstElement *src = NULL, *sink = NULL;
+  GstBus *bus = NULL;
+  GHashTable *contents = g_hash_table_new (NULL, NULL);
+  GError *err = NULL;
+  gchar *desc;
+  guint64 t0 = 0, c0 = 0, deadline, bad = 0, i;
+  gboolean ok = FALSE;
+
+  st.sp = sp;
+  st.n = sp->frames + 1;
+  st.ring_idx = g_new0 (gint, st.n);
+  st.t_push = g_new0 (guint64, st.n);
+  st.t_out = g_new0 (guint64, st.n);
+  st.sum = g_new0 (guint64, st.n);
+  st.got = g_new0 (guint8, st.n);
+  st.checked = g_new0 (guint8, st.n);
+  g_mutex_init (&st.lock);
+  g_cond_init (&st.cond);
+  st.checker = bench_checker_new (BENCH_CHECK_THREADS, check_output, &st);
+
+  if (sp->peer)
+    desc = g_strdup ("appsrc name=src ! cudaupload ! "
+        "video/x-raw(memory:CUDAMemory) ! cudadownload ! appsink name=sink");
+  else
+    desc = g_strdup_printf ("appsrc name=src ! cudavideofilter name=filter "
+        "operation=%s streams=%u chunks=%u mode=%s backend=%s "
+        "stats-interval=0 %s ! appsink name=sink", bench_gst.op, sp->streams,
+        sp->chunks, sp->serial ? "serial" : "overlap", bench_gst.backend,
+        bench_gst.props ? bench_gst.props : "");
+  st.pipeline = gst_parse_launch (desc, &err);
+  g_free (desc);
+  if (!st.pipeline) {
+    st.error = g_strdup (err->message);
+    g_clear_error (&err);
+    goto done;
+  }
+  src = gst_bin_get_by_name (GST_BIN (st.pipeline), "src");
+  sink = gst_bin_get_by_name (GST_BIN (st.pipeline), "sink");
+  g_object_set (src, "caps", bench_gst.caps, "format", GST_FORMAT_TIME,
+      "is-live", FALSE, "do-timestamp", FALSE, "block", TRUE, "max-bytes",
+      (guint64) (2 * bench_gst.fr.lay.size), NULL);
+  g_object_set (sink, "caps", bench_gst.caps, "sync", FALSE, "max-buffers", 2,
+      "drop", FALSE, "enable-last-sample", FALSE, "emit-signals", FALSE, NULL);
+  cb.new_sample = on_new_sample;
+  gst_app_sink_set_callbacks (GST_APP_SINK (sink), &cb, &st, NULL);
+  bus = gst_element_get_bus (st.pipeline);
+  gst_bus_set_sync_handler (bus, on_bus_sync, &st, NULL);
+
+  if (gst_element_set_state (st.pipeline, GST_STATE_PLAYING) ==
+      GST_STATE_CHANGE_FAILURE) {
+    pump_bus (&st, bus, GST_MESSAGE_ERROR, NULL, GST_SECOND);
+    if (!st.error)
+      st.error = g_strdup ("the pipeline did not start");
+    goto done;
+  }
+  /* the caps reach the element before any buffer: its engine exists once
+   * it has posted its passport */
+  if (!sp->peer && !pump_bus (&st, bus, GST_MESSAGE_ELEMENT,
+          "cudaoverlap-passport", WAIT_NS))
+    goto done;
+  if (!sp->peer && sp->input == BENCH_IN_PINNED) {
+    gchar *pn = NULL;
+
+    st.pool = input_pool (src, contents, &pn);
+    if (pool_note && !*pool_note)
+      *pool_note = pn;
+    else
+      g_free (pn);
+    if (!st.pool) {
+      st.error = g_strdup ("could not activate the proposed pool");
+      goto done;
+    }
+  }
+
+  /* the priming frame: the pipeline is set up once it has come out */
+  if (gst_app_src_push_buffer (GST_APP_SRC (src), make_input (&st, 0,
+              contents)) != GST_FLOW_OK)
+    goto done;
+  deadline = g_get_monotonic_time () + WAIT_NS / 1000;
+  g_mutex_lock (&st.lock);
+  while (!st.got[0] && !st.error)
+    if (!g_cond_wait_until (&st.cond, &st.lock, deadline))
+      break;
+  g_mutex_unlock (&st.lock);
+  if (!st.got[0]) {
+    if (!st.error)
+      st.error = g_strdup ("the first frame did not come out");
+    goto done;
+  }
+
+  t0 = bench_now_ns ();
+  c0 = bench_cpu_ns () - bench_checker_cpu_ns (st.checker);
+  for (i = 1; i < st.n && !st.error; i++) {
+    GstBuffer *buf;
+
+    if (sp->live_fps > 0)
+      bench_sleep_until (t0 + (guint64) ((i - 1) * 1e9 / sp->live_fps));
+    buf = make_input (&st, i, contents);
+    if (!buf)
+      break;
+    st.t_push[i] = bench_now_ns ();
+    if (gst_app_src_push_buffer (GST_APP_SRC (src), buf) != GST_FLOW_OK)
+      break;
+  }
+  gst_app_src_end_of_stream (GST_APP_SRC (src));
+  ok = pump_bus (&st, bus, GST_MESSAGE_EOS, NULL, WAIT_NS * 4);
+
+done:
+  bench_checker_wait_idle (st.checker);
+  g_mutex_lock (&st.lock);
+  if (st.stopper)
+    g_thread_join (g_steal_pointer (&st.stopper));
+  g_mutex_unlock (&st.lock);
+  if (st.pipeline)
+    gst_element_set_state (st.pipeline, GST_STATE_NULL);
+  if (st.pool) {
+    gst_buffer_pool_set_active (st.pool, FALSE);
+    gst_object_unref (st.pool);
+  }
+  if (bus) {
+    gst_bus_set_sync_handler (bus, NULL, NULL, NULL);
+    gst_object_unref (bus);
+  }
+  gst_clear_object (&src);
+  gst_clear_object (&sink);
+  gst_clear_object (&st.pipeline);
+  bench_checker_free (st.checker);
+  ok = ok && !st.error;
+
+  /* the checks, outside the timed loop */
+  for (i = 0; i < st.n; i++) {
+    guint64 want;
+
+    if (!st.checked[i]) {
+      bad++;
+      continue;
+    }
+    want =
+        sp->peer ? bench_gst.fr.sum_id[st.ring_idx[i]] : bench_gst.
+        fr.sum_inv[st.ring_idx[i]];
+    if (st.sum[i] != want && bad++ == 0)
+      bench_note ("check: %s: frame %" G_GUINT64_FORMAT " (ring %d): sampled "
+          "checksum %016" G_GINT64_MODIFIER "x, expected %016"
+          G_GINT64_MODIFIER "x", row ? row->name : "verify", i, st.ring_idx[i],
+          st.sum[i], want);
+  }
+  bad += st.stray;
+  if (st.error)
+    bench_note ("error: %s", st.error);
+  if (sp->full_check) {
+    if (st.full_bad || bad || !ok) {
+      bench_note ("verify %s %s: FAILED: %" G_GUINT64_FORMAT " of %u outputs "
+          "differ from the reference byte by byte, %" G_GUINT64_FORMAT
+          " missing or with a wrong sampled checksum%s%s", sp->peer ? "peer" :
+          "element", sp->peer ? "malloc" : bench_input_names[sp->input],
+          st.full_bad, st.n, bad, st.full_bad ? "; first: " : "", st.full_msg);
+      bench_gst.failed = TRUE;
+    } else {
+      if (sp->peer)
+        bench_note ("verify peer malloc: %u/%u outputs identical, every "
+            "picture byte, to the input (no kernel)", st.n, st.n);
+      else
+        bench_note ("verify element %s (%s %ux%u): %u/%u outputs identical, "
+            "every picture byte, to a naive CPU invert",
+            bench_input_names[sp->input], sp->serial ? "serial" : "overlap",
+            sp->streams, sp->chunks, st.n, st.n);
+    }
+  }
+  if (row) {
+    guint64 frames = sp->frames;
+    const GstStructure *s = st.whole_run;
+
+    row->checked = st.n;
+    row->bad = bad;
+    if (ok && sp->live_fps > 0 && frames > 1 && st.got[1]) {
+      /* paced: the output rate, first to last timed output */
+      row->fps = (frames - 1) * 1e9 / (gdouble) (st.t_last - st.t_out[1]);
+      row->gbps = row->fps * 2.0 * bench_gst.fr.lay.size / 1e9;
+      row->cpu_ms = (st.cpu_last - c0) / 1e6 / frames;
+    } else if (ok && st.t_last > t0) {
+      row->fps = frames * 1e9 / (gdouble) (st.t_last - t0);
+      row->gbps = row->fps * 2.0 * bench_gst.fr.lay.size / 1e9;
+      row->cpu_ms = (st.cpu_last - c0) / 1e6 / frames;
+    }
+    if (sp->live_fps > 0) {
+      gdouble *lat = g_new (gdouble, st.n);
+      guint n = 0;
+
+      for (i = 1; i < st.n; i++)
+        if (st.got[i])
+          lat[n++] = (st.t_out[i] - st.t_push[i]) / 1e6;
+      row->p50_ms = bench_percentile (lat, n, 50);
+      row->p99_ms = bench_percentile (lat, n, 99);
+      g_free (lat);
+    } else if (s) {
+      row->p50_ms = stat_u64 (s, "latency-p50") / 1e6;
+      row->p99_ms = stat_u64 (s, "latency-p99") / 1e6;
+    }
+    if (s) {
+      guint64 pin = stat_u64 (s, "frames-pinned");
+      guint64 reg = stat_u64 (s, "frames-registered");
+      guint64 pag = stat_u64 (s, "frames-pageable");
+
+      gst_structure_get_double (s, "overlap-efficiency", &row->eff);
+      if (pin + reg + pag == pin || pin + reg + pag == reg ||
+          pin + reg + pag == pag)
+        g_snprintf (row->hostmem, sizeof (row->hostmem), "%s %"
+            G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT, pin ? "pinned" : reg ?
+            "registered" : "pageable", pin + reg + pag, pin + reg + pag);
+      else
+        g_snprintf (row->hostmem, sizeof (row->hostmem), "pinned %"
+            G_GUINT64_FORMAT " registered %" G_GUINT64_FORMAT " pageable %"
+            G_GUINT64_FORMAT, pin, reg, pag);
+    } else if (sp->peer) {
+      g_strlcpy (row->hostmem, "malloc (pageable)", sizeof (row->hostmem));
+    }
+    row->invalid = !ok || bad > 0;
+    if (!ok)
+      g_snprintf (row->check, sizeof (row->check), "INVALID: error");
+    else if (bad)
+      g_snprintf (row->check, sizeof (row->check), "INVALID %"
+          G_GUINT64_FORMAT "/%u bad", bad, st.n);
+    else
+      g_snprintf (row->check, sizeof (row->check), "ok %u/%u", st.n, st.n);
+  }
+
+  g_clear_pointer (&st.whole_run, gst_structure_free);
+  g_hash_table_unref (contents);
+  g_free (st.error);
+  g_free (st.ring_idx);
+  g_free (st.t_push);
+  g_free (st.t_out);
+  g_free (st.sum);
+  g_free (st.got);
+  g_free (st.checked);
+  g_mutex_clear (&st.lock);
+  g_cond_clear (&st.cond);
+  return ok;
+}

@@ -1,0 +1,112 @@
+/* cudaoverlap-bench: what the benchmark's parts share.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * bench-frames.c: the frame layout, the ring of random frames, the naive CPU
+ *   invert, the sampled checksum and the full comparison (no CUDA).
+ * bench-raw.c: the raw ceiling, a plain CUDA loop (no GStreamer).
+ * cudaoverlap-bench.c: options, the GStreamer pipelines, the report.
+ */
+#ifndef __BENCH_H__
+#define __BENCH_H__
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+#define BENCH_RING 16
+#define BENCH_MAX_PLANES 3
+#define BENCH_MAX_CHUNKS 64
+/* One plane of a frame in its packed (GstVideoInfo default) layout. */
+    typedef struct
+{
+  gsize offset;                 /* from the start of the frame */
+  gsize stride;
+  gint width, height;           /* pixels per row, rows */
+  gint comps, comp_bytes;
+  guint mask;                   /* components that invert changes */
+  gint ysub;                    /* 1: vertically subsampled (4:2:0 chroma) */
+} BenchPlane;
+
+typedef struct
+{
+  gint width, height;
+  gint n_planes;
+  BenchPlane planes[BENCH_MAX_PLANES];
+  gsize size;                   /* bytes per frame */
+} BenchLayout;
+
+typedef struct
+{
+  BenchLayout lay;
+  guint8 *ring[BENCH_RING];     /* malloc()ed, random content */
+  guint64 sum_inv[BENCH_RING];  /* checksum of the naive invert of ring[i] */
+  guint64 sum_id[BENCH_RING];   /* checksum of ring[i] itself (the peer) */
+} BenchFrames;
+
+/* One row of the report.  NAN: not applicable. */
+typedef struct
+{
+  gchar name[24];
+  gchar mode[24];
+  gchar input[24];
+  gchar hostmem[48];
+  gchar check[64];
+  guint streams, chunks;
+  guint frames;                 /* timed */
+  gdouble fps, gbps, p50_ms, p99_ms, eff, cpu_ms;
+  guint64 checked, bad;
+  gboolean invalid, skipped, raw;
+} BenchRow;
+
+/* bench-frames.c */
+void bench_frames_init (BenchFrames * f, guint64 seed);
+void bench_frames_clear (BenchFrames * f);
+guint bench_bands (const BenchLayout * l, guint chunks,
+    gint rows[BENCH_MAX_CHUNKS + 1]);
+gint bench_plane_row (const BenchPlane * p, gint luma_row);
+void bench_invert_ref (const BenchLayout * l, const guint8 * src, guint8 * dst);
+guint64 bench_checksum (const BenchLayout * l,
+    const guint8 * const data[BENCH_MAX_PLANES],
+    const gsize stride[BENCH_MAX_PLANES]);
+guint64 bench_checksum_packed (const BenchLayout * l, const guint8 * frame);
+gboolean bench_compare (const BenchLayout * l,
+    const guint8 * const data[BENCH_MAX_PLANES],
+    const gsize stride[BENCH_MAX_PLANES], const guint8 * ref, gchar * msg,
+    gsize msg_size);
+void
+bench_note (const gchar * fmt, ...)
+G_GNUC_PRINTF (1, 2);
+     const gchar *bench_note_log (void);
+     guint64 bench_now_ns (void);
+     guint64 bench_cpu_ns (void);
+     void bench_sleep_until (guint64 t_ns);
+     gdouble bench_percentile (const gdouble * v, guint n, gdouble p);
+     void bench_row_init (BenchRow * r, const gchar * name, const gchar * mode,
+    const gchar * input, guint streams, guint chunks);
+
+/* Checker threads: bench_checksum and the comparisons run there, off the
+ * threads that are measured; their CPU time is known, so that it can be
+ * left out of the figures. */
+     typedef struct _BenchChecker BenchChecker;
+     typedef void (*BenchCheckFunc) (gpointer item, gpointer user_data);
+#define BENCH_CHECK_THREADS 2
+     BenchChecker *bench_checker_new (guint n_threads, BenchCheckFunc func,
+    gpointer user_data);
+     void bench_checker_push (BenchChecker * c, gpointer item);
+     void bench_checker_wait_idle (BenchChecker * c);
+     guint64 bench_checker_cpu_ns (BenchChecker * c);
+     void bench_checker_free (BenchChecker * c);
+
+/* bench-raw.c: all calls exit(1) on a CUDA error, naming the call. */
+     typedef struct _BenchRaw BenchRaw;
+     gboolean bench_cuda_probe (gint device, gchar ** why);
+     gchar *bench_cuda_passport (gint device);
+     BenchRaw *bench_raw_new (const BenchFrames * f, gint device);
+     void bench_raw_free (BenchRaw * r);
+     void bench_raw_throughput (BenchRaw * r, guint streams, guint chunks,
+    gboolean serial, guint warmup, guint frames, BenchRow * row);
+     void bench_raw_latency (BenchRaw * r, guint streams, guint chunks,
+    guint warmup, guint frames, gdouble live_fps, BenchRow * row);
+
+G_END_DECLS
+#endif

@@ -1,0 +1,663 @@
+/* cudaoverlap-bench: the raw CUDA ceiling, cudavideofilter and the peer,
+ * side by side, on the same frames, every output checked.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ *   cudaoverlap-bench [--width 3840 --height 2160 --format RGBA]
+ *       [--frames 600] [--warmup 30] [--backend auto|cuda|cpu]
+ *       [--streams 4 --chunks 4] [--only raw,serial,overlap,pinned,
+ *       registered,peer] [--sweep] [--csv FILE] [--live FPS]
+ *       [--live-frames N] [--op invert] [--props "PROP=VALUE ..."]
+ *
+ * Rows (see --help and the notes printed under the table):
+ *  raw          plain CUDA loop, same kernel (bench-raw.c), (streams,
+ *               chunks) = (1,1) serial, (2,1), (4,1), (8,1), (4,4), (8,8);
+ *               raw-best is the best of them, the ceiling
+ *  raw-latency  one frame at a time over 4 streams, 1/4/8 chunks
+ *  element      appsrc ! cudavideofilter ! appsink, mode serial and overlap,
+ *               input (a) pinned: buffers of the element's own pool (the
+ *               ALLOCATION query's first pool), (b) registered: a fresh
+ *               GstBuffer per frame over 16 malloc()ed frames, each wrapped
+ *               once in a GstMemory that lives for the whole run
+ *  sweep        element overlap, streams {1,2,4,8} x chunks {1,2,4,8}
+ *  peer         appsrc ! cudaupload ! video/x-raw(memory:CUDAMemory) !
+ *               cudadownload ! appsink (no kernel: output = input)
+ *  live rows    with --live: element overlap (both inputs), the peer and
+ *               the raw one-frame loop, pushed at FPS; latency measured by
+ *               the bench (push to appsink for the same PTS)
+ * Each pipeline row is a warm-up run (--warmup frames) and a timed run in a
+ * fresh pipeline: one priming frame, waited for, then --frames frames timed
+ * from the first push to the last output.  Every output is checked with a
+ * sampled checksum (bench-frames.c) against the expected one computed
+ * before the runs; before them, one untimed pass of 32 frames per input
+ * compares every picture byte with a naive CPU invert.  Exit status 1 when
+ * anything did not match or failed.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <gst/gst.h>
+#include <gst/app/app.h>
+#include <gst/video/video.h>
+
+#include "bench-gst.h"
+
+#define VERIFY_FRAMES 32
+
+
+
+/* options */
+static gint opt_width = 3840, opt_height = 2160, opt_frames = 600;
+static gint opt_warmup = 30, opt_streams = 4, opt_chunks = 4;
+static gint opt_live_frames = 300;
+static gchar *opt_format, *opt_backend, *opt_only, *opt_csv, *opt_op;
+static gchar *opt_props;
+static gboolean opt_sweep;
+static gdouble opt_live;
+
+/* state */
+static gboolean have_cuda;
+static gchar *gpu_passport;
+static GArray *rows;
+static gboolean k_raw, k_serial, k_overlap, k_peer, in_use[2];
+
+/* A row: a warm-up run, then the timed run, each in a fresh pipeline. */
+static void
+pipeline_row (const gchar * name, BenchRunSpec sp)
+{
+  BenchRow row;
+  BenchRunSpec warm = sp;
+  gchar mode[24];
+
+  if (sp.live_fps > 0)
+    g_snprintf (mode, sizeof (mode), "live@%g%s", sp.live_fps,
+        sp.peer ? "" : sp.serial ? " serial" : " overlap");
+  else
+    g_strlcpy (mode, sp.peer ? "upload+download" : sp.serial ? "serial" :
+        "overlap", sizeof (mode));
+  bench_row_init (&row, name, mode, sp.peer ? "malloc" :
+      bench_input_names[sp.input], sp.peer ? 0 : sp.streams,
+      sp.peer ? 0 : sp.chunks);
+  row.frames = sp.frames;
+  warm.frames = opt_warmup;
+  warm.live_fps = 0;
+  if (opt_warmup > 0 && !bench_run_pipeline (&warm, NULL, NULL)) {
+    row.invalid = TRUE;
+    g_strlcpy (row.check, "INVALID: error", sizeof (row.check));
+  } else {
+    bench_run_pipeline (&sp, &row, NULL);
+  }
+  if (row.invalid)
+    bench_gst.failed = TRUE;
+  fprintf (stderr, "[bench] %s %s %s %ux%u: %.1f frames/s, %s\n", row.name,
+      row.mode, row.input, row.streams, row.chunks, row.fps, row.check);
+  g_array_append_val (rows, row);
+}
+
+/* ---- the report ----------------------------------------------------------- */
+
+static gdouble
+raw_best (void)
+{
+  guint i;
+
+  for (i = 0; i < rows->len; i++) {
+    BenchRow *r = &g_array_index (rows, BenchRow, i);
+
+    if (!strcmp (r->name, "raw-best"))
+      return r->fps;
+  }
+  return NAN;
+}
+
+static void
+fmt_num (gchar * buf, gsize size, gdouble v, const gchar * fmt,
+    const gchar * na)
+{
+  if (isnan (v))
+    g_strlcpy (buf, na, size);
+  else
+    g_snprintf (buf, size, fmt, v);
+}
+
+static void
+print_rows (FILE * out, gboolean csv)
+{
+  gdouble best = raw_best ();
+  const gchar *sep = csv ? "," : " | ";
+  guint i, k;
+
+  if (csv)
+    fprintf (out, "name,mode,input,streams,chunks,fps,gbps,lat_p50_ms,"
+        "lat_p99_ms,overlap_eff,cpu_ms_per_frame,x_raw,check,host_memory,"
+        "width,height,format,frames\n");
+  else
+    fprintf (out, "| name | mode | input | streams | chunks | frames/s | "
+        "GB/s | lat p50 ms | lat p99 ms | overlap eff | cpu ms/frame | "
+        "x raw | check | host memory |\n|---|---|---|--:|--:|--:|--:|--:|"
+        "--:|--:|--:|--:|---|---|\n");
+  for (i = 0; i < rows->len; i++) {
+    BenchRow *r = &g_array_index (rows, BenchRow, i);
+    gchar f[9][32];
+    const gchar *na = csv ? "" : "-";
+
+    if (r->skipped) {
+      if (!csv)
+        fprintf (out, "| %s | %s | - | - | - | - | - | - | - | - | - | - | "
+            "%s | - |\n", r->name, r->mode, r->check);
+      continue;
+    }
+    g_snprintf (f[0], 32, "%u", r->streams);
+    g_snprintf (f[1], 32, "%u", r->chunks);
+    if (!r->streams)            /* the peer */
+      g_strlcpy (f[0], na, 32), g_strlcpy (f[1], na, 32);
+    fmt_num (f[2], 32, r->fps, "%.1f", na);
+    fmt_num (f[3], 32, r->gbps, "%.2f", na);
+    fmt_num (f[4], 32, r->p50_ms, "%.3f", na);
+    fmt_num (f[5], 32, r->p99_ms, "%.3f", na);
+    fmt_num (f[6], 32, r->eff, "%.3f", na);
+    fmt_num (f[7], 32, r->cpu_ms, "%.4f", na);
+    /* paced rows run at the pace, not at a ratio of anything */
+    fmt_num (f[8], 32, g_str_has_prefix (r->mode, "live") ? NAN :
+        r->fps / best, "%.3f", na);
+    fprintf (out, "%s%s%s%s%s%s", csv ? "" : "| ", r->name, sep, r->mode, sep,
+        r->input);
+    for (k = 0; k < G_N_ELEMENTS (f); k++)
+      fprintf (out, "%s%s", sep, f[k]);
+    fprintf (out, "%s%s%s%s", sep, r->check, sep, r->hostmem);
+    if (csv)
+      fprintf (out, ",%d,%d,%s,%u\n", opt_width, opt_height, opt_format,
+          r->frames);
+    else
+      fprintf (out, " |\n");
+  }
+}
+
+static BenchRow *
+find_row (const gchar * name, const gchar * mode, const gchar * input)
+{
+  BenchRow *best = NULL;
+  guint i;
+
+  for (i = 0; i < rows->len; i++) {
+    BenchRow *r = &g_array_index (rows, BenchRow, i);
+
+    if (strcmp (r->name, name) || (mode && strcmp (r->mode, mode)) ||
+        (input && strcmp (r->input, input)) || r->invalid || isnan (r->fps))
+      continue;
+    if (!best || r->fps > best->fps)
+      best = r;
+  }
+  return best;
+}
+
+static void
+print_summary (FILE * out)
+{
+  gdouble best = raw_best ();
+  BenchRow *peer = find_row ("peer", "upload+download", NULL);
+  guint k;
+
+  fprintf (out, "\nSummary (best valid rows):\n");
+  if (!find_row ("element", NULL, NULL) && !find_row ("sweep", NULL, NULL))
+    fprintf (out, "  no valid element row\n");
+  if (!isnan (best) && opt_width == 3840 && opt_height == 2160 &&
+      !g_ascii_strcasecmp (opt_format, "RGBA")) {
+    fprintf (out, "  raw ceiling %.1f fps vs ../shared/GPU.md 1425-1453 fps "
+        "(2 streams): %s\n", best, best >= 1425 * 0.95 && best <= 1453 * 1.05 ?
+        "within 5%" : "NOT within 5%: check for other load on the GPU, its "
+        "clocks and PCIe link (nvidia-smi -q), and the raw rows above");
+  }
+  for (k = 0; k < 2; k++) {
+    const gchar *in = bench_input_names[k];
+    BenchRow *ov = find_row ("element", "overlap", in);
+    BenchRow *sw = find_row ("sweep", "overlap", in);
+    BenchRow *se = find_row ("element", "serial", in);
+
+    if (sw && (!ov || sw->fps > ov->fps))
+      ov = sw;
+    if (!ov)
+      continue;
+    fprintf (out, "  element %s: best overlap %ux%u %.1f fps", in,
+        ov->streams, ov->chunks, ov->fps);
+    if (!isnan (best))
+      fprintf (out, " = %.3f x raw", ov->fps / best);
+    if (se)
+      fprintf (out, ", %.2f x serial", ov->fps / se->fps);
+    if (peer)
+      fprintf (out, ", %.2f x peer", ov->fps / peer->fps);
+    fputc ('\n', out);
+  }
+}
+
+/* ---- main ------------------------------------------------------------------- */
+
+static gboolean
+have_feature (const gchar * name)
+{
+  GstPluginFeature *f = gst_registry_lookup_feature (gst_registry_get (),
+      name);
+
+  if (f)
+    gst_object_unref (f);
+  return f != NULL;
+}
+
+/* Whether cudaupload's sink template takes our (system memory) caps. */
+static gboolean
+peer_takes_caps (void)
+{
+  GstElementFactory *f = gst_element_factory_find ("cudaupload");
+  const GList *l;
+  gboolean ok = FALSE;
+
+  if (!f)
+    return FALSE;
+  for (l = gst_element_factory_get_static_pad_templates (f); l; l = l->next) {
+    GstStaticPadTemplate *t = l->data;
+    GstCaps *caps;
+
+    if (t->direction != GST_PAD_SINK)
+      continue;
+    caps = gst_static_caps_get (&t->static_caps);
+    ok |= gst_caps_can_intersect (caps, bench_gst.caps);
+    gst_caps_unref (caps);
+  }
+  gst_object_unref (f);
+  return ok;
+}
+
+static gboolean
+parse_only (void)
+{
+  gchar **w;
+  guint i;
+  gboolean any_kind = FALSE, any_input = FALSE;
+
+  k_raw = k_serial = k_overlap = k_peer = TRUE;
+  in_use[0] = in_use[1] = TRUE;
+  if (!opt_only)
+    return TRUE;
+  k_raw = k_serial = k_overlap = k_peer = FALSE;
+  w = g_strsplit (opt_only, ",", -1);
+  for (i = 0; w[i]; i++) {
+    gchar *t = g_strstrip (w[i]);
+
+    if (!strcmp (t, "raw"))
+      k_raw = any_kind = TRUE;
+    else if (!strcmp (t, "serial"))
+      k_serial = any_kind = TRUE;
+    else if (!strcmp (t, "overlap"))
+      k_overlap = any_kind = TRUE;
+    else if (!strcmp (t, "peer"))
+      k_peer = any_kind = TRUE;
+    else if (!strcmp (t, "pinned") || !strcmp (t, "registered")) {
+      if (!any_input)
+        in_use[0] = in_use[1] = FALSE;
+      in_use[t[0] == 'r'] = any_input = TRUE;
+    } else if (*t) {
+      fprintf (stderr, "--only: unknown word '%s'\n", t);
+      g_strfreev (w);
+      return FALSE;
+    }
+  }
+  g_strfreev (w);
+  if (!any_kind)
+    k_raw = k_serial = k_overlap = k_peer = TRUE;
+  return TRUE;
+}
+
+static void
+skipped_row (const gchar * name, const gchar * mode, const gchar * why)
+{
+  BenchRow row;
+
+  bench_row_init (&row, name, mode, "-", 0, 0);
+  row.skipped = TRUE;
+  g_strlcpy (row.check, why, sizeof (row.check));
+  g_array_append_val (rows, row);
+}
+
+static void
+raw_rows (void)
+{
+  static const guint settings[][2] = { {1, 1}, {2, 1}, {4, 1}, {8, 1}, {4, 4},
+  {8, 8}
+  };
+  static const guint lat_chunks[] = { 1, 4, 8 };
+  BenchRaw *raw = bench_raw_new (&bench_gst.fr, 0);
+  BenchRow row, best;
+  guint i;
+
+  best.fps = -1;
+  for (i = 0; i < G_N_ELEMENTS (settings); i++) {
+    gboolean serial = i == 0;
+
+    bench_row_init (&row, "raw", serial ? "serial" : "overlap", "pinned",
+        settings[i][0], settings[i][1]);
+    bench_raw_throughput (raw, settings[i][0], settings[i][1], serial,
+        opt_warmup, opt_frames, &row);
+    fprintf (stderr, "[bench] raw %ux%u: %.1f frames/s, %s\n", row.streams,
+        row.chunks, row.fps, row.check);
+    bench_gst.failed |= row.invalid;
+    g_array_append_val (rows, row);
+    if (!row.invalid && row.fps > best.fps)
+      best = row;
+  }
+  if (best.fps > 0) {
+    g_strlcpy (best.name, "raw-best", sizeof (best.name));
+    g_array_append_val (rows, best);
+  }
+  for (i = 0; i < G_N_ELEMENTS (lat_chunks); i++) {
+    bench_row_init (&row, "raw-latency", "one-frame", "pinned", 4,
+        lat_chunks[i]);
+    bench_raw_latency (raw, 4, lat_chunks[i], opt_warmup, opt_frames, 0, &row);
+    bench_gst.failed |= row.invalid;
+    g_array_append_val (rows, row);
+  }
+  if (opt_live > 0) {
+    gchar mode[24];
+
+    g_snprintf (mode, sizeof (mode), "live@%g one-frame", opt_live);
+    bench_row_init (&row, "raw-latency", mode, "pinned", 4, opt_chunks);
+    bench_raw_latency (raw, 4, opt_chunks, opt_warmup, opt_live_frames,
+        opt_live, &row);
+    bench_gst.failed |= row.invalid;
+    g_array_append_val (rows, row);
+  }
+  bench_raw_free (raw);
+}
+
+int
+main (int argc, char **argv)
+{
+  GOptionEntry entries[] = {
+    {"width", 0, 0, G_OPTION_ARG_INT, &opt_width, "Frame width (3840)", "W"},
+    {"height", 0, 0, G_OPTION_ARG_INT, &opt_height, "Frame height (2160)",
+        "H"},
+    {"format", 0, 0, G_OPTION_ARG_STRING, &opt_format,
+        "Video format (RGBA; any the element takes)", "FMT"},
+    {"frames", 0, 0, G_OPTION_ARG_INT, &opt_frames,
+        "Timed frames per row (600)", "N"},
+    {"warmup", 0, 0, G_OPTION_ARG_INT, &opt_warmup,
+        "Warm-up frames before each row (30)", "N"},
+    {"backend", 0, 0, G_OPTION_ARG_STRING, &opt_backend,
+        "auto, cuda or cpu (auto)", "B"},
+    {"streams", 0, 0, G_OPTION_ARG_INT, &opt_streams,
+        "Element streams in overlap mode (4)", "N"},
+    {"chunks", 0, 0, G_OPTION_ARG_INT, &opt_chunks,
+        "Element chunks in overlap mode (4)", "N"},
+    {"only", 0, 0, G_OPTION_ARG_STRING, &opt_only,
+          "Comma list of raw, serial, overlap, peer (kinds) and pinned, "
+          "registered (element inputs); a group left out means all of it",
+        "LIST"},
+    {"sweep", 0, 0, G_OPTION_ARG_NONE, &opt_sweep,
+        "Also run the element (overlap) over streams {1,2,4,8} x chunks "
+          "{1,2,4,8}", NULL},
+    {"csv", 0, 0, G_OPTION_ARG_FILENAME, &opt_csv, "Write the rows as CSV",
+        "FILE"},
+    {"live", 0, 0, G_OPTION_ARG_DOUBLE, &opt_live,
+        "Also push at FPS frames/s and measure push-to-output latency", "FPS"},
+    {"live-frames", 0, 0, G_OPTION_ARG_INT, &opt_live_frames,
+        "Frames of each --live row (300)", "N"},
+    {"op", 0, 0, G_OPTION_ARG_STRING, &opt_op, "Operation (invert)", "OP"},
+    {"props", 0, 0, G_OPTION_ARG_STRING, &opt_props,
+        "More cudavideofilter properties, e.g. \"trace-file=t.json\" "
+          "(they come last, so they win)", "PROPS"},
+    {NULL}
+  };
+  GOptionContext *ctx;
+  GError *err = NULL;
+  GstVideoFormat vfmt;
+  GDateTime *now;
+  gchar *date, *cmd, *cuda_why = NULL;
+  const gchar *peer_skipped = NULL;
+  gboolean want_cuda;
+  guint k, s, c;
+  FILE *out = stdout;
+
+  cmd = g_strjoinv (" ", argv);
+  opt_format = g_strdup ("RGBA");
+  opt_backend = g_strdup ("auto");
+  opt_op = g_strdup ("invert");
+  ctx = g_option_context_new ("- cudaoverlap benchmark: raw CUDA ceiling, "
+      "cudavideofilter and cudaupload/cudadownload on the same frames");
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  g_option_context_add_group (ctx, gst_init_get_option_group ());
+  if (!g_option_context_parse (ctx, &argc, &argv, &err)) {
+    fprintf (stderr, "%s\n", err->message);
+    return 2;
+  }
+  g_option_context_free (ctx);
+  gst_init (&argc, &argv);
+  bench_gst.op = opt_op;
+  bench_gst.backend = opt_backend;
+  bench_gst.props = opt_props;
+  rows = g_array_new (FALSE, TRUE, sizeof (BenchRow));
+
+  vfmt = gst_video_format_from_string (opt_format);
+  if (strcmp (bench_gst.op, "invert")) {
+    fprintf (stderr, "--op: only invert is benchmarked (the raw loop and "
+        "the checks implement invert)\n");
+    return 2;
+  }
+  if (strcmp (bench_gst.backend, "auto") && strcmp (bench_gst.backend, "cuda")
+      && strcmp (bench_gst.backend, "cpu")) {
+    fprintf (stderr, "--backend: auto, cuda or cpu\n");
+    return 2;
+  }
+  if (opt_width < 1 || opt_height < 1 || opt_frames < 1 || opt_warmup < 0 ||
+      opt_streams < 1 || opt_streams > 32 || opt_chunks < 1 ||
+      opt_chunks > 64 || opt_live < 0 || opt_live_frames < 1 ||
+      !parse_only ()) {
+    fprintf (stderr, "invalid option value (see --help)\n");
+    return 2;
+  }
+  gst_video_info_set_format (&bench_gst.info, vfmt, opt_width, opt_height);
+  if (vfmt == GST_VIDEO_FORMAT_UNKNOWN
+      || !bench_layout_from_info (&bench_gst.info, &bench_gst.fr.lay)) {
+    fprintf (stderr,
+        "--format %s: not one of GRAY8 GRAY16_LE RGBA BGRA ARGB "
+        "ABGR RGBx BGRx xRGB xBGR NV12 I420\n", opt_format);
+    return 2;
+  }
+  if (opt_live > 0)
+    gst_util_double_to_fraction (opt_live, &bench_gst.info.fps_n,
+        &bench_gst.info.fps_d);
+  else
+    bench_gst.info.fps_n = 60, bench_gst.info.fps_d = 1;
+  bench_gst.dur =
+      gst_util_uint64_scale_int (GST_SECOND, bench_gst.info.fps_d,
+      bench_gst.info.fps_n);
+  bench_gst.caps = gst_video_info_to_caps (&bench_gst.info);
+  if (!have_feature ("cudavideofilter")) {
+    fprintf (stderr, "element cudavideofilter not found: point "
+        "GST_PLUGIN_PATH at the built plugin (build/elements)\n");
+    return 2;
+  }
+
+  fprintf (stderr, "[bench] filling %u random %dx%d %s frames (%"
+      G_GSIZE_FORMAT " bytes each)\n", BENCH_RING, opt_width, opt_height,
+      opt_format, bench_gst.fr.lay.size);
+  bench_frames_init (&bench_gst.fr, 0x5eed);
+  for (k = 0; k < BENCH_RING; k++)
+    bench_gst.mem[k] =
+        gst_memory_new_wrapped (0, bench_gst.fr.ring[k], bench_gst.fr.lay.size,
+        0, bench_gst.fr.lay.size, NULL, NULL);
+
+  /* CUDA only when the backend may use it and a device is there */
+  want_cuda = strcmp (bench_gst.backend, "cpu") != 0;
+  if (want_cuda && (have_cuda = bench_cuda_probe (0, &cuda_why)))
+    gpu_passport = bench_cuda_passport (0);
+
+  /* untimed full checks, one per input */
+  for (k = 0; k < 2; k++) {
+    BenchRunSpec sp = { FALSE, FALSE, k, opt_streams, opt_chunks,
+      VERIFY_FRAMES - 1, TRUE, 0
+    };
+    gchar *pool_note = NULL;
+
+    if (in_use[k] && (k_serial || k_overlap)) {
+      bench_run_pipeline (&sp, NULL, k == BENCH_IN_PINNED ? &pool_note : NULL);
+      if (pool_note)
+        bench_note ("pinned input: %s", pool_note);
+      g_free (pool_note);
+    }
+  }
+  if (k_peer && !want_cuda)
+    peer_skipped = "backend cpu";
+  else if (k_peer && (!have_feature ("cudaupload") ||
+          !have_feature ("cudadownload")))
+    peer_skipped = "nvcodec not installed";
+  else if (k_peer && !peer_takes_caps ())
+    peer_skipped = g_strdup_printf ("cudaupload does not take %s", opt_format);
+  if (k_peer && !peer_skipped) {
+    BenchRunSpec sp = { TRUE, FALSE, BENCH_IN_REGISTERED, 0, 0,
+      VERIFY_FRAMES - 1, TRUE, 0
+    };
+    bench_run_pipeline (&sp, NULL, NULL);
+  } else if (k_peer) {
+    k_peer = FALSE;
+    bench_note ("peer: skipped (%s)", peer_skipped);
+  }
+
+  if (k_raw && have_cuda) {
+    raw_rows ();
+  } else if (k_raw) {
+    const gchar *why = want_cuda ? "skipped: no CUDA device" :
+        "skipped: backend cpu";
+
+    bench_note ("raw: %s%s%s%s", why, cuda_why ? " (" : "",
+        cuda_why ? cuda_why : "", cuda_why ? ")" : "");
+    skipped_row ("raw", "-", why);
+    skipped_row ("raw-latency", "one-frame", why);
+  }
+
+  for (k = 0; k < 2; k++) {
+    BenchRunSpec sp = { FALSE, TRUE, k, 1, 1, opt_frames, FALSE, 0 };
+
+    if (!in_use[k])
+      continue;
+    if (k_serial)
+      pipeline_row ("element", sp);
+    sp.serial = FALSE;
+    sp.streams = opt_streams;
+    sp.chunks = opt_chunks;
+    if (k_overlap)
+      pipeline_row ("element", sp);
+  }
+  for (k = 0; k < 2 && opt_sweep && k_overlap; k++)
+    for (s = 1; s <= 8 && in_use[k]; s *= 2)
+      for (c = 1; c <= 8; c *= 2) {
+        BenchRunSpec sp = { FALSE, FALSE, k, s, c, opt_frames, FALSE, 0 };
+        pipeline_row ("sweep", sp);
+      }
+  if (k_peer) {
+    BenchRunSpec sp =
+        { TRUE, FALSE, BENCH_IN_REGISTERED, 0, 0, opt_frames, FALSE, 0 };
+    pipeline_row ("peer", sp);
+  } else if (peer_skipped) {
+    gchar *why = g_strdup_printf ("skipped: %s", peer_skipped);
+
+    skipped_row ("peer", "upload+download", why);
+    g_free (why);
+  }
+  if (opt_live > 0) {
+    for (k = 0; k < 2 && k_overlap; k++) {
+      BenchRunSpec sp = { FALSE, FALSE, k, opt_streams, opt_chunks,
+        opt_live_frames, FALSE, opt_live
+      };
+      if (in_use[k])
+        pipeline_row ("element", sp);
+    }
+    if (k_peer) {
+      BenchRunSpec sp =
+          { TRUE, FALSE, BENCH_IN_REGISTERED, 0, 0, opt_live_frames,
+        FALSE, opt_live
+      };
+      pipeline_row ("peer", sp);
+    }
+  }
+
+  /* the report */
+  now = g_date_time_new_now_utc ();
+  date = g_date_time_format_iso8601 (now);
+  fprintf (out, "# cudaoverlap-bench\n\n");
+  fprintf (out, "- date: %s\n- command: %s\n", date, cmd);
+  {
+    gchar host[256] = "";
+
+    gchar *cpuinfo = NULL, *model = NULL, *p;
+
+    gethostname (host, sizeof (host) - 1);
+    if (g_file_get_contents ("/proc/cpuinfo", &cpuinfo, NULL, NULL) &&
+        (p = strstr (cpuinfo, "model name")) && (p = strchr (p, ':')))
+      model = g_strndup (p + 2, strcspn (p + 2, "\n"));
+    fprintf (out, "- host: %s, %ld CPUs (%s), %s\n", host,
+        sysconf (_SC_NPROCESSORS_ONLN), model ? model : "?",
+        gst_version_string ());
+    g_free (model);
+    g_free (cpuinfo);
+  }
+  fprintf (out, "- GPU: %s\n", gpu_passport ? gpu_passport : want_cuda ?
+      "none (no CUDA device)" : "not used (--backend cpu)");
+  fprintf (out, "- element passport (first run): %s\n",
+      bench_gst.elem_passport ? bench_gst.elem_passport : "none");
+  fprintf (out, "- frames: %dx%d %s, %" G_GSIZE_FORMAT " bytes, a ring of %u "
+      "random frames; per row %d warm-up frames (separate pipeline), then 1 "
+      "priming frame + %d timed frames (live rows: %d)\n", opt_width,
+      opt_height, opt_format, bench_gst.fr.lay.size, BENCH_RING, opt_warmup,
+      opt_frames, opt_live_frames);
+  fprintf (out, "- host memory: raw: cudaHostAlloc rings; element pinned: "
+      "buffers of the pool the element proposes (its page-locked "
+      "allocator; the CPU backend proposes none); element registered: "
+      "16 malloc()ed frames, each wrapped once in a GstMemory, a fresh "
+      "GstBuffer per frame; peer: the same malloc()ed frames. The last "
+      "column gives each row's kind as the element counted it.\n");
+  fprintf (out, "- checked: every output (priming and timed frames), by a "
+      "sampled checksum computed on %d checker threads while the run goes "
+      "on and compared with the expected one after it: per plane its first "
+      "and last row whole, and in every k-th other row (k = max (1, 64 / "
+      "runs per row)) one 256-byte run of picture bytes, the run moving "
+      "one to the right per sampled row (about 1/64 of the picture; padding "
+      "excluded; multiply-add mix per run, FNV-1a chain; tools/"
+      "bench-frames.c). Before the runs, %d outputs per input compared "
+      "byte by byte with a naive CPU invert (the peer: with its input)\n",
+      BENCH_CHECK_THREADS, VERIFY_FRAMES);
+  fprintf (out, "- GB/s: bytes in + out (2 x frame bytes per frame). "
+      "lat: element rows: the element's whole-run latency-p50/p99 (chain "
+      "to push, so a wait for a free slot in chain is included); live "
+      "rows: the bench's push to appsink; raw-latency: one frame queued "
+      "and waited for. cpu ms/frame: getrusage(RUSAGE_SELF) user+sys over "
+      "the timed frames, less the checker threads' CPU time, / frames "
+      "(appsrc pushing and the appsink callback included)\n\n");
+  fprintf (out, "%s\n", bench_note_log ());
+  print_rows (out, FALSE);
+  print_summary (out);
+  if (opt_csv) {
+    FILE *f = fopen (opt_csv, "w");
+
+    if (!f) {
+      perror (opt_csv);
+      bench_gst.failed = TRUE;
+    } else {
+      print_rows (f, TRUE);
+      fclose (f);
+      fprintf (out, "\nCSV: %s\n", opt_csv);
+    }
+  }
+  fprintf (out, "\n%s\n",
+      bench_gst.failed ? "RESULT: INVALID (a check failed or a "
+      "run failed; see above)" : "RESULT: all outputs checked ok");
+  g_date_time_unref (now);
+  g_free (date);
+
+  for (k = 0; k < BENCH_RING; k++)
+    gst_memory_unref (bench_gst.mem[k]);
+  bench_frames_clear (&bench_gst.fr);
+  return bench_gst.failed ? 1 : 0;
+}
