@@ -124,8 +124,9 @@ static GArray *summary;         /* SumRow */
 static gboolean failed_check;   /* an output check or a run failed */
 static gboolean failed_perf;    /* a performance verdict failed */
 
-static void G_GNUC_PRINTF (4, 5)
-    sum_add (gint verdict, const gchar * check, const gchar * threshold,
+static void
+G_GNUC_PRINTF (4, 5)
+sum_add (gint verdict, const gchar * check, const gchar * threshold,
     const gchar * fmt, ...)
 {
   SumRow r = { {0}, };
@@ -246,6 +247,7 @@ typedef struct
   guint got;
   gdouble wall_s;               /* push of buffer 2 to the last output */
   gdouble rate;                 /* buffers 2..n per second of wall_s */
+  gdouble rate_all;             /* all n, first push to the last output */
   gdouble elapsed_s;            /* the whole run, set-up included */
   GstBuffer **kept;
   guint n_kept;
@@ -261,7 +263,8 @@ typedef struct
   RunResult *res;
   GMutex lock;
   GCond cond;
-  gboolean have_passport, eos;
+  gboolean have_passport, eos, first_out;
+  gboolean closing;             /* tearing down: no more stopper threads */
   gchar *error;
   guint8 *seen;
   guint stray;
@@ -313,9 +316,12 @@ on_bus (GstBus * bus, GstMessage * m, gpointer data)
 
       gst_message_parse_error (m, &err, &dbg);
       if (!r->error) {
-        r->error = g_strdup_printf ("%s: %s (%s)", GST_OBJECT_NAME (m->src),
-            err->message, dbg ? dbg : "");
-        r->stopper = g_thread_new ("check-stop", stop_pipeline, r->pipeline);
+        r->error = g_strdup_printf ("%s: %s", GST_OBJECT_NAME (m->src),
+            err->message);
+        fprintf (stderr, "[check] %s: error from %s: %s\n%s\n", r->sp->name,
+            GST_OBJECT_NAME (m->src), err->message, dbg ? dbg : "");
+        if (!r->closing)
+          r->stopper = g_thread_new ("check-stop", stop_pipeline, r->pipeline);
       }
       g_clear_error (&err);
       g_free (dbg);
@@ -363,6 +369,7 @@ on_sample (GstAppSink * sink, gpointer data)
     r->stray++;
   } else {
     r->seen[i] = 1;
+    r->first_out |= i == 0;
     r->res->got++;
     if (i < r->res->n_kept)
       r->res->kept[i] = gst_buffer_ref (buf);
@@ -376,7 +383,8 @@ on_sample (GstAppSink * sink, gpointer data)
 
 /* Waits, with r->lock held, until *flag or an error, or the deadline. */
 static gboolean
-wait_flag (Run * r, const gboolean * flag, gint64 timeout_us, const gchar * what)
+wait_flag (Run * r, const gboolean * flag, gint64 timeout_us,
+    const gchar * what)
 {
   gint64 deadline = g_get_monotonic_time () + timeout_us;
 
@@ -478,8 +486,9 @@ run_pipeline (const RunSpec * sp, RunResult * res)
   HostRing *ring = sp->audio ? &aring : &vring;
   GstClockTime dur = sp->audio ? adur : vdur;
   GError *err = NULL;
-  gchar *desc;
-  guint64 t_start = now_ns (), t_push2 = 0;
+  gchar *desc, *trace;
+  const gchar *trace_dir;
+  guint64 t_start = now_ns (), t_push1 = 0, t_push2 = 0;
   gboolean cupti_on = FALSE;
   guint i;
 
@@ -492,17 +501,25 @@ run_pipeline (const RunSpec * sp, RunResult * res)
   g_mutex_init (&r.lock);
   g_cond_init (&r.cond);
 
+  /* CO_CHECK_TRACE_DIR=DIR: each run also writes its timeline to
+   * DIR/trace-{video,audio}-{serial,overlap}-BACKEND.json (the timed run,
+   * which comes last, is the one left). */
+  trace_dir = g_getenv ("CO_CHECK_TRACE_DIR");
+  trace = trace_dir ? g_strdup_printf (" trace-file=%s/trace-%s-%s-%s.json",
+      trace_dir, sp->audio ? "audio" : "video", sp->serial ? "serial" :
+      "overlap", sp->backend) : g_strdup ("");
   if (sp->audio)
     desc = g_strdup_printf ("appsrc name=src ! cudaaudiofilter name=filter "
         "operation=fir mode=%s streams=%u chunks=%u backend=%s "
-        "stats-interval=0 ! appsink name=sink", sp->serial ? "serial" :
-        "overlap", sp->streams, sp->chunks, sp->backend);
+        "stats-interval=0%s ! appsink name=sink", sp->serial ? "serial" :
+        "overlap", sp->streams, sp->chunks, sp->backend, trace);
   else
     desc = g_strdup_printf ("appsrc name=src ! cudavideofilter name=filter "
         "operation=box-blur radius=%d mode=%s streams=%u chunks=%u "
-        "backend=%s stats-interval=0 ! appsink name=sink", opt_radius,
+        "backend=%s stats-interval=0%s ! appsink name=sink", opt_radius,
         sp->serial ? "serial" : "overlap", sp->streams, sp->chunks,
-        sp->backend);
+        sp->backend, trace);
+  g_free (trace);
   r.pipeline = gst_parse_launch (desc, &err);
   g_free (desc);
   if (!r.pipeline) {
@@ -542,9 +559,18 @@ run_pipeline (const RunSpec * sp, RunResult * res)
     goto done;
 
   if (!sp->audio) {
-    pool = video_pool_ring (src, held, &r.error);
-    if (r.error)
+    gchar *why = NULL;
+
+    pool = video_pool_ring (src, held, &why);
+    if (why) {
+      g_mutex_lock (&r.lock);
+      if (!r.error)
+        r.error = why;
+      else
+        g_free (why);
+      g_mutex_unlock (&r.lock);
       goto done;
+    }
   }
   if (pool)
     res->input_note = g_strdup_printf ("the element's page-locked pool "
@@ -558,12 +584,15 @@ run_pipeline (const RunSpec * sp, RunResult * res)
 
   if (sp->cupti) {
     const gchar *b = gst_structure_get_string (res->passport, "backend");
+    gchar *why = NULL;
 
     if (g_strcmp0 (b, "cuda") != 0)
       res->cupti_why = g_strdup (have_cuda ? "skipped: backend cpu" :
           "skipped: no CUDA device");
-    else if (!(cupti_on = bench_cupti_start (&res->cupti_why)))
-      res->cupti_why = g_strdup_printf ("skipped: %s", res->cupti_why);
+    else if (!(cupti_on = bench_cupti_start (&why))) {
+      res->cupti_why = g_strdup_printf ("skipped: %s", why);
+      g_free (why);
+    }
   }
 
   for (i = 0; i < sp->n; i++) {
@@ -579,27 +608,15 @@ run_pipeline (const RunSpec * sp, RunResult * res)
     GST_BUFFER_DURATION (b) = dur;
     GST_BUFFER_OFFSET (b) = i;
     GST_BUFFER_OFFSET_END (b) = i + 1;
+    if (i == 0)
+      t_push1 = now_ns ();
     if (i == 1)
       t_push2 = now_ns ();
     if (gst_app_src_push_buffer (GST_APP_SRC (src), b) != GST_FLOW_OK)
       break;
     if (i == 0) {
-      gboolean first;
-
       g_mutex_lock (&r.lock);
-      first = r.seen[0];
-      while (!first && !r.error) {
-        wait_flag (&r, (const gboolean *) &first, 0, "");
-        first = r.seen[0];
-        if (!first && !r.error && !g_cond_wait_until (&r.cond, &r.lock,
-                g_get_monotonic_time () + WAIT_START_US))
-          break;
-        first = r.seen[0];
-      }
-      if (!first && !r.error) {
-        r.error = g_strdup ("the first buffer did not come out");
-        r.stopper = g_thread_new ("check-stop", stop_pipeline, r.pipeline);
-      }
+      wait_flag (&r, &r.first_out, WAIT_START_US, "the first output");
       g_mutex_unlock (&r.lock);
       if (r.error)
         break;
@@ -616,6 +633,7 @@ done:
     cupti_on = FALSE;
   res->cupti_ok = cupti_on;
   g_mutex_lock (&r.lock);
+  r.closing = TRUE;
   if (r.stopper)
     g_thread_join (g_steal_pointer (&r.stopper));
   g_mutex_unlock (&r.lock);
@@ -646,6 +664,8 @@ done:
     res->wall_s = (r.t_last - t_push2) / 1e9;
     res->rate = (sp->n - 1) / res->wall_s;
   }
+  if (!r.error && r.t_last > t_push1)
+    res->rate_all = sp->n * 1e9 / (r.t_last - t_push1);
   res->elapsed_s = (now_ns () - t_start) / 1e9;
   res->error = r.error;
   res->ok = !r.error;
@@ -686,32 +706,6 @@ stat_str (const GstStructure * s, const gchar * f)
   const gchar *v = s ? gst_structure_get_string (s, f) : NULL;
 
   return v ? v : "?";
-}
-
-static void
-print_passport (const gchar * what, const GstStructure * p)
-{
-  gchar *str;
-
-  if (!p) {
-    printf ("- %s passport: none (no run got that far)\n", what);
-    return;
-  }
-  str = gst_structure_to_string (p);
-  printf ("- %s passport: device %s, compute capability %s, PCI %s, driver "
-      "%d, runtime %d, async engines %d, concurrent kernels %d, plugin %s\n"
-      "  full: %s\n", what, stat_str (p, "device-name"),
-      stat_str (p, "compute-capability"), stat_str (p, "pci-bus-id"),
-      ({
-          gint v = 0; gst_structure_get_int (p, "driver-version", &v); v;}
-      ), ({
-          gint v = 0; gst_structure_get_int (p, "runtime-version", &v); v;}
-      ), ({
-          gint v = 0; gst_structure_get_int (p, "async-engine-count", &v); v;}
-      ), ({
-          gint v = 0; gst_structure_get_int (p, "concurrent-kernels", &v); v;}
-      ), stat_str (p, "plugin-version"), str);
-  g_free (str);
 }
 
 static void
@@ -795,15 +789,19 @@ print_cupti_table (const RunResult * r, gchar * worst, gsize worst_size)
       if (eff) {
         /* near 0 a relative difference means nothing: a floor */
         tol = MAX (CUPTI_TOL * fabs (k), EFF_ABS_FLOOR);
-        g_snprintf (dv, sizeof (dv), "%s%+.1f%% (abs %+.4f)%s",
-            isnan (rel) ? "n/a " : "", isnan (rel) ? 0.0 : 100 * rel, e - k,
-            fabs (e - k) <= tol ? "" : " **");
+        if (isnan (rel))
+          g_snprintf (dv, sizeof (dv), "abs %+.4f (CUPTI 0)%s", e - k,
+              fabs (e - k) <= tol ? "" : " **");
+        else
+          g_snprintf (dv, sizeof (dv), "%+.1f%% (abs %+.4f)%s", 100 * rel,
+              e - k, fabs (e - k) <= tol ? "" : " **");
         if (rows[i].judged && fabs (e - k) > tol)
           fail = TRUE;
       } else {
         tol = CUPTI_TOL * fabs (k);
         if (isnan (rel))
-          g_snprintf (dv, sizeof (dv), "n/a (CUPTI 0)");
+          g_snprintf (dv, sizeof (dv), "n/a (CUPTI 0)%s", rows[i].judged &&
+              e > 0 ? " **" : "");
         else
           g_snprintf (dv, sizeof (dv), "%+.1f%%%s%s", 100 * rel,
               rows[i].judged ? "" : " (not judged)",
@@ -846,6 +844,12 @@ print_cupti_table (const RunResult * r, gchar * worst, gsize worst_size)
       "time (audio: also the taps upload of the engine rebuild on the first "
       "buffer); the element counts its frames' copies.\n", r->cupti_records,
       100 * CUPTI_TOL, 100 * CUPTI_TOL, EFF_ABS_FLOOR);
+  if (r->cupti_records == 0) {
+    printf ("CUPTI delivered no record at all: nothing to compare with (was "
+        "its activity recording attached to the element's context?)\n");
+    g_strlcpy (worst, "CUPTI recorded nothing", worst_size);
+    return V_FAIL;
+  }
   if (worst_rel < 0)
     g_strlcpy (worst, "no comparable field", worst_size);
   return fail ? V_FAIL : V_PASS;
@@ -868,8 +872,7 @@ note_verdict (gint v)
 /* ---- video ---------------------------------------------------------------- */
 
 static gboolean
-video_compare (GstBuffer * a, GstBuffer * b, guint idx, gchar * msg,
-    gsize size)
+video_compare (GstBuffer * a, GstBuffer * b, guint idx, gchar * msg, gsize size)
 {
   GstVideoFrame fa, fb;
   gboolean same = TRUE, ma, mb;
@@ -974,8 +977,9 @@ run_video (void)
     }
     print_run_line (&timed[m]);
     printf ("- wall: %u frames (2..%u) in %.3f s = %.1f frames/s (push of "
-        "frame 2 to the last output)\n", opt_frames - 1, opt_frames,
-        timed[m].wall_s, timed[m].rate);
+        "frame 2 to the last output); all %u from the first push: %.1f "
+        "frames/s\n", opt_frames - 1, opt_frames, timed[m].wall_s,
+        timed[m].rate, opt_frames, timed[m].rate_all);
     v = print_cupti_table (&timed[m], worst, sizeof (worst));
     {
       gdouble eff = stat_dbl (timed[m].whole, "overlap-efficiency");
@@ -1009,7 +1013,7 @@ run_video (void)
     }
   }
 
-  printf ("\n- video passport (serial timed run): ");
+  printf ("\n- video passport (first timed run): ");
   if (passport) {
     gchar *str = gst_structure_to_string (passport);
 
@@ -1138,15 +1142,17 @@ print_audio_row (const gchar * name, const RunResult * r, guint n)
   guint u = 0, c = 0;
 
   if (!r->ok) {
-    printf ("| %s | - | - | %u | FAILED: %s | - | - | - | - | - | - |\n",
+    printf ("| %s | - | - | %u | FAILED: %s | - | - | - | - | - | - | - |\n",
         name, n, r->error);
     return;
   }
   gst_structure_get_uint (s, "streams", &u);
   gst_structure_get_uint (s, "chunks", &c);
-  printf ("| %s | %s | %ux%u | %u | %.4g | %.2f | %.3f | %.3f | %.3f | %.4f "
+  printf ("| %s | %s | %ux%u | %u | %.4g | %.4g | %.2f | %.3f | %.3f | %.3f "
+      "| %.4f "
       "| %" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT
       " |\n", name, stat_str (s, "backend"), u, c, n, sps,
+      r->rate_all * opt_samples,
       2.0 * sps * opt_channels * sizeof (gfloat) / 1e9,
       stat_u64 (s, "h2d-ns") / 1e6 / MAX (stat_u64 (s, "frames"), 1),
       stat_u64 (s, "kernel-ns") / 1e6 / MAX (stat_u64 (s, "frames"), 1),
@@ -1216,13 +1222,14 @@ run_audio (void)
   }
 
   printf ("\n| run | backend | streams x chunks | buffers | samples/s | "
-      "GB/s in+out | h2d ms/buffer | kernel ms/buffer | d2h ms/buffer | "
-      "overlap eff | frames pinned/registered/pageable |\n"
-      "|---|---|---|--:|--:|--:|--:|--:|--:|--:|---|\n");
+      "samples/s all N from the first push | GB/s in+out | h2d ms/buffer | "
+      "kernel ms/buffer | d2h ms/buffer | overlap eff | frames "
+      "pinned/registered/pageable |\n"
+      "|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|---|\n");
   for (k = 0; k < 3; k++)
     print_audio_row (names[k], &runs[k], k == 2 ? n_cpu : (guint) opt_buffers);
-  printf ("\n- audio passport (first run, after the rebuild for the buffer "
-      "size): %s\n", pp ? pp : "none");
+  printf ("\n- audio passport (the first run's last one, i.e. after the "
+      "rebuild for the buffer size): %s\n", pp ? pp : "none");
   g_free (pp);
 
   if (runs[0].ok && runs[1].ok && runs[0].rate > 0) {
@@ -1284,8 +1291,9 @@ run_audio (void)
       gdouble e = audio_rel_l2 (runs[1].kept[i], runs[2].kept[i], msg,
           sizeof (msg));
 
-      printf ("buffer %u: relative L2 error %s against backend=cpu: %.3g\n",
-          i + 1, stat_str (runs[1].whole, "backend"), e);
+      printf ("buffer %u: relative L2 error of the overlap run (backend %s) "
+          "against the backend=cpu run: %.3g\n", i + 1,
+          stat_str (runs[1].whole, "backend"), e);
       if (e < 0 || isnan (e)) {
         worst = INFINITY;
         printf ("  not comparable: %s\n", msg);
@@ -1313,13 +1321,55 @@ run_audio (void)
   }
   for (k = 0; k < 3; k++) {
     if (!runs[k].ok)
-      sum_add (V_FAIL, names[k], "-", "audio run failed: %s", runs[k].error);
+      sum_add (V_FAIL, k == 0 ? "audio serial run" : k == 1 ?
+          "audio overlap run" : "audio cpu-backend run", "-", "failed: %s",
+          runs[k].error);
     run_result_clear (&runs[k]);
   }
   g_free (taps);
 }
 
 /* ---- taps sweep ----------------------------------------------------------- */
+
+/* Where kernel time per buffer crosses copy time per buffer, going up in
+ * taps: interpolated linearly in log2 (taps) and log (kernel / copy)
+ * between the last point below 1 and the first at or above it. */
+static void
+kernel_copy_crossing (const guint * taps, const gdouble * kern,
+    const gdouble * copy, const gboolean * ok, guint n, gchar * res, gsize size)
+{
+  gint prev = -1;
+  guint i;
+
+  *res = 0;
+  for (i = 0; i < n && !*res; i++) {
+    gdouble q;
+
+    if (!ok[i] || copy[i] <= 0 || kern[i] <= 0)
+      continue;
+    q = kern[i] / copy[i];
+    if (q >= 1) {
+      if (prev < 0) {
+        g_snprintf (res, size, "kernel >= copy already at %u taps (ratio "
+            "%.3f)", taps[i], q);
+      } else {
+        gdouble x0 = log2 (taps[prev]), x1 = log2 (taps[i]);
+        gdouble y0 = log (kern[prev] / copy[prev]), y1 = log (q);
+        gdouble x = y1 != y0 ? x0 - y0 * (x1 - x0) / (y1 - y0) : x0;
+
+        g_snprintf (res, size, "about %.0f taps (between %u and %u, "
+            "interpolated linearly in log(taps) and log(kernel/copy))",
+            exp2 (x), taps[prev], taps[i]);
+      }
+    }
+    prev = i;
+  }
+  if (!*res && prev < 0)
+    g_snprintf (res, size, "no usable point");
+  else if (!*res)
+    g_snprintf (res, size, "kernel < copy up to %u taps (ratio %.3f there)",
+        taps[prev], kern[prev] / copy[prev]);
+}
 
 static void
 run_sweep (void)
@@ -1333,12 +1383,29 @@ run_sweep (void)
       "streams=%d chunks=%d backend=%s, %d buffers of %d x %d F32 per taps "
       "count\n\n", opt_streams, opt_chunks, opt_backend, opt_buffers,
       opt_samples, opt_channels);
+  {
+    gdouble *taps = make_taps (sweep_taps[0]);
+    RunSpec w = { "sweep warm-up", TRUE, FALSE, opt_backend, opt_streams,
+      opt_chunks, MIN (AUDIO_WARMUP, opt_buffers), 0, FALSE, sweep_taps[0],
+      taps
+    };
+    RunResult r;
+
+    if (!run_pipeline (&w, &r))
+      failed_check = TRUE;
+    run_result_clear (&r);
+    g_free (taps);
+  }
+  printf ("One warm-up pipeline of %d buffers first; per taps count one "
+      "pipeline (its first buffer pushed and waited for). Per buffer: the "
+      "element's whole-run busy times / frames.\n\n",
+      MIN (AUDIO_WARMUP, opt_buffers));
   printf ("| taps | kernel ms/buffer | copy ms/buffer ((h2d + d2h) / 2) | "
       "kernel / copy | h2d ms/buffer | d2h ms/buffer | samples/s | overlap "
       "eff |\n|--:|--:|--:|--:|--:|--:|--:|--:|\n");
   for (i = 0; i < G_N_ELEMENTS (sweep_taps); i++) {
     gdouble *taps = make_taps (sweep_taps[i]);
-    gchar name[48];
+    gchar name[48], q[32];
     RunSpec t = { name, TRUE, FALSE, opt_backend, opt_streams, opt_chunks,
       opt_buffers, 0, FALSE, sweep_taps[i], taps
     };
@@ -1354,9 +1421,12 @@ run_sweep (void)
       kern[i] = stat_u64 (r.whole, "kernel-ns") / f;
       copy[i] = (h + d) / 2;
       cuda |= on_cuda (&r);
+      if (copy[i] > 0)
+        g_snprintf (q, sizeof (q), "%.3f", kern[i] / copy[i]);
+      else
+        g_strlcpy (q, "n/a", sizeof (q));
       printf ("| %u | %.4f | %.4f | %s | %.4f | %.4f | %.4g | %.4f |\n",
-          sweep_taps[i], kern[i] / 1e6, copy[i] / 1e6, copy[i] > 0 ?
-          g_strdup_printf ("%.3f", kern[i] / copy[i]) : "n/a", h / 1e6,
+          sweep_taps[i], kern[i] / 1e6, copy[i] / 1e6, q, h / 1e6,
           d / 1e6, r.rate * opt_samples, stat_dbl (r.whole,
               "overlap-efficiency"));
     } else {
@@ -1374,34 +1444,10 @@ run_sweep (void)
     return;
   }
   {
-    gint prev = -1;
-    gchar res[160] = "";
+    gchar res[160];
 
-    for (i = 0; i < G_N_ELEMENTS (sweep_taps) && !*res; i++) {
-      gdouble q;
-
-      if (!ok[i] || copy[i] <= 0 || kern[i] <= 0)
-        continue;
-      q = kern[i] / copy[i];
-      if (q >= 1) {
-        if (prev < 0) {
-          g_snprintf (res, sizeof (res), "kernel >= copy already at %u taps "
-              "(ratio %.3f)", sweep_taps[i], q);
-        } else {
-          gdouble x0 = log2 (sweep_taps[prev]), x1 = log2 (sweep_taps[i]);
-          gdouble y0 = log (kern[prev] / copy[prev]), y1 = log (q);
-          gdouble x = y1 != y0 ? x0 + (0 - y0) * (x1 - x0) / (y1 - y0) : x0;
-
-          g_snprintf (res, sizeof (res), "about %.0f taps (between %u and "
-              "%u, interpolated linearly in log(taps) and log(kernel/copy))",
-              exp2 (x), sweep_taps[prev], sweep_taps[i]);
-        }
-      }
-      prev = i;
-    }
-    if (!*res)
-      g_snprintf (res, sizeof (res), "kernel < copy up to %u taps",
-          sweep_taps[G_N_ELEMENTS (sweep_taps) - 1]);
+    kernel_copy_crossing (sweep_taps, kern, copy, ok, G_N_ELEMENTS (sweep_taps),
+        res, sizeof (res));
     printf ("\nkernel time = copy time ((h2d + d2h) / 2, per buffer, element "
         "events): %s\n", res);
     sum_add (V_INFO, "taps where kernel time = copy time", "-", "%s", res);
@@ -1446,10 +1492,10 @@ main (int argc, char **argv)
         "Video: box-blur serial and overlap against CUPTI, outputs against "
           "the CPU backend (issue 3)", NULL},
     {"audio", 0, 0, G_OPTION_ARG_NONE, &opt_audio,
-          "Audio: FIR serial, overlap and CPU backend, samples/s, outputs "
+        "Audio: FIR serial, overlap and CPU backend, samples/s, outputs "
           "against the CPU backend (issue 4)", NULL},
     {"taps-sweep", 0, 0, G_OPTION_ARG_NONE, &opt_sweep,
-          "Audio FIR overlap over taps 15 ... 4095: kernel against copy "
+        "Audio FIR overlap over taps 15 ... 4095: kernel against copy "
           "time per buffer", NULL},
     {"cupti", 0, 0, G_OPTION_ARG_NONE, &opt_cupti,
         "Audio: also compare the serial and overlap runs with CUPTI", NULL},
