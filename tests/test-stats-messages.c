@@ -1,0 +1,403 @@
+/* cudaoverlap: the statistics and passport messages and the trace file of
+ * the engine elements, through GstHarness.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * CO_TEST_BACKEND=cpu (default) or cuda.  With cuda and no usable device the
+ * program exits 77 (skipped) with the reason.
+ */
+#include <string.h>
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <json-glib/json-glib.h>
+#include <glib/gstdio.h>
+
+#define WIDTH 64
+#define HEIGHT 37
+#define CHUNKS 4
+#define FRAME_BYTES (WIDTH * HEIGHT * 4)
+
+static const gchar *
+backend (void)
+{
+  const gchar *b = g_getenv ("CO_TEST_BACKEND");
+
+  return b && *b ? b : "cpu";
+}
+
+static gboolean
+is_cuda (void)
+{
+  return g_str_equal (backend (), "cuda");
+}
+
+typedef struct
+{
+  const gchar *name;
+  GType type;
+} Field;
+
+static const Field stats_fields[] = {
+  {"frames", G_TYPE_UINT64}, {"bytes-h2d", G_TYPE_UINT64},
+  {"bytes-d2h", G_TYPE_UINT64}, {"window-ns", G_TYPE_UINT64},
+  {"fps", G_TYPE_DOUBLE}, {"h2d-ns", G_TYPE_UINT64},
+  {"kernel-ns", G_TYPE_UINT64}, {"d2h-ns", G_TYPE_UINT64},
+  {"gpu-busy-ns", G_TYPE_UINT64}, {"gpu-idle-ns", G_TYPE_UINT64},
+  {"serial-ns", G_TYPE_UINT64}, {"overlap-efficiency", G_TYPE_DOUBLE},
+  {"copy-compute-overlap-ns", G_TYPE_UINT64},
+  {"h2d-d2h-overlap-ns", G_TYPE_UINT64}, {"latency-min", G_TYPE_UINT64},
+  {"latency-mean", G_TYPE_UINT64}, {"latency-p50", G_TYPE_UINT64},
+  {"latency-p95", G_TYPE_UINT64}, {"latency-p99", G_TYPE_UINT64},
+  {"latency-max", G_TYPE_UINT64}, {"gpu-latency-p50", G_TYPE_UINT64},
+  {"gpu-latency-p99", G_TYPE_UINT64}, {"frames-pinned", G_TYPE_UINT64},
+  {"frames-registered", G_TYPE_UINT64}, {"frames-pageable", G_TYPE_UINT64},
+  {"streams", G_TYPE_UINT}, {"chunks", G_TYPE_UINT},
+  {"mode", G_TYPE_STRING}, {"backend", G_TYPE_STRING},
+  {"operation", G_TYPE_STRING},
+};
+
+static const Field passport_fields[] = {
+  {"device-name", G_TYPE_STRING}, {"compute-capability", G_TYPE_STRING},
+  {"pci-bus-id", G_TYPE_STRING}, {"driver-version", G_TYPE_INT},
+  {"runtime-version", G_TYPE_INT}, {"async-engine-count", G_TYPE_INT},
+  {"concurrent-kernels", G_TYPE_INT}, {"streams", G_TYPE_UINT},
+  {"chunks", G_TYPE_UINT}, {"mode", G_TYPE_STRING},
+  {"backend", G_TYPE_STRING}, {"operation", G_TYPE_STRING},
+  {"caps", G_TYPE_STRING}, {"frame-bytes", G_TYPE_UINT64},
+  {"plugin-version", G_TYPE_STRING},
+};
+
+static void
+check_fields (const GstStructure * s, const Field * f, guint n)
+{
+  guint i;
+
+  for (i = 0; i < n; i++) {
+    const GValue *v = gst_structure_get_value (s, f[i].name);
+
+    fail_unless (v != NULL, "%s: no field %s", gst_structure_get_name (s),
+        f[i].name);
+    fail_unless_equals_string (g_type_name (G_VALUE_TYPE (v)),
+        g_type_name (f[i].type));
+  }
+}
+
+static guint64
+u64 (const GstStructure * s, const gchar * name)
+{
+  guint64 v = 0;
+
+  fail_unless (gst_structure_get_uint64 (s, name, &v), "%s", name);
+  return v;
+}
+
+static gdouble
+dbl (const GstStructure * s, const gchar * name)
+{
+  gdouble v = -1;
+
+  fail_unless (gst_structure_get_double (s, name, &v), "%s", name);
+  return v;
+}
+
+static void
+check_invariants (const GstStructure * s)
+{
+  guint64 h2d = u64 (s, "h2d-ns"), k = u64 (s, "kernel-ns");
+  guint64 d2h = u64 (s, "d2h-ns"), busy = u64 (s, "gpu-busy-ns");
+  guint64 serial = u64 (s, "serial-ns"), window = u64 (s, "window-ns");
+  guint64 frames = u64 (s, "frames");
+  gdouble eff = dbl (s, "overlap-efficiency");
+
+  fail_unless (MAX (MAX (h2d, k), d2h) <= busy);
+  fail_unless (busy <= serial);
+  fail_unless_equals_uint64 (serial, h2d + k + d2h);
+  fail_unless (busy <= window);
+  fail_unless_equals_uint64 (u64 (s, "gpu-idle-ns"), window - busy);
+  fail_unless (eff >= 0.0 && eff <= 1.0);
+  fail_unless (u64 (s, "latency-min") <= u64 (s, "latency-p50"));
+  fail_unless (u64 (s, "latency-p50") <= u64 (s, "latency-p95"));
+  fail_unless (u64 (s, "latency-p95") <= u64 (s, "latency-p99"));
+  fail_unless (u64 (s, "latency-p99") <= u64 (s, "latency-max"));
+  fail_unless (u64 (s, "latency-min") <= u64 (s, "latency-mean"));
+  fail_unless (u64 (s, "latency-mean") <= u64 (s, "latency-max"));
+  fail_unless (u64 (s, "gpu-latency-p50") <= u64 (s, "gpu-latency-p99"));
+  fail_unless_equals_uint64 (u64 (s, "frames-pinned") +
+      u64 (s, "frames-registered") + u64 (s, "frames-pageable"), frames);
+  if (!is_cuda ()) {
+    fail_unless_equals_uint64 (u64 (s, "bytes-h2d"), 0);
+    fail_unless_equals_uint64 (u64 (s, "bytes-d2h"), 0);
+    fail_unless_equals_uint64 (h2d, 0);
+    fail_unless_equals_uint64 (d2h, 0);
+  } else if (frames > 0) {
+    fail_unless (u64 (s, "bytes-h2d") >= frames * FRAME_BYTES);
+    fail_unless (u64 (s, "bytes-d2h") >= frames * FRAME_BYTES);
+  }
+}
+
+static GstHarness *
+make_harness (const gchar * extra, GstBus ** bus)
+{
+  gchar *desc = g_strdup_printf ("cudavideofilter name=f backend=%s chunks=%d "
+      "streams=3 operation=box-blur radius=2 %s", backend (), CHUNKS,
+      extra ? extra : "");
+  GstHarness *h = gst_harness_new_parse (desc);
+
+  g_free (desc);
+  *bus = gst_bus_new ();
+  gst_element_set_bus (h->element, *bus);
+  if (GST_IS_BIN (h->element)) {
+    /* a launch line gives a bin: watch the filter itself */
+    GstElement *f = gst_bin_get_by_name (GST_BIN (h->element), "f");
+
+    gst_element_set_bus (f, *bus);
+    gst_object_unref (f);
+  }
+  gst_harness_set_src_caps_str (h, "video/x-raw,format=RGBA,width=64,"
+      "height=37,framerate=30/1");
+  return h;
+}
+
+static GstElement *
+filter (GstHarness * h)
+{
+  GstElement *f;
+
+  if (!GST_IS_BIN (h->element))
+    return h->element;
+  f = gst_bin_get_by_name (GST_BIN (h->element), "f");
+  gst_object_unref (f);         /* the bin keeps it alive */
+  return f;
+}
+
+static void
+push_pull (GstHarness * h, guint n, guint first)
+{
+  guint i;
+
+  for (i = 0; i < n; i++) {
+    GstBuffer *b = gst_harness_create_buffer (h, FRAME_BYTES);
+    GstMapInfo map;
+    guint j;
+
+    gst_buffer_map (b, &map, GST_MAP_WRITE);
+    for (j = 0; j < map.size; j++)
+      map.data[j] = g_random_int ();
+    gst_buffer_unmap (b, &map);
+    GST_BUFFER_PTS (b) = (first + i) * GST_SECOND / 30;
+    GST_BUFFER_DURATION (b) = GST_SECOND / 30;
+    fail_unless_equals_int (gst_harness_push (h, b), GST_FLOW_OK);
+    gst_buffer_unref (gst_harness_pull (h));
+  }
+}
+
+GST_START_TEST (test_stats_fields_and_invariants)
+{
+  GstBus *bus;
+  GstHarness *h = make_harness ("stats-interval=1", &bus);
+  GstMessage *m;
+  GstStructure *prop = NULL;
+  guint64 window_frames = 0;
+  guint n_windows = 0, n_whole = 0, n_passport = 0;
+  const guint n = 12;
+
+  push_pull (h, n, 0);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+
+  while ((m = gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT))) {
+    const GstStructure *s = gst_message_get_structure (m);
+    gboolean whole = FALSE;
+
+    if (gst_structure_has_name (s, "cudaoverlap-passport")) {
+      n_passport++;
+      check_fields (s, passport_fields, G_N_ELEMENTS (passport_fields));
+      fail_unless_equals_string (gst_structure_get_string (s, "backend"),
+          backend ());
+      if (!is_cuda ())
+        fail_unless_equals_string (gst_structure_get_string (s,
+                "device-name"), "cpu");
+      fail_unless_equals_uint64 (u64 (s, "frame-bytes"), FRAME_BYTES);
+    } else if (gst_structure_has_name (s, "cudaoverlap-stats")) {
+      check_fields (s, stats_fields, G_N_ELEMENTS (stats_fields));
+      check_invariants (s);
+      fail_unless_equals_string (gst_structure_get_string (s, "operation"),
+          "box-blur");
+      gst_structure_get_boolean (s, "whole-run", &whole);
+      if (whole) {
+        n_whole++;
+        fail_unless_equals_uint64 (u64 (s, "frames"), n);
+      } else {
+        n_windows++;
+        window_frames += u64 (s, "frames");
+      }
+    }
+    gst_message_unref (m);
+  }
+  fail_unless_equals_int (n_passport, 1);
+  fail_unless_equals_int (n_whole, 1);
+  fail_unless (n_windows >= 2);
+  /* every frame is in exactly one window */
+  fail_unless_equals_uint64 (window_frames, n);
+
+  g_object_get (filter (h), "stats", &prop, NULL);
+  fail_unless (prop != NULL);
+  check_fields (prop, stats_fields, G_N_ELEMENTS (stats_fields));
+  gst_structure_free (prop);
+  g_object_get (filter (h), "passport", &prop, NULL);
+  fail_unless (prop != NULL);
+  gst_structure_free (prop);
+
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_post_messages_off)
+{
+  GstBus *bus;
+  GstHarness *h = make_harness ("stats-interval=0 post-messages=false", &bus);
+  GstStructure *prop = NULL;
+
+  push_pull (h, 3, 0);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  fail_unless (gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT) == NULL);
+  /* the property still has the whole-run statistics */
+  g_object_get (filter (h), "stats", &prop, NULL);
+  fail_unless (prop != NULL);
+  fail_unless_equals_uint64 (u64 (prop, "frames"), 3);
+  gst_structure_free (prop);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* Parses the trace file and counts the device events per kind. */
+static void
+check_trace (const gchar * path, guint frames, gboolean exact)
+{
+  JsonParser *p = json_parser_new ();
+  GError *err = NULL;
+  JsonArray *events;
+  guint i, kernels = 0, copies = 0;
+
+  fail_unless (json_parser_load_from_file (p, path, &err), "%s: %s", path,
+      err ? err->message : "?");
+  events = json_object_get_array_member (json_node_get_object
+      (json_parser_get_root (p)), "traceEvents");
+  for (i = 0; i < json_array_get_length (events); i++) {
+    JsonObject *e = json_array_get_object_element (events, i);
+    const gchar *ph = json_object_get_string_member (e, "ph");
+    const gchar *name = json_object_get_string_member (e, "name");
+
+    if (!g_str_equal (ph, "X") || !json_object_has_member (e, "cat") ||
+        !g_str_equal (json_object_get_string_member (e, "cat"), "device"))
+      continue;
+    fail_unless (json_object_has_member (json_object_get_object_member (e,
+                "args"), "frame"));
+    if (g_str_equal (name, "kernel"))
+      kernels++;
+    else
+      copies++;
+  }
+  if (exact) {
+    fail_unless_equals_int (kernels, frames * CHUNKS);
+    fail_unless_equals_int (copies, is_cuda ()? 2 * frames * CHUNKS : 0);
+  } else {
+    fail_unless (kernels <= frames * CHUNKS);
+  }
+  g_object_unref (p);
+}
+
+GST_START_TEST (test_trace_file)
+{
+  gchar *dir = g_dir_make_tmp ("co-trace-XXXXXX", NULL);
+  gchar *path = g_build_filename (dir, "trace.json", NULL);
+  gchar *extra = g_strdup_printf ("trace-file=%s", path);
+  GstBus *bus;
+  GstHarness *h = make_harness (extra, &bus);
+
+  /* valid after a flush, every frame pushed before it is in the trace */
+  push_pull (h, 5, 0);
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
+  check_trace (path, 5, TRUE);
+
+  /* valid after EOS */
+  {
+    GstSegment seg;
+
+    gst_segment_init (&seg, GST_FORMAT_TIME);
+    fail_unless (gst_harness_push_event (h, gst_event_new_segment (&seg)));
+  }
+  push_pull (h, 4, 5);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  check_trace (path, 9, TRUE);
+
+  /* valid after a stop from PLAYING */
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+  check_trace (path, 9, TRUE);
+
+  g_unlink (path);
+  g_rmdir (dir);
+  g_free (extra);
+  g_free (path);
+  g_free (dir);
+}
+
+GST_END_TEST;
+
+static Suite *
+stats_suite (void)
+{
+  Suite *s = suite_create ("cudaoverlap-stats");
+  TCase *tc = tcase_create ("messages");
+
+  tcase_set_timeout (tc, 120);
+  tcase_add_test (tc, test_stats_fields_and_invariants);
+  tcase_add_test (tc, test_post_messages_off);
+  tcase_add_test (tc, test_trace_file);
+  suite_add_tcase (s, tc);
+  return s;
+}
+
+int
+main (int argc, char **argv)
+{
+  Suite *s;
+  SRunner *sr;
+  int nf;
+
+  if (is_cuda ())
+    g_setenv ("CK_FORK", "no", TRUE);
+  gst_check_init (&argc, &argv);
+
+  if (is_cuda ()) {
+    GstElement *e = gst_element_factory_make ("cudavideofilter", NULL);
+
+    if (!e) {
+      g_printerr ("cudavideofilter not found\n");
+      return 1;
+    }
+    g_object_set (e, "backend", 1, NULL);
+    if (gst_element_set_state (e, GST_STATE_READY) == GST_STATE_CHANGE_FAILURE) {
+      g_printerr ("SKIP: CO_TEST_BACKEND=cuda but no usable CUDA device\n");
+      gst_element_set_state (e, GST_STATE_NULL);
+      gst_object_unref (e);
+      return 77;
+    }
+    gst_element_set_state (e, GST_STATE_NULL);
+    gst_object_unref (e);
+  }
+  s = stats_suite ();
+  sr = srunner_create (s);
+  srunner_run_all (sr, CK_NORMAL);
+  nf = srunner_ntests_failed (sr);
+  srunner_free (sr);
+  return nf == 0 ? 0 : 1;
+}
