@@ -38,37 +38,15 @@
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
 
+#include "co-test-util.h"
+
 #define ELEMENT "cudaaudiofilter"
 #define DEFAULT_SEED 0xa0d10404u
 #define RATE 48000
 
-static const gchar *backend_nick = "cpu";
-static guint32 base_seed = DEFAULT_SEED;
-static gboolean full_matrix = FALSE;
-
 /* ------------------------------------------------------------------------ */
 /* Configurations                                                            */
 /* ------------------------------------------------------------------------ */
-
-typedef struct
-{
-  guint streams;
-  guint chunks;
-  gboolean serial;
-} RunCfg;
-
-static const RunCfg run_cfgs[] = {
-  {1, 1, FALSE},
-  {1, 5, FALSE},
-  {3, 1, FALSE},
-  {3, 5, FALSE},
-  {8, 1, FALSE},
-  {8, 5, FALSE},
-  /* serial ignores streams and chunks: give it odd values to prove it */
-  {3, 5, TRUE},
-};
-
-#define N_RUNS G_N_ELEMENTS (run_cfgs)
 
 static const guint channel_set[] = { 1, 2, 3, 7, 64 };
 static const guint taps_set[] = { 1, 3, 64, 1023 };
@@ -86,22 +64,6 @@ typedef struct
   gdouble *taps;                /* as set on the element */
   gdouble gain_db;
 } Sig;
-
-static guint32
-test_seed (const gchar * name, gint i)
-{
-  return base_seed ^ g_str_hash (name) ^ ((guint32) i * 0x9e3779b9u);
-}
-
-static gchar *
-run_desc (const RunCfg * run)
-{
-  if (run->serial)
-    return g_strdup_printf ("mode=serial (streams=%u chunks=%u)",
-        run->streams, run->chunks);
-  return g_strdup_printf ("mode=overlap streams=%u chunks=%u", run->streams,
-      run->chunks);
-}
 
 static gchar *
 sig_desc (const Sig * s)
@@ -318,108 +280,10 @@ check_stream_error (const Sig * s, const StreamErr * se, const gchar * ctx)
 /* Leak check (leaks tracer activity checkpoints)                            */
 /* ------------------------------------------------------------------------ */
 
-static GstTracer *leaks_tracer;
-
-static GstTracer *
-find_leaks_tracer (void)
-{
-  GList *l, *tracers = gst_tracing_get_active_tracers ();
-  GstTracer *found = NULL;
-
-  for (l = tracers; l; l = l->next) {
-    if (!found && g_strcmp0 (G_OBJECT_TYPE_NAME (l->data),
-            "GstLeaksTracer") == 0)
-      found = gst_object_ref (l->data);
-  }
-  g_list_free_full (tracers, gst_object_unref);
-  return found;
-}
-
-static void
-leaks_setup (void)
-{
-  if (!leaks_tracer)
-    leaks_tracer = find_leaks_tracer ();
-  if (!leaks_tracer)
-    return;
-  g_signal_emit_by_name (leaks_tracer, "activity-stop-tracking");
-  g_signal_emit_by_name (leaks_tracer, "activity-start-tracking");
-}
-
 static void
 leaks_teardown (void)
 {
-  GstStructure *cp = NULL;
-  GHashTable *count;
-  GHashTableIter iter;
-  gpointer key, value;
-  const GValue *list;
-  GString *leaked;
-  guint i, n_leaked = 0;
-
-  if (!leaks_tracer)
-    return;
-
-  gst_task_cleanup_all ();
-  g_signal_emit_by_name (leaks_tracer, "activity-get-checkpoint", &cp);
-  g_signal_emit_by_name (leaks_tracer, "activity-stop-tracking");
-  if (!cp)
-    return;
-
-  count = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  list = gst_structure_get_value (cp, "objects-created-list");
-  for (i = 0; list && i < gst_value_list_get_size (list); i++) {
-    const GstStructure *s =
-        gst_value_get_structure (gst_value_list_get_value (list, i));
-    gchar *k = g_strdup_printf ("%s@%s", gst_structure_get_string (s,
-            "type-name"), gst_structure_get_string (s, "address"));
-    gint c = GPOINTER_TO_INT (g_hash_table_lookup (count, k));
-    g_hash_table_insert (count, k, GINT_TO_POINTER (c + 1));
-  }
-  list = gst_structure_get_value (cp, "objects-removed-list");
-  for (i = 0; list && i < gst_value_list_get_size (list); i++) {
-    const GstStructure *s =
-        gst_value_get_structure (gst_value_list_get_value (list, i));
-    gchar *k = g_strdup_printf ("%s@%s", gst_structure_get_string (s,
-            "type-name"), gst_structure_get_string (s, "address"));
-    gint c = GPOINTER_TO_INT (g_hash_table_lookup (count, k));
-    g_hash_table_insert (count, k, GINT_TO_POINTER (c - 1));
-  }
-
-  leaked = g_string_new (NULL);
-  g_hash_table_iter_init (&iter, count);
-  while (g_hash_table_iter_next (&iter, &key, &value)) {
-    const gchar *k = key;
-    const gchar *at = strchr (k, '@');
-    gchar *type_name;
-    GType type;
-    gpointer addr;
-
-    if (GPOINTER_TO_INT (value) <= 0)
-      continue;
-    type_name = g_strndup (k, at - k);
-    type = g_type_from_name (type_name);
-    addr = GSIZE_TO_POINTER (g_ascii_strtoull (at + 1, NULL, 16));
-    g_free (type_name);
-    if (type && g_type_is_a (type, GST_TYPE_OBJECT)) {
-      if (GST_OBJECT_FLAG_IS_SET (addr, GST_OBJECT_FLAG_MAY_BE_LEAKED))
-        continue;
-    } else if (type && !G_TYPE_IS_OBJECT (type)) {
-      if (GST_MINI_OBJECT_FLAG_IS_SET (addr,
-              GST_MINI_OBJECT_FLAG_MAY_BE_LEAKED))
-        continue;
-    }
-    n_leaked++;
-    if (n_leaked <= 20)
-      g_string_append_printf (leaked, " %s", k);
-  }
-  g_hash_table_unref (count);
-  gst_structure_free (cp);
-
-  fail_unless (n_leaked == 0, "%u object(s) created by the test are still "
-      "alive after it (leaks):%s%s", n_leaked, leaked->str,
-      n_leaked > 20 ? " ..." : "");
-  g_string_free (leaked, TRUE);
+  co_test_leaks_check (FALSE);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -473,20 +337,13 @@ configure_sig (GstElement * e, const Sig * s)
 static GstElement *
 make_element (const Sig * s, const RunCfg * run)
 {
-  GstElement *e = gst_element_factory_make (ELEMENT, NULL);
+  GstElement *e = co_test_make_element (ELEMENT);
 
-  fail_unless (e != NULL, "cannot make the '" ELEMENT "' element: is "
-      "GST_PLUGIN_PATH set to the build's elements/ folder?");
-  gst_object_ref_sink (e);
-  gst_util_set_object_arg (G_OBJECT (e), "backend", backend_nick);
   g_object_set (e, "post-messages", FALSE, NULL);
   if (s)
     configure_sig (e, s);
-  if (run) {
-    g_object_set (e, "streams", run->streams, "chunks", run->chunks, NULL);
-    gst_util_set_object_arg (G_OBJECT (e), "mode",
-        run->serial ? "serial" : "overlap");
-  }
+  if (run)
+    co_test_set_run (e, run);
   return e;
 }
 
@@ -601,16 +458,6 @@ fill_signal (GRand * rand, const Sig * s, guint8 * data, gsize frames)
   }
 }
 
-static GstBuffer *
-pull_buffer (GstHarness * h, const gchar * ctx)
-{
-  GstBuffer *out = gst_harness_pull (h);
-
-  fail_unless (out != NULL, "%s: no output buffer within 60 s (expected "
-      "one)", ctx);
-  return out;
-}
-
 static void
 check_buffer (Stream * st, GstBuffer * out, Expected * x)
 {
@@ -638,7 +485,7 @@ stream_pull_one (Stream * st)
   GstBuffer *out;
 
   fail_unless (x != NULL);
-  out = pull_buffer (st->h, st->ctx);
+  out = co_test_pull_buffer (st->h, st->ctx);
   check_buffer (st, out, x);
   gst_buffer_unref (out);
   expected_free (x);
@@ -733,7 +580,7 @@ run_stream (const Sig * s, const RunCfg * run, GArray * sizes, GRand * rand,
     guint32 seed, GByteArray ** outputs)
 {
   GstHarness *h = make_harness (s, run);
-  gchar *sd = sig_desc (s), *rd = run_desc (run), *ctx;
+  gchar *sd = sig_desc (s), *rd = co_test_run_desc (run), *ctx;
   Stream st;
   guint i;
   GstEvent *ev;
@@ -742,7 +589,7 @@ run_stream (const Sig * s, const RunCfg * run, GArray * sizes, GRand * rand,
   gint64 t_start = g_get_monotonic_time ();
 
   ctx = g_strdup_printf ("[%s %s backend=%s %u buffers seed=0x%08x]", sd, rd,
-      backend_nick, sizes->len, seed);
+      co_test_backend, sizes->len, seed);
   stream_init (&st, h, s, rand, ctx);
   if (outputs) {
     st.keep_outputs = TRUE;
@@ -817,7 +664,7 @@ GST_END_TEST;
  * seven with CO_TEST_FULL=1). */
 GST_START_TEST (test_fir_streams)
 {
-  guint32 seed = test_seed ("test_fir_streams", __i__);
+  guint32 seed = co_test_seed ("test_fir_streams", __i__);
   GRand *rand = g_rand_new_with_seed (seed);
   guint fmt = __i__ / (N_CHANNELS * N_TAPSETS);
   guint ch = channel_set[(__i__ / N_TAPSETS) % N_CHANNELS];
@@ -833,13 +680,14 @@ GST_START_TEST (test_fir_streams)
   guint r;
 
   s.taps = random_taps (rand, nt, s.s16);
-  for (r = 0; r < N_RUNS; r++) {
+  for (r = 0; r < CO_TEST_N_RUNS; r++) {
     GArray *sizes;
 
-    if (!full_matrix && r != __i__ % N_RUNS && r != (__i__ + 3) % N_RUNS)
+    if (!co_test_full_matrix && r != __i__ % CO_TEST_N_RUNS
+        && r != (__i__ + 3) % CO_TEST_N_RUNS)
       continue;
     sizes = random_sizes (rand, frames, max_frames, nt - 1, 60);
-    run_stream (&s, &run_cfgs[r], sizes, rand, seed, NULL);
+    run_stream (&s, &co_test_run_cfgs[r], sizes, rand, seed, NULL);
     g_array_unref (sizes);
   }
   g_free (s.taps);
@@ -853,7 +701,7 @@ GST_END_TEST;
  * on. */
 GST_START_TEST (test_fir_large_buffers)
 {
-  guint32 seed = test_seed ("test_fir_large_buffers", __i__);
+  guint32 seed = co_test_seed ("test_fir_large_buffers", __i__);
   GRand *rand = g_rand_new_with_seed (seed);
   static const gsize f32_sizes[] = { 1 << 20, 1, 999999, 7, 300000,
     (1 << 20) + 3, 2, 5000
@@ -868,7 +716,8 @@ GST_START_TEST (test_fir_large_buffers)
 
   g_array_append_vals (sizes, v, n);
   s.taps = random_taps (rand, s.n_taps, s.s16);
-  run_stream (&s, &run_cfgs[__i__ == 1 ? 5 : 3], sizes, rand, seed, NULL);
+  run_stream (&s, &co_test_run_cfgs[__i__ == 1 ? 5 : 3], sizes, rand, seed,
+      NULL);
   g_array_unref (sizes);
   g_free (s.taps);
   g_rand_free (rand);
@@ -881,7 +730,7 @@ GST_END_TEST;
 GST_START_TEST (test_gain)
 {
   static const gdouble gains[] = { 0.0, 6.0206, -3.5, -120.0, 60.0, 0.1 };
-  guint32 seed = test_seed ("test_gain", __i__);
+  guint32 seed = co_test_seed ("test_gain", __i__);
   GRand *rand = g_rand_new_with_seed (seed);
   Sig s = { __i__ % 2 == 1, __i__ / 2 % 2 ? 7 : 2, FALSE, 1, NULL,
     gains[__i__ / 4]
@@ -890,7 +739,8 @@ GST_START_TEST (test_gain)
   GByteArray *out = NULL;
   gsize i;
 
-  run_stream (&s, &run_cfgs[__i__ % N_RUNS], sizes, rand, seed, &out);
+  run_stream (&s, &co_test_run_cfgs[__i__ % CO_TEST_N_RUNS], sizes, rand, seed,
+      &out);
   if (s.gain_db == 0.0) {
     /* the output is the input: regenerate it with the same seed */
     GRand *again = g_rand_new_with_seed (seed);
@@ -936,25 +786,25 @@ GST_END_TEST;
  * (the per-sample sum order does not depend on chunking), and right. */
 GST_START_TEST (test_configs_agree)
 {
-  guint32 seed = test_seed ("test_configs_agree", __i__);
+  guint32 seed = co_test_seed ("test_configs_agree", __i__);
   Sig s = { __i__ == 1, __i__ == 1 ? 7 : 3, TRUE, __i__ == 1 ? 64 : 1023,
     NULL, 0.0
   };
   GByteArray *ref_out = NULL;
   guint r;
 
-  for (r = 0; r < N_RUNS; r++) {
+  for (r = 0; r < CO_TEST_N_RUNS; r++) {
     GRand *rand = g_rand_new_with_seed (seed);
     GArray *sizes;
     GByteArray *out = NULL;
 
     s.taps = random_taps (rand, s.n_taps, s.s16);
     sizes = random_sizes (rand, 60000, 20000, s.n_taps - 1, 40);
-    run_stream (&s, &run_cfgs[r], sizes, rand, seed, &out);
+    run_stream (&s, &co_test_run_cfgs[r], sizes, rand, seed, &out);
     if (!ref_out) {
       ref_out = out;
     } else {
-      gchar *rd = run_desc (&run_cfgs[r]);
+      gchar *rd = co_test_run_desc (&co_test_run_cfgs[r]);
       fail_unless_equals_int (out->len, ref_out->len);
       fail_unless (memcmp (out->data, ref_out->data, out->len) == 0,
           "[configs agree, %s seed=0x%08x] %s differs from %s", rd, seed,
@@ -978,13 +828,13 @@ GST_END_TEST;
 /* DISCONT buffers restart the filter (zero history); others continue. */
 GST_START_TEST (test_discont_resets)
 {
-  guint32 seed = test_seed ("test_discont_resets", __i__);
+  guint32 seed = co_test_seed ("test_discont_resets", __i__);
   GRand *rand = g_rand_new_with_seed (seed);
   Sig s = { __i__ % 2 == 1, 2, TRUE, 64, NULL, 0.0 };
-  const RunCfg *run = &run_cfgs[__i__ < 2 ? 5 : 6];
+  const RunCfg *run = &co_test_run_cfgs[__i__ < 2 ? 5 : 6];
   GstHarness *h;
   Stream st;
-  gchar *rd = run_desc (run);
+  gchar *rd = co_test_run_desc (run);
   gchar *ctx;
   /* frames, DISCONT? */
   static const struct
@@ -1001,7 +851,7 @@ GST_START_TEST (test_discont_resets)
   s.taps = random_taps (rand, s.n_taps, s.s16);
   h = make_harness (&s, run);
   ctx = g_strdup_printf ("[discont, %s 2ch fir taps=64 %s backend=%s "
-      "seed=0x%08x]", s.s16 ? "S16LE" : "F32LE", rd, backend_nick, seed);
+      "seed=0x%08x]", s.s16 ? "S16LE" : "F32LE", rd, co_test_backend, seed);
   stream_init (&st, h, &s, rand, ctx);
   for (i = 0; i < G_N_ELEMENTS (seq); i++)
     stream_push (&st, seq[i].n, seq[i].d);
@@ -1022,21 +872,21 @@ GST_END_TEST;
  * before it come out right or not at all. */
 GST_START_TEST (test_flush_resets)
 {
-  guint32 seed = test_seed ("test_flush_resets", __i__);
+  guint32 seed = co_test_seed ("test_flush_resets", __i__);
   GRand *rand = g_rand_new_with_seed (seed);
   Sig s = { FALSE, 64, TRUE, 1023, NULL, 0.0 };
   static const guint runs[] = { 3, 5, 0, 6 };
-  const RunCfg *run = &run_cfgs[runs[__i__]];
+  const RunCfg *run = &co_test_run_cfgs[runs[__i__]];
   GstHarness *h;
   Stream st;
   GstSegment seg;
-  gchar *rd = run_desc (run), *ctx;
+  gchar *rd = co_test_run_desc (run), *ctx;
   guint round, i;
 
   s.taps = random_taps (rand, s.n_taps, s.s16);
   h = make_harness (&s, run);
   ctx = g_strdup_printf ("[flush, F32LE 64ch fir taps=1023 %s backend=%s "
-      "seed=0x%08x]", rd, backend_nick, seed);
+      "seed=0x%08x]", rd, co_test_backend, seed);
   stream_init (&st, h, &s, rand, ctx);
   st.window = 100;              /* nothing is pulled before the flush */
 
@@ -1094,14 +944,14 @@ GST_END_TEST;
  * their inputs' lengths (no tail). */
 GST_START_TEST (test_eos_in_flight)
 {
-  guint32 seed = test_seed ("test_eos_in_flight", __i__);
+  guint32 seed = co_test_seed ("test_eos_in_flight", __i__);
   GRand *rand = g_rand_new_with_seed (seed);
   Sig s = { __i__ == 1, 7, TRUE, 1023, NULL, 0.0 };
   static const guint runs[] = { 5, 6, 0 };
-  const RunCfg *run = &run_cfgs[runs[__i__]];
+  const RunCfg *run = &co_test_run_cfgs[runs[__i__]];
   GstHarness *h;
   Stream st;
-  gchar *rd = run_desc (run), *ctx;
+  gchar *rd = co_test_run_desc (run), *ctx;
   GstEvent *ev;
   gboolean eos = FALSE;
   guint i, n = 4;
@@ -1109,7 +959,7 @@ GST_START_TEST (test_eos_in_flight)
   s.taps = random_taps (rand, s.n_taps, s.s16);
   h = make_harness (&s, run);
   ctx = g_strdup_printf ("[eos in flight, %s 7ch fir taps=1023 %s "
-      "backend=%s seed=0x%08x]", s.s16 ? "S16LE" : "F32LE", rd, backend_nick,
+      "backend=%s seed=0x%08x]", s.s16 ? "S16LE" : "F32LE", rd, co_test_backend,
       seed);
   stream_init (&st, h, &s, rand, ctx);
   st.window = 100;
@@ -1143,16 +993,16 @@ GST_END_TEST;
  * Setting the same taps again changes nothing; operation changes reset. */
 GST_START_TEST (test_taps_change)
 {
-  guint32 seed = test_seed ("test_taps_change", __i__);
+  guint32 seed = co_test_seed ("test_taps_change", __i__);
   GRand *rand = g_rand_new_with_seed (seed);
-  const RunCfg *run = &run_cfgs[__i__ == 0 ? 5 : 6];
+  const RunCfg *run = &co_test_run_cfgs[__i__ == 0 ? 5 : 6];
   Sig a = { FALSE, 3, TRUE, 64, NULL, 0.0 };
   Sig b = { FALSE, 3, TRUE, 1023, NULL, 0.0 };
   Sig c = { FALSE, 3, TRUE, 1023, NULL, 0.0 };
   Sig g = { FALSE, 3, FALSE, 1, NULL, -6.0 };
   GstHarness *h;
   Stream st;
-  gchar *rd = run_desc (run), *ctx;
+  gchar *rd = co_test_run_desc (run), *ctx;
   guint i;
 
   a.taps = random_taps (rand, a.n_taps, FALSE);
@@ -1160,7 +1010,7 @@ GST_START_TEST (test_taps_change)
   c.taps = random_taps (rand, c.n_taps, FALSE);
   h = make_harness (&a, run);
   ctx = g_strdup_printf ("[taps change, F32LE 3ch %s backend=%s "
-      "seed=0x%08x]", rd, backend_nick, seed);
+      "seed=0x%08x]", rd, co_test_backend, seed);
   stream_init (&st, h, &a, rand, ctx);
 
   for (i = 0; i < 4; i++)
@@ -1212,14 +1062,14 @@ GST_END_TEST;
  * rebuild and without touching a FIR history. */
 GST_START_TEST (test_gain_change)
 {
-  guint32 seed = test_seed ("test_gain_change", 0);
+  guint32 seed = co_test_seed ("test_gain_change", 0);
   GRand *rand = g_rand_new_with_seed (seed);
   Sig g1 = { TRUE, 2, FALSE, 1, NULL, -6.0 };
   Sig g2 = { TRUE, 2, FALSE, 1, NULL, 12.0 };
-  GstHarness *h = make_harness (&g1, &run_cfgs[3]);
+  GstHarness *h = make_harness (&g1, &co_test_run_cfgs[3]);
   Stream st;
   gchar *ctx = g_strdup_printf ("[gain change, S16LE 2ch backend=%s "
-      "seed=0x%08x]", backend_nick, seed);
+      "seed=0x%08x]", co_test_backend, seed);
 
   stream_init (&st, h, &g1, rand, ctx);
   st.window = 0;
@@ -1239,9 +1089,9 @@ GST_END_TEST;
 /* New caps mid-stream: a new format, the history starts from zero. */
 GST_START_TEST (test_caps_change)
 {
-  guint32 seed = test_seed ("test_caps_change", __i__);
+  guint32 seed = co_test_seed ("test_caps_change", __i__);
   GRand *rand = g_rand_new_with_seed (seed);
-  const RunCfg *run = &run_cfgs[__i__ == 0 ? 3 : 6];
+  const RunCfg *run = &co_test_run_cfgs[__i__ == 0 ? 3 : 6];
   gdouble *taps = random_taps (rand, 33, TRUE);
   Sig sigs[5] = {
     {FALSE, 2, TRUE, 33, taps, 0.0},
@@ -1253,9 +1103,9 @@ GST_START_TEST (test_caps_change)
   static const gint rates[5] = { RATE, RATE, RATE, RATE, 44100 };
   GstHarness *h = make_harness (&sigs[0], run);
   Stream st;
-  gchar *rd = run_desc (run);
+  gchar *rd = co_test_run_desc (run);
   gchar *ctx = g_strdup_printf ("[caps change, fir taps=33 %s backend=%s "
-      "seed=0x%08x]", rd, backend_nick, seed);
+      "seed=0x%08x]", rd, co_test_backend, seed);
   guint stage, i;
 
   stream_init (&st, h, &sigs[0], rand, ctx);
@@ -1289,17 +1139,17 @@ GST_END_TEST;
 /* READY and back: a new stream with zero history. */
 GST_START_TEST (test_state_cycle)
 {
-  guint32 seed = test_seed ("test_state_cycle", 0);
+  guint32 seed = co_test_seed ("test_state_cycle", 0);
   GRand *rand = g_rand_new_with_seed (seed);
   Sig s = { FALSE, 2, TRUE, 17, NULL, 0.0 };
   GstHarness *h;
   Stream st;
   gchar *ctx = g_strdup_printf ("[state cycle, F32LE 2ch fir taps=17 "
-      "backend=%s seed=0x%08x]", backend_nick, seed);
+      "backend=%s seed=0x%08x]", co_test_backend, seed);
   guint cycle;
 
   s.taps = random_taps (rand, s.n_taps, FALSE);
-  h = make_harness (&s, &run_cfgs[3]);
+  h = make_harness (&s, &co_test_run_cfgs[3]);
   stream_init (&st, h, &s, rand, ctx);
   for (cycle = 0; cycle < 3; cycle++) {
     if (cycle > 0) {
@@ -1334,7 +1184,7 @@ GST_END_TEST;
 GST_START_TEST (test_latency_query)
 {
   Sig s = { FALSE, 2, FALSE, 1, NULL, 0.0 };
-  GstHarness *h = make_harness (&s, &run_cfgs[3]);
+  GstHarness *h = make_harness (&s, &co_test_run_cfgs[3]);
   GRand *rand = g_rand_new_with_seed (1);
   Stream st;
   GstQuery *q;
@@ -1367,23 +1217,10 @@ GST_END_TEST;
 /* Errors and properties                                                     */
 /* ------------------------------------------------------------------------ */
 
-static gchar *
-error_text (GstMessage * msg)
-{
-  GError *err = NULL;
-  gchar *dbg = NULL, *s;
-
-  gst_message_parse_error (msg, &err, &dbg);
-  s = g_strdup_printf ("%s | %s", err ? err->message : "", dbg ? dbg : "");
-  g_clear_error (&err);
-  g_free (dbg);
-  return s;
-}
-
 /* A buffer that is not a whole number of frames: an error naming sizes. */
 GST_START_TEST (test_malformed_buffer)
 {
-  guint32 seed = test_seed ("test_malformed_buffer", __i__);
+  guint32 seed = co_test_seed ("test_malformed_buffer", __i__);
   GRand *rand = g_rand_new_with_seed (seed);
   Sig s = { __i__ == 1, 3, TRUE, 5, NULL, 0.0 };
   GstHarness *h;
@@ -1396,7 +1233,7 @@ GST_START_TEST (test_malformed_buffer)
   gchar *text, *bs, *fs;
 
   s.taps = random_taps (rand, s.n_taps, s.s16);
-  h = make_harness (&s, &run_cfgs[3]);
+  h = make_harness (&s, &co_test_run_cfgs[3]);
   gst_element_set_bus (h->element, bus);
   stream_init (&st, h, &s, rand, "[malformed]");
   stream_push (&st, 100, FALSE);
@@ -1410,7 +1247,7 @@ GST_START_TEST (test_malformed_buffer)
       gst_flow_get_name (ret));
   msg = gst_bus_timed_pop_filtered (bus, 5 * GST_SECOND, GST_MESSAGE_ERROR);
   fail_unless (msg != NULL, "no ERROR message on the bus");
-  text = error_text (msg);
+  text = co_test_error_text (msg);
   bs = g_strdup_printf ("%" G_GSIZE_FORMAT, bad);
   fs = g_strdup_printf ("%" G_GSIZE_FORMAT, bpf);
   fail_unless (strstr (text, bs) && strstr (text, fs), "the error does not "
@@ -1536,7 +1373,7 @@ GST_START_TEST (test_pipeline)
   gchar *desc = g_strdup_printf ("audiotestsrc num-buffers=20 "
       "samplesperbuffer=3000 wave=white-noise ! audio/x-raw,format=S16LE,"
       "channels=2 ! " ELEMENT " operation=fir taps=\"<0.25, 0.5, 0.25>\" "
-      "backend=%s ! fakesink", backend_nick);
+      "backend=%s ! fakesink", co_test_backend);
   GError *err = NULL;
   GstElement *pipe = gst_parse_launch (desc, &err);
   GstBus *bus;
@@ -1560,7 +1397,7 @@ GST_START_TEST (test_pipeline)
       GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
   fail_unless (msg != NULL, "no EOS within 60 s");
   if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
-    gchar *t = error_text (msg);
+    gchar *t = co_test_error_text (msg);
     fail ("pipeline error: %s", t);
     g_free (t);
   }
@@ -1577,37 +1414,26 @@ GST_END_TEST;
 /* Suite                                                                     */
 /* ------------------------------------------------------------------------ */
 
-static TCase *
-new_tcase (Suite * s, const gchar * name)
-{
-  TCase *tc = tcase_create (name);
-
-  tcase_set_timeout (tc, 300);
-  tcase_add_checked_fixture (tc, leaks_setup, leaks_teardown);
-  suite_add_tcase (s, tc);
-  return tc;
-}
-
 static Suite *
 cudaaudiofilter_suite (void)
 {
   Suite *s = suite_create (ELEMENT);
   TCase *tc;
 
-  tc = new_tcase (s, "reference");
+  tc = co_test_new_tcase (s, "reference", leaks_teardown);
   tcase_add_test (tc, test_reference_self_check);
 
-  tc = new_tcase (s, "properties");
+  tc = co_test_new_tcase (s, "properties", leaks_teardown);
   tcase_add_test (tc, test_properties);
   tcase_add_test (tc, test_pipeline);
 
-  tc = new_tcase (s, "correctness");
+  tc = co_test_new_tcase (s, "correctness", leaks_teardown);
   tcase_add_loop_test (tc, test_fir_streams, 0, 2 * N_CHANNELS * N_TAPSETS);
   tcase_add_loop_test (tc, test_fir_large_buffers, 0, 2);
   tcase_add_loop_test (tc, test_gain, 0, 24);
   tcase_add_loop_test (tc, test_configs_agree, 0, 2);
 
-  tc = new_tcase (s, "stream");
+  tc = co_test_new_tcase (s, "stream", leaks_teardown);
   tcase_add_loop_test (tc, test_discont_resets, 0, 4);
   tcase_add_loop_test (tc, test_flush_resets, 0, 4);
   tcase_add_loop_test (tc, test_eos_in_flight, 0, 3);
@@ -1617,90 +1443,27 @@ cudaaudiofilter_suite (void)
   tcase_add_test (tc, test_state_cycle);
   tcase_add_test (tc, test_latency_query);
 
-  tc = new_tcase (s, "errors");
+  tc = co_test_new_tcase (s, "errors", leaks_teardown);
   tcase_add_loop_test (tc, test_malformed_buffer, 0, 2);
 
   return s;
 }
 
-/* backend=cuda: can the element run at all?  Done in this process (the
- * suite then runs unforked), so CUDA is initialised where it is used. */
-static gboolean
-cuda_usable (gchar ** why)
-{
-  GstElement *e = gst_element_factory_make (ELEMENT, NULL);
-  GstBus *bus;
-  GstStateChangeReturn ret;
-  gboolean ok;
-
-  if (!e) {
-    *why = g_strdup ("cannot make the '" ELEMENT "' element (is "
-        "GST_PLUGIN_PATH set to the build's elements/ folder?)");
-    return FALSE;
-  }
-  bus = gst_bus_new ();
-  gst_element_set_bus (e, bus);
-  gst_util_set_object_arg (G_OBJECT (e), "backend", "cuda");
-  ret = gst_element_set_state (e, GST_STATE_PLAYING);
-  ok = ret != GST_STATE_CHANGE_FAILURE;
-  if (!ok) {
-    GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
-    *why = msg ? error_text (msg) :
-        g_strdup ("the state change to PLAYING failed");
-    if (msg)
-      gst_message_unref (msg);
-  }
-  gst_element_set_state (e, GST_STATE_NULL);
-  gst_element_set_bus (e, NULL);
-  gst_bus_set_flushing (bus, TRUE);
-  gst_object_unref (bus);
-  gst_object_unref (e);
-  return ok;
-}
-
 int
 main (int argc, char **argv)
 {
-  const gchar *env;
   Suite *s;
   int nf;
 
-  env = g_getenv ("CO_TEST_BACKEND");
-  if (env && *env)
-    backend_nick = env;
-  if (g_strcmp0 (backend_nick, "cpu") && g_strcmp0 (backend_nick, "cuda")) {
-    g_printerr ("CO_TEST_BACKEND must be 'cpu' or 'cuda', not '%s'\n",
-        backend_nick);
-    return 1;
-  }
-  env = g_getenv ("CO_TEST_SEED");
-  if (env && *env)
-    base_seed = (guint32) g_ascii_strtoull (env, NULL, 0);
-  full_matrix = g_strcmp0 (g_getenv ("CO_TEST_FULL"), "1") == 0;
-  if (g_strcmp0 (g_getenv ("CO_TEST_LEAKS"), "0") != 0
-      && !g_getenv ("GST_TRACERS"))
-    g_setenv ("GST_TRACERS", "leaks(log-leaks-on-deinit=false)", TRUE);
-
-  if (g_str_equal (backend_nick, "cuda"))
-    g_setenv ("CK_FORK", "no", TRUE);
-
-  gst_check_init (&argc, &argv);
-
-  if (g_str_equal (backend_nick, "cuda")) {
-    gchar *why = NULL;
-    if (!cuda_usable (&why)) {
-      g_printerr ("SKIP: CO_TEST_BACKEND=cuda but no usable CUDA device: "
-          "%s\n", why);
-      g_free (why);
-      return 77;
-    }
-  }
-  g_print ("cudaaudiofilter tests: backend=%s seed=0x%08x%s\n", backend_nick,
-      base_seed, full_matrix ? " (full matrix)" : "");
+  /* here an element that cannot be made is a skip too */
+  nf = co_test_init (&argc, &argv, ELEMENT, DEFAULT_SEED, TRUE);
+  if (nf != 0)
+    return nf;
+  g_print ("cudaaudiofilter tests: backend=%s seed=0x%08x%s\n", co_test_backend,
+      co_test_base_seed, co_test_full_matrix ? " (full matrix)" : "");
 
   s = cudaaudiofilter_suite ();
   nf = gst_check_run_suite (s, "cudaaudiofilter", __FILE__);
-  if (leaks_tracer)
-    gst_object_unref (leaks_tracer);
+  co_test_leaks_free ();
   return nf == 0 ? 0 : 1;
 }

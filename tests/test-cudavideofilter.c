@@ -27,13 +27,10 @@
 #include <gst/video/video.h>
 
 #include "co-reference.h"
+#include "co-test-util.h"
 
 #define ELEMENT "cudavideofilter"
 #define DEFAULT_SEED 0x5eed2024u
-
-static const gchar *backend_nick = "cpu";
-static guint32 base_seed = DEFAULT_SEED;
-static gboolean full_matrix = FALSE;
 
 /* ------------------------------------------------------------------------ */
 /* Configurations                                                            */
@@ -60,26 +57,6 @@ static const OpCfg op_cfgs[] = {
 
 #define N_OPS G_N_ELEMENTS (op_cfgs)
 #define N_FORMATS 12
-
-typedef struct
-{
-  guint streams;
-  guint chunks;
-  gboolean serial;
-} RunCfg;
-
-static const RunCfg run_cfgs[] = {
-  {1, 1, FALSE},
-  {1, 5, FALSE},
-  {3, 1, FALSE},
-  {3, 5, FALSE},
-  {8, 1, FALSE},
-  {8, 5, FALSE},
-  /* serial ignores streams and chunks: give it odd values to prove it */
-  {3, 5, TRUE},
-};
-
-#define N_RUNS G_N_ELEMENTS (run_cfgs)
 
 typedef struct
 {
@@ -126,27 +103,9 @@ op_desc (const OpCfg * op)
   }
 }
 
-static gchar *
-run_desc (const RunCfg * run)
-{
-  if (run->serial)
-    return g_strdup_printf ("mode=serial (streams=%u chunks=%u)",
-        run->streams, run->chunks);
-  return g_strdup_printf ("mode=overlap streams=%u chunks=%u", run->streams,
-      run->chunks);
-}
-
-static guint32
-test_seed (const gchar * name, gint i)
-{
-  return base_seed ^ g_str_hash (name) ^ ((guint32) i * 0x9e3779b9u);
-}
-
 /* ------------------------------------------------------------------------ */
 /* Leak check (leaks tracer activity checkpoints)                            */
 /* ------------------------------------------------------------------------ */
-
-static GstTracer *leaks_tracer;
 
 /* Harnesses made by the running test.  A failed check leaves the test
  * function at once; the fixture's teardown then tears down what is left, so
@@ -176,121 +135,15 @@ teardown_leftovers (void)
   return n;
 }
 
-static GstTracer *
-find_leaks_tracer (void)
-{
-  GList *l, *tracers = gst_tracing_get_active_tracers ();
-  GstTracer *found = NULL;
-
-  for (l = tracers; l; l = l->next) {
-    if (!found && g_strcmp0 (G_OBJECT_TYPE_NAME (l->data),
-            "GstLeaksTracer") == 0)
-      found = gst_object_ref (l->data);
-  }
-  g_list_free_full (tracers, gst_object_unref);
-  return found;
-}
-
-static void
-leaks_setup (void)
-{
-  if (!leaks_tracer)
-    leaks_tracer = find_leaks_tracer ();
-  if (!leaks_tracer)
-    return;
-  /* stop first: a test of a no-fork run that failed may have left it on */
-  g_signal_emit_by_name (leaks_tracer, "activity-stop-tracking");
-  g_signal_emit_by_name (leaks_tracer, "activity-start-tracking");
-}
-
 static void
 leaks_teardown (void)
 {
-  GstStructure *cp = NULL;
-  GHashTable *count;
-  GHashTableIter iter;
-  gpointer key, value;
-  const GValue *list;
-  GString *leaked;
-  guint i, n_leaked = 0;
-
   if (teardown_leftovers () > 0) {
     /* the test failed half-way: what it held is not a leak to report */
-    if (leaks_tracer)
-      g_signal_emit_by_name (leaks_tracer, "activity-stop-tracking");
+    co_test_leaks_stop ();
     return;
   }
-  if (!leaks_tracer)
-    return;
-
-  gst_task_cleanup_all ();
-  g_signal_emit_by_name (leaks_tracer, "activity-get-checkpoint", &cp);
-  g_signal_emit_by_name (leaks_tracer, "activity-stop-tracking");
-  if (!cp)
-    return;
-
-  /* address -> (created - removed); "type@address" kept for the message */
-  count = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  list = gst_structure_get_value (cp, "objects-created-list");
-  for (i = 0; list && i < gst_value_list_get_size (list); i++) {
-    const GstStructure *s =
-        gst_value_get_structure (gst_value_list_get_value (list, i));
-    gchar *k = g_strdup_printf ("%s@%s", gst_structure_get_string (s,
-            "type-name"), gst_structure_get_string (s, "address"));
-    gint c = GPOINTER_TO_INT (g_hash_table_lookup (count, k));
-    g_hash_table_insert (count, k, GINT_TO_POINTER (c + 1));
-  }
-  list = gst_structure_get_value (cp, "objects-removed-list");
-  for (i = 0; list && i < gst_value_list_get_size (list); i++) {
-    const GstStructure *s =
-        gst_value_get_structure (gst_value_list_get_value (list, i));
-    gchar *k = g_strdup_printf ("%s@%s", gst_structure_get_string (s,
-            "type-name"), gst_structure_get_string (s, "address"));
-    gint c = GPOINTER_TO_INT (g_hash_table_lookup (count, k));
-    g_hash_table_insert (count, k, GINT_TO_POINTER (c - 1));
-  }
-
-  leaked = g_string_new (NULL);
-  g_hash_table_iter_init (&iter, count);
-  while (g_hash_table_iter_next (&iter, &key, &value)) {
-    const gchar *k = key;
-    const gchar *at = strchr (k, '@');
-    gchar *type_name;
-    GType type;
-    gpointer addr;
-
-    if (GPOINTER_TO_INT (value) <= 0)
-      continue;
-    type_name = g_strndup (k, at - k);
-    type = g_type_from_name (type_name);
-    addr = GSIZE_TO_POINTER (g_ascii_strtoull (at + 1, NULL, 16));
-    g_free (type_name);
-    /* registry objects live as long as the registry (a plugin loaded by
-     * this test registers its features anew) */
-    if (type && (g_type_is_a (type, GST_TYPE_PLUGIN_FEATURE)
-            || g_type_is_a (type, GST_TYPE_PLUGIN)
-            || g_type_is_a (type, GST_TYPE_REGISTRY)))
-      continue;
-    /* Still alive: it may be a lazily made singleton, flagged so. */
-    if (type && g_type_is_a (type, GST_TYPE_OBJECT)) {
-      if (GST_OBJECT_FLAG_IS_SET (addr, GST_OBJECT_FLAG_MAY_BE_LEAKED))
-        continue;
-    } else if (type && !G_TYPE_IS_OBJECT (type)) {
-      if (GST_MINI_OBJECT_FLAG_IS_SET (addr,
-              GST_MINI_OBJECT_FLAG_MAY_BE_LEAKED))
-        continue;
-    }
-    n_leaked++;
-    if (n_leaked <= 20)
-      g_string_append_printf (leaked, " %s", k);
-  }
-  g_hash_table_unref (count);
-  gst_structure_free (cp);
-
-  fail_unless (n_leaked == 0, "%u object(s) created by the test are still "
-      "alive after it (leaks):%s%s", n_leaked, leaked->str,
-      n_leaked > 20 ? " ..." : "");
-  g_string_free (leaked, TRUE);
+  co_test_leaks_check (TRUE);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -458,12 +311,8 @@ check_output (GstBuffer * out, GstBuffer * exp, const GstVideoInfo * info,
 static GstElement *
 make_element (const OpCfg * op, const RunCfg * run)
 {
-  GstElement *e = gst_element_factory_make (ELEMENT, NULL);
+  GstElement *e = co_test_make_element (ELEMENT);
 
-  fail_unless (e != NULL, "cannot make the '" ELEMENT "' element: is "
-      "GST_PLUGIN_PATH set to the build's elements/ folder?");
-  gst_object_ref_sink (e);
-  gst_util_set_object_arg (G_OBJECT (e), "backend", backend_nick);
   if (op) {
     gst_util_set_object_arg (G_OBJECT (e), "operation",
         co_ref_op_nick (op->op));
@@ -472,11 +321,8 @@ make_element (const OpCfg * op, const RunCfg * run)
     if (op->op == CO_REF_BOX_BLUR)
       g_object_set (e, "radius", op->radius, NULL);
   }
-  if (run) {
-    g_object_set (e, "streams", run->streams, "chunks", run->chunks, NULL);
-    gst_util_set_object_arg (G_OBJECT (e), "mode",
-        run->serial ? "serial" : "overlap");
-  }
+  if (run)
+    co_test_set_run (e, run);
   return e;
 }
 
@@ -537,16 +383,6 @@ push_frame (GstHarness * h, GRand * rand, const GstVideoInfo * info,
       ") returned %s", ctx, GST_TIME_ARGS (pts), gst_flow_get_name (ret));
 }
 
-static GstBuffer *
-pull_buffer (GstHarness * h, const gchar * ctx)
-{
-  GstBuffer *out = gst_harness_pull (h);
-
-  fail_unless (out != NULL, "%s: no output buffer within 60 s (expected "
-      "one)", ctx);
-  return out;
-}
-
 static void
 pull_and_check (GstHarness * h, const GstVideoInfo * info, GQueue * pending,
     const gchar * ctx)
@@ -558,7 +394,7 @@ pull_and_check (GstHarness * h, const GstVideoInfo * info, GQueue * pending,
   fail_unless (exp != NULL);
   c = g_strdup_printf ("%s, frame pts %" GST_TIME_FORMAT, ctx,
       GST_TIME_ARGS (GST_BUFFER_PTS (exp)));
-  out = pull_buffer (h, c);
+  out = co_test_pull_buffer (h, c);
   fail_unless_equals_uint64 (GST_BUFFER_PTS (out), GST_BUFFER_PTS (exp));
   check_output (out, exp, info, c);
   gst_buffer_unref (out);
@@ -576,7 +412,7 @@ run_config (const OpCfg * op, const RunCfg * run, GstVideoFormat format,
   GstVideoInfo info;
   GstHarness *h;
   GQueue pending = G_QUEUE_INIT;
-  gchar *od = op_desc (op), *rd = run_desc (run), *ld, *ctx;
+  gchar *od = op_desc (op), *rd = co_test_run_desc (run), *ld, *ctx;
   guint i;
 
   if (lay->meta && lay->tight)
@@ -591,7 +427,7 @@ run_config (const OpCfg * op, const RunCfg * run, GstVideoFormat format,
   else
     ld = g_strdup (lay->split ? " input: three memories" : "");
   ctx = g_strdup_printf ("[%s %s %ux%u %s backend=%s%s%s seed=0x%08x]", od,
-      gst_video_format_to_string (format), w, hgt, rd, backend_nick, ld,
+      gst_video_format_to_string (format), w, hgt, rd, co_test_backend, ld,
       interleave ? " interleaved" : "", seed);
   g_free (ld);
   h = make_harness (op, run);
@@ -776,7 +612,7 @@ GST_END_TEST;
 
 GST_START_TEST (test_reference_blur_ways_agree)
 {
-  guint32 seed = test_seed ("test_reference_blur_ways_agree", 0);
+  guint32 seed = co_test_seed ("test_reference_blur_ways_agree", 0);
   GRand *rand = g_rand_new_with_seed (seed);
   static const guint radii[] = { 0, 1, 2, 5, 32 };
   guint i, k;
@@ -931,14 +767,14 @@ GST_START_TEST (test_correctness_small)
 {
   const OpCfg *op = &op_cfgs[__i__ / N_FORMATS];
   GstVideoFormat format = format_at (__i__ % N_FORMATS);
-  guint32 seed = test_seed ("test_correctness_small", __i__);
+  guint32 seed = co_test_seed ("test_correctness_small", __i__);
   GRand *rand = g_rand_new_with_seed (seed);
   guint s, r;
 
   /* half of them pulled after every push, half pushed all then pulled */
   for (s = 0; s < G_N_ELEMENTS (small_sizes); s++)
-    for (r = 0; r < N_RUNS; r++)
-      run_config (op, &run_cfgs[r], format, small_sizes[s].w,
+    for (r = 0; r < CO_TEST_N_RUNS; r++)
+      run_config (op, &co_test_run_cfgs[r], format, small_sizes[s].w,
           small_sizes[s].h, &layout_default, 3, (s + r) % 2 == 1, rand, seed);
   g_rand_free (rand);
 }
@@ -952,19 +788,19 @@ GST_START_TEST (test_correctness_vga)
 {
   const OpCfg *op = &op_cfgs[__i__ / N_FORMATS];
   GstVideoFormat format = format_at (__i__ % N_FORMATS);
-  guint32 seed = test_seed ("test_correctness_vga", __i__);
+  guint32 seed = co_test_seed ("test_correctness_vga", __i__);
   GRand *rand = g_rand_new_with_seed (seed);
   guint r;
 
-  if (full_matrix) {
-    for (r = 0; r < N_RUNS; r++)
-      run_config (op, &run_cfgs[r], format, 640, 480, &layout_default, 3,
-          FALSE, rand, seed);
+  if (co_test_full_matrix) {
+    for (r = 0; r < CO_TEST_N_RUNS; r++)
+      run_config (op, &co_test_run_cfgs[r], format, 640, 480, &layout_default,
+          3, FALSE, rand, seed);
   } else {
-    run_config (op, &run_cfgs[__i__ % N_RUNS], format, 640, 480,
+    run_config (op, &co_test_run_cfgs[__i__ % CO_TEST_N_RUNS], format, 640, 480,
         &layout_default, 3, FALSE, rand, seed);
-    run_config (op, &run_cfgs[(__i__ + 3) % N_RUNS], format, 640, 480,
-        &layout_default, 2, TRUE, rand, seed);
+    run_config (op, &co_test_run_cfgs[(__i__ + 3) % CO_TEST_N_RUNS], format,
+        640, 480, &layout_default, 2, TRUE, rand, seed);
   }
   g_rand_free (rand);
 }
@@ -975,7 +811,7 @@ typedef struct
 {
   GstVideoFormat format;
   guint op;                     /* index in op_cfgs */
-  guint run;                    /* index in run_cfgs */
+  guint run;                    /* index in co_test_run_cfgs */
 } BigCase;
 
 static const BigCase big_cases[] = {
@@ -998,11 +834,11 @@ static const BigCase big_cases[] = {
 GST_START_TEST (test_correctness_big)
 {
   const BigCase *bc = &big_cases[__i__];
-  guint32 seed = test_seed ("test_correctness_big", __i__);
+  guint32 seed = co_test_seed ("test_correctness_big", __i__);
   GRand *rand = g_rand_new_with_seed (seed);
 
-  run_config (&op_cfgs[bc->op], &run_cfgs[bc->run], bc->format, 1921, 1081,
-      &layout_default, 2, FALSE, rand, seed);
+  run_config (&op_cfgs[bc->op], &co_test_run_cfgs[bc->run], bc->format, 1921,
+      1081, &layout_default, 2, FALSE, rand, seed);
   g_rand_free (rand);
 }
 
@@ -1023,7 +859,7 @@ GST_START_TEST (test_extreme_settings)
     GST_VIDEO_FORMAT_GRAY16_LE,
   };
   const RunCfg *run = &runs[__i__];
-  guint32 seed = test_seed ("test_extreme_settings", __i__);
+  guint32 seed = co_test_seed ("test_extreme_settings", __i__);
   GRand *rand = g_rand_new_with_seed (seed);
   guint s, o, f;
 
@@ -1042,7 +878,7 @@ GST_END_TEST;
 GST_START_TEST (test_padded_input)
 {
   GstVideoFormat format = format_at (__i__);
-  guint32 seed = test_seed ("test_padded_input", __i__);
+  guint32 seed = co_test_seed ("test_padded_input", __i__);
   GRand *rand = g_rand_new_with_seed (seed);
   static const Layout layouts[] = {
     {64, 128, 64, 0, TRUE, FALSE, FALSE, FALSE},
@@ -1058,8 +894,9 @@ GST_START_TEST (test_padded_input)
     for (s = 0; s < G_N_ELEMENTS (sizes); s++)
       for (o = 0; o < 3; o++) {
         static const guint op_idx[] = { 0, 2, 6 };
-        run_config (&op_cfgs[op_idx[o]], &run_cfgs[(l + s + o) % N_RUNS],
-            format, sizes[s].w, sizes[s].h, &layouts[l], 3, FALSE, rand, seed);
+        run_config (&op_cfgs[op_idx[o]],
+            &co_test_run_cfgs[(l + s + o) % CO_TEST_N_RUNS], format, sizes[s].w,
+            sizes[s].h, &layouts[l], 3, FALSE, rand, seed);
       }
   g_rand_free (rand);
 }
@@ -1072,7 +909,7 @@ GST_END_TEST;
 GST_START_TEST (test_unaligned_input)
 {
   GstVideoFormat format = format_at (__i__);
-  guint32 seed = test_seed ("test_unaligned_input", __i__);
+  guint32 seed = co_test_seed ("test_unaligned_input", __i__);
   GRand *rand = g_rand_new_with_seed (seed);
   gboolean wide = format == GST_VIDEO_FORMAT_GRAY16_LE;
   Layout lay = { wide ? 6 : 3, wide ? 10 : 5, wide ? 2 : 7, 1, TRUE, FALSE,
@@ -1085,12 +922,12 @@ GST_START_TEST (test_unaligned_input)
 
   for (o = 0; o < 3; o++) {
     static const guint op_idx[] = { 0, 1, 5 };
-    run_config (&op_cfgs[op_idx[o]], &run_cfgs[3], format, 37, 19, &lay, 3,
-        FALSE, rand, seed);
-    run_config (&op_cfgs[op_idx[o]], &run_cfgs[5], format, 37, 19, &tight,
+    run_config (&op_cfgs[op_idx[o]], &co_test_run_cfgs[3], format, 37, 19, &lay,
         3, FALSE, rand, seed);
-    run_config (&op_cfgs[op_idx[o]], &run_cfgs[1], format, 37, 19, &trimmed,
-        3, FALSE, rand, seed);
+    run_config (&op_cfgs[op_idx[o]], &co_test_run_cfgs[5], format, 37, 19,
+        &tight, 3, FALSE, rand, seed);
+    run_config (&op_cfgs[op_idx[o]], &co_test_run_cfgs[1], format, 37, 19,
+        &trimmed, 3, FALSE, rand, seed);
   }
   g_rand_free (rand);
 }
@@ -1101,7 +938,7 @@ GST_END_TEST;
  * CUDA: its page-locked memory), filled through their own video meta. */
 GST_START_TEST (test_upstream_pool)
 {
-  guint32 seed = test_seed ("test_upstream_pool", 0);
+  guint32 seed = co_test_seed ("test_upstream_pool", 0);
   GRand *rand = g_rand_new_with_seed (seed);
   const OpCfg *op = &op_cfgs[6];
   GstVideoInfo info;
@@ -1111,10 +948,10 @@ GST_START_TEST (test_upstream_pool)
   GstBufferPool *pool = NULL;
   GQueue pending = G_QUEUE_INIT;
   gchar *ctx = g_strdup_printf ("[upstream pool box-blur r=2 NV12 101x67 "
-      "backend=%s seed=0x%08x]", backend_nick, seed);
+      "backend=%s seed=0x%08x]", co_test_backend, seed);
   guint i, size = 0, min = 0, max = 0;
 
-  h = make_harness (op, &run_cfgs[3]);
+  h = make_harness (op, &co_test_run_cfgs[3]);
   caps = caps_of (GST_VIDEO_FORMAT_NV12, 101, 67, &info);
   gst_harness_set_src_caps (h, gst_caps_ref (caps));
 
@@ -1127,7 +964,7 @@ GST_START_TEST (test_upstream_pool)
 
   /* CUDA: the element must propose its page-locked pool.  CPU: any memory
    * will do, and it may propose none. */
-  if (g_str_equal (backend_nick, "cuda"))
+  if (g_str_equal (co_test_backend, "cuda"))
     fail_unless (pool != NULL, "%s: the element proposes no buffer pool in "
         "its ALLOCATION answer", ctx);
   if (pool) {
@@ -1171,14 +1008,14 @@ GST_END_TEST;
 
 GST_START_TEST (test_timestamps_flags)
 {
-  guint32 seed = test_seed ("test_timestamps_flags", 0);
+  guint32 seed = co_test_seed ("test_timestamps_flags", 0);
   GRand *rand = g_rand_new_with_seed (seed);
   const OpCfg *op = &op_cfgs[0];
   GstVideoInfo info;
-  GstHarness *h = make_harness (op, &run_cfgs[5]);
+  GstHarness *h = make_harness (op, &co_test_run_cfgs[5]);
   GQueue pending = G_QUEUE_INIT;
   gchar *ctx = g_strdup_printf ("[timestamps RGBx 17x9 backend=%s "
-      "seed=0x%08x]", backend_nick, seed);
+      "seed=0x%08x]", co_test_backend, seed);
   guint i;
   const guint n = 6;
 
@@ -1207,7 +1044,7 @@ GST_START_TEST (test_timestamps_flags)
   }
   for (i = 0; i < n; i++) {
     GstBuffer *exp = g_queue_pop_head (&pending);
-    GstBuffer *out = pull_buffer (h, ctx);
+    GstBuffer *out = co_test_pull_buffer (h, ctx);
     const GstBufferFlags want = GST_BUFFER_FLAG_DISCONT |
         GST_BUFFER_FLAG_MARKER | GST_BUFFER_FLAG_DELTA_UNIT;
 
@@ -1310,17 +1147,17 @@ recorder_free (Recorder * r)
 /* push N frames, then EOS: all N leave, in order, before EOS */
 GST_START_TEST (test_eos_in_flight)
 {
-  guint32 seed = test_seed ("test_eos_in_flight", __i__);
+  guint32 seed = co_test_seed ("test_eos_in_flight", __i__);
   GRand *rand = g_rand_new_with_seed (seed);
   const OpCfg *op = &op_cfgs[__i__ == 0 ? 7 : 0];
-  const RunCfg *run = &run_cfgs[__i__ == 0 ? 3 : (__i__ == 1 ? 5 : 6)];
+  const RunCfg *run = &co_test_run_cfgs[__i__ == 0 ? 3 : (__i__ == 1 ? 5 : 6)];
   GstVideoInfo info;
   GstHarness *h = make_harness (op, run);
   Recorder *rec = recorder_attach (h);
   GQueue pending = G_QUEUE_INIT;
-  gchar *rd = run_desc (run);
+  gchar *rd = co_test_run_desc (run);
   gchar *ctx = g_strdup_printf ("[EOS in flight, BGRA 160x120, %s "
-      "backend=%s seed=0x%08x]", rd, backend_nick, seed);
+      "backend=%s seed=0x%08x]", rd, co_test_backend, seed);
   const guint n = 5;
   guint i, n_buf = 0;
   gchar *dump;
@@ -1441,7 +1278,7 @@ flush_round (GstHarness * h, GRand * rand, const GstVideoInfo * info,
       GstBuffer *exp;
       gchar *c;
 
-      out = pull_buffer (h, ctx);
+      out = co_test_pull_buffer (h, ctx);
       k = GST_BUFFER_PTS (out);
       exp = g_hash_table_lookup (exp_by_pts, &k);
       c = g_strdup_printf ("%s, output pts %" GST_TIME_FORMAT, ctx,
@@ -1469,16 +1306,16 @@ flush_round (GstHarness * h, GRand * rand, const GstVideoInfo * info,
 
 GST_START_TEST (test_flush_midstream)
 {
-  guint32 seed = test_seed ("test_flush_midstream", __i__);
+  guint32 seed = co_test_seed ("test_flush_midstream", __i__);
   GRand *rand = g_rand_new_with_seed (seed);
   static const guint runs[] = { 3, 5, 0, 6 };
-  const RunCfg *run = &run_cfgs[runs[__i__]];
+  const RunCfg *run = &co_test_run_cfgs[runs[__i__]];
   const OpCfg *op = &op_cfgs[7];        /* box-blur r=7: slow enough to be in flight */
   GstVideoInfo info;
   GstHarness *h = make_harness (op, run);
-  gchar *rd = run_desc (run);
+  gchar *rd = co_test_run_desc (run);
   gchar *ctx = g_strdup_printf ("[flush, I420 320x241 box-blur r=7, %s "
-      "backend=%s seed=0x%08x]", rd, backend_nick, seed);
+      "backend=%s seed=0x%08x]", rd, co_test_backend, seed);
   guint round;
 
   gst_harness_set_src_caps (h, caps_of (GST_VIDEO_FORMAT_I420, 320, 241,
@@ -1525,11 +1362,11 @@ pusher_thread (gpointer data)
 
 GST_START_TEST (test_flush_unblocks_chain)
 {
-  guint32 seed = test_seed ("test_flush_unblocks_chain", 0);
+  guint32 seed = co_test_seed ("test_flush_unblocks_chain", 0);
   GRand *rand = g_rand_new_with_seed (seed);
   const OpCfg *op = &op_cfgs[0];
   GstVideoInfo info;
-  GstHarness *h = make_harness (op, &run_cfgs[6]);      /* serial: smallest bound */
+  GstHarness *h = make_harness (op, &co_test_run_cfgs[6]);      /* serial: smallest bound */
   Pusher p = { 0, };
   GThread *t;
   GstBuffer *out;
@@ -1538,7 +1375,7 @@ GST_START_TEST (test_flush_unblocks_chain)
   gint before;
   guint i;
   gchar *ctx = g_strdup_printf ("[flush unblocks chain, GRAY8 64x64 serial "
-      "backend=%s seed=0x%08x]", backend_nick, seed);
+      "backend=%s seed=0x%08x]", co_test_backend, seed);
 
   gst_harness_set_src_caps (h, caps_of (GST_VIDEO_FORMAT_GRAY8, 64, 64, &info));
   p.h = h;
@@ -1580,7 +1417,7 @@ GST_END_TEST;
 
 GST_START_TEST (test_caps_change)
 {
-  guint32 seed = test_seed ("test_caps_change", __i__);
+  guint32 seed = co_test_seed ("test_caps_change", __i__);
   GRand *rand = g_rand_new_with_seed (seed);
   const OpCfg *op = &op_cfgs[__i__ == 0 ? 6 : 2];
   static const struct
@@ -1598,7 +1435,7 @@ GST_START_TEST (test_caps_change)
   };
   const guint n_stages = G_N_ELEMENTS (stages), per = 3;
   GstVideoInfo info[G_N_ELEMENTS (stages)];
-  GstHarness *h = make_harness (op, &run_cfgs[3]);
+  GstHarness *h = make_harness (op, &co_test_run_cfgs[3]);
   Recorder *rec = recorder_attach (h);
   GQueue pending[G_N_ELEMENTS (stages)];
   gboolean interleave = (__i__ == 1);
@@ -1610,7 +1447,7 @@ GST_START_TEST (test_caps_change)
     g_queue_init (&pending[s]);
     ctx = g_strdup_printf ("[caps change, stage %u %s %ux%u backend=%s%s "
         "seed=0x%08x]", s, gst_video_format_to_string (stages[s].f),
-        stages[s].w, stages[s].h, backend_nick, interleave ? " interleaved" :
+        stages[s].w, stages[s].h, co_test_backend, interleave ? " interleaved" :
         "", seed);
     gst_harness_set_src_caps (h, caps_of (stages[s].f, stages[s].w,
             stages[s].h, &info[s]));
@@ -1630,7 +1467,7 @@ GST_START_TEST (test_caps_change)
     for (s = 0; s < n_stages; s++) {
       ctx = g_strdup_printf ("[caps change, stage %u %s %ux%u backend=%s "
           "seed=0x%08x]", s, gst_video_format_to_string (stages[s].f),
-          stages[s].w, stages[s].h, backend_nick, seed);
+          stages[s].w, stages[s].h, co_test_backend, seed);
       for (i = 0; i < per; i++)
         pull_and_check (h, &info[s], &pending[s], ctx);
       g_free (ctx);
@@ -1675,10 +1512,10 @@ GST_END_TEST;
 
 GST_START_TEST (test_state_cycling)
 {
-  guint32 seed = test_seed ("test_state_cycling", 0);
+  guint32 seed = co_test_seed ("test_state_cycling", 0);
   GRand *rand = g_rand_new_with_seed (seed);
   const OpCfg *op = &op_cfgs[5];
-  GstHarness *h = make_harness (op, &run_cfgs[3]);
+  GstHarness *h = make_harness (op, &co_test_run_cfgs[3]);
   static const GstVideoFormat fmts[] = {
     GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_xRGB,
     GST_VIDEO_FORMAT_GRAY16_LE, GST_VIDEO_FORMAT_I420,
@@ -1690,7 +1527,7 @@ GST_START_TEST (test_state_cycling)
     GQueue pending = G_QUEUE_INIT;
     gchar *ctx = g_strdup_printf ("[state cycle %u, %s 45x23 backend=%s "
         "seed=0x%08x]", cycle, gst_video_format_to_string (fmts[cycle]),
-        backend_nick, seed);
+        co_test_backend, seed);
     gchar *sid = g_strdup_printf ("cycle-%u", cycle);
     GstStateChangeReturn ret;
 
@@ -1744,28 +1581,15 @@ GST_START_TEST (test_state_cycling)
 
 GST_END_TEST;
 
-static gchar *
-error_text (GstMessage * msg)
-{
-  GError *err = NULL;
-  gchar *dbg = NULL, *s;
-
-  gst_message_parse_error (msg, &err, &dbg);
-  s = g_strdup_printf ("%s | %s", err ? err->message : "", dbg ? dbg : "");
-  g_clear_error (&err);
-  g_free (dbg);
-  return s;
-}
-
 GST_START_TEST (test_short_buffer)
 {
-  guint32 seed = test_seed ("test_short_buffer", __i__);
+  guint32 seed = co_test_seed ("test_short_buffer", __i__);
   GRand *rand = g_rand_new_with_seed (seed);
   const OpCfg *op = &op_cfgs[__i__ == 0 ? 0 : 6];
   GstVideoFormat fmt = __i__ == 0 ? GST_VIDEO_FORMAT_RGBA :
       GST_VIDEO_FORMAT_I420;
   GstVideoInfo info;
-  GstHarness *h = make_harness (op, &run_cfgs[3]);
+  GstHarness *h = make_harness (op, &co_test_run_cfgs[3]);
   GstBus *bus = gst_bus_new ();
   GQueue pending = G_QUEUE_INIT;
   GstBuffer *in, *out;
@@ -1774,7 +1598,7 @@ GST_START_TEST (test_short_buffer)
   gsize want, have;
   gchar *text, *ws, *hs;
   gchar *ctx = g_strdup_printf ("[short buffer %s 64x48 backend=%s "
-      "seed=0x%08x]", gst_video_format_to_string (fmt), backend_nick, seed);
+      "seed=0x%08x]", gst_video_format_to_string (fmt), co_test_backend, seed);
   guint i;
 
   gst_element_set_bus (h->element, bus);
@@ -1802,7 +1626,7 @@ GST_START_TEST (test_short_buffer)
 
   msg = gst_bus_timed_pop_filtered (bus, 5 * GST_SECOND, GST_MESSAGE_ERROR);
   fail_unless (msg != NULL, "%s: no ERROR message on the bus", ctx);
-  text = error_text (msg);
+  text = co_test_error_text (msg);
   ws = g_strdup_printf ("%" G_GSIZE_FORMAT, want);
   hs = g_strdup_printf ("%" G_GSIZE_FORMAT, have);
   fail_unless (strstr (text, ws) && strstr (text, hs), "%s: the error does "
@@ -1848,12 +1672,12 @@ GST_START_TEST (test_short_buffer_meta)
   static const GstVideoFormat fmts[] = { GST_VIDEO_FORMAT_NV12,
     GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_GRAY16_LE
   };
-  guint32 seed = test_seed ("test_short_buffer_meta", __i__);
+  guint32 seed = co_test_seed ("test_short_buffer_meta", __i__);
   GRand *rand = g_rand_new_with_seed (seed);
   GstVideoFormat fmt = fmts[__i__ % 3];
   gsize cut = __i__ < 3 ? 1 : 100;
   GstVideoInfo info;
-  GstHarness *h = make_harness (&op_cfgs[0], &run_cfgs[3]);
+  GstHarness *h = make_harness (&op_cfgs[0], &co_test_run_cfgs[3]);
   GstBus *bus = gst_bus_new ();
   GstBuffer *in, *out;
   GstMessage *msg;
@@ -1863,7 +1687,7 @@ GST_START_TEST (test_short_buffer_meta)
   gchar *text, *ns, *hs;
   gchar *ctx = g_strdup_printf ("[buffer %" G_GSIZE_FORMAT " byte(s) short "
       "of what its GstVideoMeta describes, %s 64x48 stride+64 backend=%s]",
-      cut, gst_video_format_to_string (fmt), backend_nick);
+      cut, gst_video_format_to_string (fmt), co_test_backend);
 
   gst_element_set_bus (h->element, bus);
   gst_harness_set_src_caps (h, caps_of (fmt, 64, 48, &info));
@@ -1877,7 +1701,7 @@ GST_START_TEST (test_short_buffer_meta)
       gst_flow_get_name (ret));
   msg = gst_bus_timed_pop_filtered (bus, 5 * GST_SECOND, GST_MESSAGE_ERROR);
   fail_unless (msg != NULL, "%s: no ERROR message on the bus", ctx);
-  text = error_text (msg);
+  text = co_test_error_text (msg);
   ns = g_strdup_printf ("%" G_GSIZE_FORMAT, need);
   hs = g_strdup_printf ("%" G_GSIZE_FORMAT, have);
   fail_unless (strstr (text, ns) && strstr (text, hs), "%s: the error does "
@@ -1901,16 +1725,16 @@ GST_END_TEST;
 
 GST_START_TEST (test_serial_equals_overlap)
 {
-  guint32 seed = test_seed ("test_serial_equals_overlap", 0);
+  guint32 seed = co_test_seed ("test_serial_equals_overlap", 0);
   GRand *rand = g_rand_new_with_seed (seed);
   const OpCfg *op = &op_cfgs[__i__ == 0 ? 7 : 1];
   GstVideoFormat fmt = __i__ == 0 ? GST_VIDEO_FORMAT_NV12 :
       GST_VIDEO_FORMAT_ABGR;
   GstVideoInfo info;
-  GstHarness *ho = make_harness (op, &run_cfgs[5]);
-  GstHarness *hs = make_harness (op, &run_cfgs[6]);
+  GstHarness *ho = make_harness (op, &co_test_run_cfgs[5]);
+  GstHarness *hs = make_harness (op, &co_test_run_cfgs[6]);
   gchar *ctx = g_strdup_printf ("[serial vs overlap, %s 127x65 backend=%s "
-      "seed=0x%08x]", gst_video_format_to_string (fmt), backend_nick, seed);
+      "seed=0x%08x]", gst_video_format_to_string (fmt), co_test_backend, seed);
   guint i;
 
   gst_harness_set_src_caps (ho, caps_of (fmt, 127, 65, &info));
@@ -1924,8 +1748,8 @@ GST_START_TEST (test_serial_equals_overlap)
     fail_unless_equals_int (gst_harness_push (ho, gst_buffer_ref (in)),
         GST_FLOW_OK);
     fail_unless_equals_int (gst_harness_push (hs, in), GST_FLOW_OK);
-    oo = pull_buffer (ho, ctx);
-    os = pull_buffer (hs, ctx);
+    oo = co_test_pull_buffer (ho, ctx);
+    os = co_test_pull_buffer (hs, ctx);
     /* the same bytes: both equal to the reference */
     check_output (oo, exp, &info, ctx);
     check_output (os, exp, &info, ctx);
@@ -1944,16 +1768,16 @@ GST_END_TEST;
 /* More frames than the in-flight bound. */
 GST_START_TEST (test_many_frames)
 {
-  guint32 seed = test_seed ("test_many_frames", __i__);
+  guint32 seed = co_test_seed ("test_many_frames", __i__);
   GRand *rand = g_rand_new_with_seed (seed);
   const OpCfg *op = &op_cfgs[__i__ % 2 ? 6 : 0];
-  const RunCfg *run = &run_cfgs[__i__ < 2 ? 3 : 6];
+  const RunCfg *run = &co_test_run_cfgs[__i__ < 2 ? 3 : 6];
   GstVideoInfo info;
   GstHarness *h = make_harness (op, run);
   GQueue pending = G_QUEUE_INIT;
-  gchar *rd = run_desc (run), *od = op_desc (op);
+  gchar *rd = co_test_run_desc (run), *od = op_desc (op);
   gchar *ctx = g_strdup_printf ("[40 frames pull after push, %s xRGB 96x54 "
-      "%s backend=%s seed=0x%08x]", od, rd, backend_nick, seed);
+      "%s backend=%s seed=0x%08x]", od, rd, co_test_backend, seed);
   guint i;
 
   gst_harness_set_src_caps (h, caps_of (GST_VIDEO_FORMAT_xRGB, 96, 54, &info));
@@ -2018,17 +1842,17 @@ feeder_thread (gpointer data)
 
 GST_START_TEST (test_many_frames_threaded)
 {
-  guint32 seed = test_seed ("test_many_frames_threaded", __i__);
+  guint32 seed = co_test_seed ("test_many_frames_threaded", __i__);
   GRand *rand = g_rand_new_with_seed (seed);
   const OpCfg *op = &op_cfgs[5];
-  const RunCfg *run = &run_cfgs[__i__ == 0 ? 3 : 6];
+  const RunCfg *run = &co_test_run_cfgs[__i__ == 0 ? 3 : 6];
   GstVideoInfo info;
   GstHarness *h = make_harness (op, run);
   Feeder f = { 0, };
   GThread *t;
-  gchar *rd = run_desc (run);
+  gchar *rd = co_test_run_desc (run);
   gchar *ctx = g_strdup_printf ("[40 frames from a thread, box-blur r=1 "
-      "NV12 130x70 %s backend=%s seed=0x%08x]", rd, backend_nick, seed);
+      "NV12 130x70 %s backend=%s seed=0x%08x]", rd, co_test_backend, seed);
   guint i;
 
   gst_harness_set_src_caps (h, caps_of (GST_VIDEO_FORMAT_NV12, 130, 70, &info));
@@ -2043,7 +1867,7 @@ GST_START_TEST (test_many_frames_threaded)
   t = g_thread_new ("feeder", feeder_thread, &f);
   g_usleep (200 * 1000);        /* let the pushes run ahead and block */
   for (i = 0; i < 40; i++) {
-    GstBuffer *out = pull_buffer (h, ctx), *exp;
+    GstBuffer *out = co_test_pull_buffer (h, ctx), *exp;
     gchar *c = g_strdup_printf ("%s frame %u", ctx, i);
 
     g_mutex_lock (&f.lock);
@@ -2071,13 +1895,13 @@ GST_END_TEST;
  * on CUDA, pageable memory registered once and reused). */
 GST_START_TEST (test_same_buffer_repushed)
 {
-  guint32 seed = test_seed ("test_same_buffer_repushed", 0);
+  guint32 seed = co_test_seed ("test_same_buffer_repushed", 0);
   GRand *rand = g_rand_new_with_seed (seed);
   const OpCfg *op = &op_cfgs[2];
   GstVideoInfo info;
-  GstHarness *h = make_harness (op, &run_cfgs[3]);
+  GstHarness *h = make_harness (op, &co_test_run_cfgs[3]);
   gchar *ctx = g_strdup_printf ("[same buffer pushed 4 times, gamma 2.2 RGBA "
-      "640x480 backend=%s seed=0x%08x]", backend_nick, seed);
+      "640x480 backend=%s seed=0x%08x]", co_test_backend, seed);
   GstBuffer *in, *exp;
   guint i;
 
@@ -2091,7 +1915,7 @@ GST_START_TEST (test_same_buffer_repushed)
     GST_BUFFER_PTS (in) = i * GST_SECOND;
     fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in)),
         GST_FLOW_OK);
-    out = pull_buffer (h, ctx);
+    out = co_test_pull_buffer (h, ctx);
     check_output (out, exp, &info, ctx);
     gst_buffer_unref (out);
   }
@@ -2107,7 +1931,7 @@ GST_START_TEST (test_same_buffer_repushed)
     exp = make_expected (op, in, &info);
     GST_BUFFER_PTS (in) = 4 * GST_SECOND;
     fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
-    out = pull_buffer (h, ctx);
+    out = co_test_pull_buffer (h, ctx);
     check_output (out, exp, &info, ctx);
     gst_buffer_unref (out);
   }
@@ -2123,10 +1947,10 @@ GST_END_TEST;
  * flight, the next frame uses the new values. */
 GST_START_TEST (test_property_change_playing)
 {
-  guint32 seed = test_seed ("test_property_change_playing", 0);
+  guint32 seed = co_test_seed ("test_property_change_playing", 0);
   GRand *rand = g_rand_new_with_seed (seed);
   GstVideoInfo info;
-  GstHarness *h = make_harness (&op_cfgs[0], &run_cfgs[3]);
+  GstHarness *h = make_harness (&op_cfgs[0], &co_test_run_cfgs[3]);
   static const guint seq[] = { 0, 8, 1, 5, 2, 0, 7 };
   guint i;
 
@@ -2136,7 +1960,7 @@ GST_START_TEST (test_property_change_playing)
     GQueue pending = G_QUEUE_INIT;
     gchar *od = op_desc (op);
     gchar *ctx = g_strdup_printf ("[property change in PLAYING, step %u: %s, "
-        "I420 75x41 backend=%s seed=0x%08x]", i, od, backend_nick, seed);
+        "I420 75x41 backend=%s seed=0x%08x]", i, od, co_test_backend, seed);
 
     gst_util_set_object_arg (G_OBJECT (h->element), "operation",
         co_ref_op_nick (op->op));
@@ -2159,7 +1983,7 @@ GST_END_TEST;
 
 GST_START_TEST (test_latency_query)
 {
-  GstHarness *h = make_harness (&op_cfgs[0], &run_cfgs[3]);
+  GstHarness *h = make_harness (&op_cfgs[0], &co_test_run_cfgs[3]);
   GstVideoInfo info;
   GstClockTime lat;
 
@@ -2190,7 +2014,7 @@ GST_START_TEST (test_backend_cuda_state_change)
     GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
     gchar *text, *lower;
     fail_unless (msg != NULL, "state change failed with no ERROR message");
-    text = error_text (msg);
+    text = co_test_error_text (msg);
     lower = g_ascii_strdown (text, -1);
     fail_unless (strstr (lower, "cuda") != NULL, "the error does not "
         "mention CUDA: \"%s\"", text);
@@ -2216,32 +2040,21 @@ GST_END_TEST;
 /* Suite                                                                     */
 /* ------------------------------------------------------------------------ */
 
-static TCase *
-new_tcase (Suite * s, const gchar * name)
-{
-  TCase *tc = tcase_create (name);
-
-  tcase_set_timeout (tc, 300);
-  tcase_add_checked_fixture (tc, leaks_setup, leaks_teardown);
-  suite_add_tcase (s, tc);
-  return tc;
-}
-
 static Suite *
 cudavideofilter_suite (void)
 {
   Suite *s = suite_create (ELEMENT);
   TCase *tc;
 
-  tc = new_tcase (s, "reference");
+  tc = co_test_new_tcase (s, "reference", leaks_teardown);
   tcase_add_test (tc, test_reference_table);
   tcase_add_test (tc, test_reference_known_values);
   tcase_add_test (tc, test_reference_blur_ways_agree);
 
-  tc = new_tcase (s, "properties");
+  tc = co_test_new_tcase (s, "properties", leaks_teardown);
   tcase_add_test (tc, test_properties);
 
-  tc = new_tcase (s, "correctness");
+  tc = co_test_new_tcase (s, "correctness", leaks_teardown);
   tcase_add_loop_test (tc, test_correctness_small, 0, N_OPS * N_FORMATS);
   tcase_add_loop_test (tc, test_correctness_vga, 0, N_OPS * N_FORMATS);
   tcase_add_loop_test (tc, test_correctness_big, 0, G_N_ELEMENTS (big_cases));
@@ -2251,7 +2064,7 @@ cudavideofilter_suite (void)
   tcase_add_test (tc, test_upstream_pool);
   tcase_add_loop_test (tc, test_serial_equals_overlap, 0, 2);
 
-  tc = new_tcase (s, "stream");
+  tc = co_test_new_tcase (s, "stream", leaks_teardown);
   tcase_add_test (tc, test_timestamps_flags);
   tcase_add_loop_test (tc, test_eos_in_flight, 0, 3);
   tcase_add_loop_test (tc, test_flush_midstream, 0, 4);
@@ -2264,7 +2077,7 @@ cudavideofilter_suite (void)
   tcase_add_test (tc, test_same_buffer_repushed);
   tcase_add_test (tc, test_property_change_playing);
 
-  tc = new_tcase (s, "errors");
+  tc = co_test_new_tcase (s, "errors", leaks_teardown);
   tcase_add_loop_test (tc, test_short_buffer, 0, 2);
   tcase_add_loop_test (tc, test_short_buffer_meta, 0, 6);
   tcase_add_test (tc, test_backend_cuda_state_change);
@@ -2272,97 +2085,27 @@ cudavideofilter_suite (void)
   return s;
 }
 
-/* backend=cuda: can the element run at all?  Done in this process (the
- * suite then runs unforked), so CUDA is initialised where it is used.
- * Returns 0 when usable, 77 (skip) when the element refuses backend=cuda,
- * 1 when the element cannot even be made (a set-up error, not a skip). */
-static int
-cuda_usable (gchar ** why)
-{
-  GstElement *e = gst_element_factory_make (ELEMENT, NULL);
-  GstBus *bus;
-  GstStateChangeReturn ret;
-  int rc = 0;
-
-  if (!e) {
-    *why = g_strdup ("cannot make the '" ELEMENT "' element (is "
-        "GST_PLUGIN_PATH set to the build's elements/ folder?)");
-    return 1;
-  }
-  bus = gst_bus_new ();
-  gst_element_set_bus (e, bus);
-  gst_util_set_object_arg (G_OBJECT (e), "backend", "cuda");
-  ret = gst_element_set_state (e, GST_STATE_PLAYING);
-  if (ret == GST_STATE_CHANGE_FAILURE) {
-    GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
-    *why = msg ? error_text (msg) :
-        g_strdup ("the state change to PLAYING failed");
-    if (msg)
-      gst_message_unref (msg);
-    rc = 77;
-  }
-  gst_element_set_state (e, GST_STATE_NULL);
-  gst_element_set_bus (e, NULL);
-  gst_bus_set_flushing (bus, TRUE);
-  gst_object_unref (bus);
-  gst_object_unref (e);
-  return rc;
-}
-
 int
 main (int argc, char **argv)
 {
-  const gchar *env;
   Suite *s;
   int nf;
 
-  env = g_getenv ("CO_TEST_BACKEND");
-  if (env && *env)
-    backend_nick = env;
-  if (g_strcmp0 (backend_nick, "cpu") && g_strcmp0 (backend_nick, "cuda")) {
-    g_printerr ("CO_TEST_BACKEND must be 'cpu' or 'cuda', not '%s'\n",
-        backend_nick);
-    return 1;
-  }
-  env = g_getenv ("CO_TEST_SEED");
-  if (env && *env)
-    base_seed = (guint32) g_ascii_strtoull (env, NULL, 0);
-  full_matrix = g_strcmp0 (g_getenv ("CO_TEST_FULL"), "1") == 0;
-  if (g_strcmp0 (g_getenv ("CO_TEST_LEAKS"), "0") != 0
-      && !g_getenv ("GST_TRACERS"))
-    g_setenv ("GST_TRACERS", "leaks(log-leaks-on-deinit=false)", TRUE);
-
-  if (g_str_equal (backend_nick, "cuda"))
-    g_setenv ("CK_FORK", "no", TRUE);
-
-  gst_check_init (&argc, &argv);
-
-  if (g_str_equal (backend_nick, "cuda")) {
-    gchar *why = NULL;
-    int rc = cuda_usable (&why);
-    if (rc == 77) {
-      g_printerr ("SKIP: CO_TEST_BACKEND=cuda but no usable CUDA device: "
-          "%s\n", why);
-      g_free (why);
-      return 77;
-    } else if (rc != 0) {
-      g_printerr ("ERROR: %s\n", why);
-      g_free (why);
-      return rc;
-    }
-  }
-  leaks_tracer = find_leaks_tracer ();
+  nf = co_test_init (&argc, &argv, ELEMENT, DEFAULT_SEED, FALSE);
+  if (nf != 0)
+    return nf;
   g_print ("cudavideofilter tests: backend=%s seed=0x%08x%s, leak check %s\n",
-      backend_nick, base_seed, full_matrix ? " (full matrix)" : "",
-      leaks_tracer ? "on" : "OFF");
-  if (!leaks_tracer && g_strcmp0 (g_getenv ("CO_TEST_LEAKS"), "0") != 0)
+      co_test_backend, co_test_base_seed,
+      co_test_full_matrix ? " (full matrix)" : "",
+      co_test_leaks_tracer ()? "on" : "OFF");
+  if (!co_test_leaks_tracer ()
+      && g_strcmp0 (g_getenv ("CO_TEST_LEAKS"), "0") != 0)
     g_printerr ("note: no leak check: the leaks tracer is not active (is "
         "GStreamer's libgstcoretracers on the plugin path? GST_TRACERS=%s)\n",
         g_getenv ("GST_TRACERS"));
 
   s = cudavideofilter_suite ();
   nf = gst_check_run_suite (s, "cudavideofilter", __FILE__);
-  if (leaks_tracer)
-    gst_object_unref (leaks_tracer);
+  co_test_leaks_free ();
   return nf == 0 ? 0 : 1;
 }

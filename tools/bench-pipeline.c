@@ -25,6 +25,7 @@
 
 #include <gst/app/app.h>
 
+#include "bench-common.h"
 #include "bench-gst.h"
 
 #define WAIT_NS (60 * G_GUINT64_CONSTANT (1000000000))
@@ -406,16 +407,6 @@ make_input (RunState * st, guint i, GHashTable * contents)
   return buf;
 }
 
-static guint64
-stat_u64 (const GstStructure * s, const gchar * field)
-{
-  guint64 v = 0;
-
-  if (s)
-    gst_structure_get_uint64 (s, field, &v);
-  return v;
-}
-
 /* Runs one pipeline: @sp->frames + 1 frames.  Fills @row (when given) with
  * the timed figures and the checks.  FALSE on a pipeline error. */
 gboolean
@@ -618,13 +609,13 @@ done:
       row->p99_ms = bench_percentile (lat, n, 99);
       g_free (lat);
     } else if (s) {
-      row->p50_ms = stat_u64 (s, "latency-p50") / 1e6;
-      row->p99_ms = stat_u64 (s, "latency-p99") / 1e6;
+      row->p50_ms = bench_stat_u64 (s, "latency-p50") / 1e6;
+      row->p99_ms = bench_stat_u64 (s, "latency-p99") / 1e6;
     }
     if (s) {
-      guint64 pin = stat_u64 (s, "frames-pinned");
-      guint64 reg = stat_u64 (s, "frames-registered");
-      guint64 pag = stat_u64 (s, "frames-pageable");
+      guint64 pin = bench_stat_u64 (s, "frames-pinned");
+      guint64 reg = bench_stat_u64 (s, "frames-registered");
+      guint64 pag = bench_stat_u64 (s, "frames-pageable");
 
       gst_structure_get_double (s, "overlap-efficiency", &row->eff);
       if (pin + reg + pag == pin || pin + reg + pag == reg ||

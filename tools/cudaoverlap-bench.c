@@ -44,6 +44,7 @@
 #include <gst/app/app.h>
 #include <gst/video/video.h>
 
+#include "bench-common.h"
 #include "bench-gst.h"
 
 #define VERIFY_FRAMES 32
@@ -236,17 +237,6 @@ print_summary (FILE * out)
 
 /* ---- main ------------------------------------------------------------------- */
 
-static gboolean
-have_feature (const gchar * name)
-{
-  GstPluginFeature *f = gst_registry_lookup_feature (gst_registry_get (),
-      name);
-
-  if (f)
-    gst_object_unref (f);
-  return f != NULL;
-}
-
 /* Whether cudaupload's sink template takes our (system memory) caps. */
 static gboolean
 peer_takes_caps (void)
@@ -410,8 +400,6 @@ main (int argc, char **argv)
           "(they come last, so they win)", "PROPS"},
     {NULL}
   };
-  GOptionContext *ctx;
-  GError *err = NULL;
   GstVideoFormat vfmt;
   GDateTime *now;
   gchar *date, *cmd, *cuda_why = NULL;
@@ -424,16 +412,10 @@ main (int argc, char **argv)
   opt_format = g_strdup ("RGBA");
   opt_backend = g_strdup ("auto");
   opt_op = g_strdup ("invert");
-  ctx = g_option_context_new ("- cudaoverlap benchmark: raw CUDA ceiling, "
-      "cudavideofilter and cudaupload/cudadownload on the same frames");
-  g_option_context_add_main_entries (ctx, entries, NULL);
-  g_option_context_add_group (ctx, gst_init_get_option_group ());
-  if (!g_option_context_parse (ctx, &argc, &argv, &err)) {
-    fprintf (stderr, "%s\n", err->message);
+  if (!bench_parse_options ("- cudaoverlap benchmark: raw CUDA ceiling, "
+          "cudavideofilter and cudaupload/cudadownload on the same frames",
+          entries, &argc, &argv))
     return 2;
-  }
-  g_option_context_free (ctx);
-  gst_init (&argc, &argv);
   bench_gst.op = opt_op;
   bench_gst.backend = opt_backend;
   bench_gst.props = opt_props;
@@ -474,7 +456,7 @@ main (int argc, char **argv)
       gst_util_uint64_scale_int (GST_SECOND, bench_gst.info.fps_d,
       bench_gst.info.fps_n);
   bench_gst.caps = gst_video_info_to_caps (&bench_gst.info);
-  if (!have_feature ("cudavideofilter")) {
+  if (!bench_have_feature ("cudavideofilter")) {
     fprintf (stderr, "element cudavideofilter not found: point "
         "GST_PLUGIN_PATH at the built plugin (build/elements)\n");
     return 2;
@@ -510,8 +492,8 @@ main (int argc, char **argv)
   }
   if (k_peer && !want_cuda)
     peer_skipped = "backend cpu";
-  else if (k_peer && (!have_feature ("cudaupload") ||
-          !have_feature ("cudadownload")))
+  else if (k_peer && (!bench_have_feature ("cudaupload") ||
+          !bench_have_feature ("cudadownload")))
     peer_skipped = "nvcodec not installed";
   else if (k_peer && !peer_takes_caps ())
     peer_skipped = g_strdup_printf ("cudaupload does not take %s", opt_format);

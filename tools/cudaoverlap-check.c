@@ -59,6 +59,7 @@
 #include <gst/video/video.h>
 #include <cuda_runtime_api.h>
 
+#include "bench-common.h"
 #include "bench-cupti.h"
 
 #define RING 8
@@ -680,16 +681,6 @@ done:
 
 /* ---- reporting helpers ---------------------------------------------------- */
 
-static guint64
-stat_u64 (const GstStructure * s, const gchar * f)
-{
-  guint64 v = 0;
-
-  if (s)
-    gst_structure_get_uint64 (s, f, &v);
-  return v;
-}
-
 static gdouble
 stat_dbl (const GstStructure * s, const gchar * f)
 {
@@ -722,8 +713,9 @@ print_run_line (const RunResult * r)
     printf (", max in flight %u", u);
   printf ("\n- input: %s; the element counted frames pinned %" G_GUINT64_FORMAT
       ", registered %" G_GUINT64_FORMAT ", pageable %" G_GUINT64_FORMAT "\n",
-      r->input_note, stat_u64 (s, "frames-pinned"),
-      stat_u64 (s, "frames-registered"), stat_u64 (s, "frames-pageable"));
+      r->input_note, bench_stat_u64 (s, "frames-pinned"),
+      bench_stat_u64 (s, "frames-registered"), bench_stat_u64 (s,
+          "frames-pageable"));
 }
 
 /* Element (events) beside CUPTI; the busy times and the efficiency must
@@ -759,8 +751,8 @@ print_cupti_table (const RunResult * r, gchar * worst, gsize worst_size)
       e = stat_dbl (s, f);
       g_snprintf (ev, sizeof (ev), "%.4f", e);
     } else {
-      e = stat_u64 (s, f);
-      g_snprintf (ev, sizeof (ev), "%" G_GUINT64_FORMAT, stat_u64 (s, f));
+      e = bench_stat_u64 (s, f);
+      g_snprintf (ev, sizeof (ev), "%" G_GUINT64_FORMAT, bench_stat_u64 (s, f));
     }
     if (!r->cupti_ok) {
       g_strlcpy (cv, "-", sizeof (cv));
@@ -818,7 +810,7 @@ print_cupti_table (const RunResult * r, gchar * worst, gsize worst_size)
   }
   {
     gdouble fps = stat_dbl (s, "fps");
-    guint64 frames = stat_u64 (s, "frames");
+    guint64 frames = bench_stat_u64 (s, "frames");
 
     if (r->cupti_ok && c->window_ns > 0) {
       gdouble cf = frames * 1e9 / c->window_ns;
@@ -1154,11 +1146,13 @@ print_audio_row (const gchar * name, const RunResult * r, guint n)
       " |\n", name, stat_str (s, "backend"), u, c, n, sps,
       r->rate_all * opt_samples,
       2.0 * sps * opt_channels * sizeof (gfloat) / 1e9,
-      stat_u64 (s, "h2d-ns") / 1e6 / MAX (stat_u64 (s, "frames"), 1),
-      stat_u64 (s, "kernel-ns") / 1e6 / MAX (stat_u64 (s, "frames"), 1),
-      stat_u64 (s, "d2h-ns") / 1e6 / MAX (stat_u64 (s, "frames"), 1),
-      stat_dbl (s, "overlap-efficiency"), stat_u64 (s, "frames-pinned"),
-      stat_u64 (s, "frames-registered"), stat_u64 (s, "frames-pageable"));
+      bench_stat_u64 (s, "h2d-ns") / 1e6 / MAX (bench_stat_u64 (s, "frames"),
+          1), bench_stat_u64 (s, "kernel-ns") / 1e6 / MAX (bench_stat_u64 (s,
+              "frames"), 1), bench_stat_u64 (s,
+          "d2h-ns") / 1e6 / MAX (bench_stat_u64 (s, "frames"), 1), stat_dbl (s,
+          "overlap-efficiency"), bench_stat_u64 (s, "frames-pinned"),
+      bench_stat_u64 (s, "frames-registered"), bench_stat_u64 (s,
+          "frames-pageable"));
 }
 
 static void
@@ -1414,11 +1408,11 @@ run_sweep (void)
     g_snprintf (name, sizeof (name), "sweep %u taps", sweep_taps[i]);
     ok[i] = run_pipeline (&t, &r);
     if (ok[i]) {
-      gdouble f = MAX (stat_u64 (r.whole, "frames"), 1);
-      gdouble h = stat_u64 (r.whole, "h2d-ns") / f;
-      gdouble d = stat_u64 (r.whole, "d2h-ns") / f;
+      gdouble f = MAX (bench_stat_u64 (r.whole, "frames"), 1);
+      gdouble h = bench_stat_u64 (r.whole, "h2d-ns") / f;
+      gdouble d = bench_stat_u64 (r.whole, "d2h-ns") / f;
 
-      kern[i] = stat_u64 (r.whole, "kernel-ns") / f;
+      kern[i] = bench_stat_u64 (r.whole, "kernel-ns") / f;
       copy[i] = (h + d) / 2;
       cuda |= on_cuda (&r);
       if (copy[i] > 0)
@@ -1455,17 +1449,6 @@ run_sweep (void)
 }
 
 /* ---- main ------------------------------------------------------------------- */
-
-static gboolean
-have_feature (const gchar * name)
-{
-  GstPluginFeature *f = gst_registry_lookup_feature (gst_registry_get (),
-      name);
-
-  if (f)
-    gst_object_unref (f);
-  return f != NULL;
-}
 
 static gboolean
 cuda_probe (gchar ** why)
@@ -1523,24 +1506,16 @@ main (int argc, char **argv)
         "Audio buffers of the backend=cpu run (min (buffers, 40))", "N"},
     {NULL}
   };
-  GOptionContext *ctx;
-  GError *err = NULL;
   GDateTime *now;
   gchar *date, *cmd, host[256] = "", *cpuinfo = NULL, *model = NULL, *p;
   guint i;
 
   cmd = g_strjoinv (" ", argv);
   opt_backend = g_strdup ("auto");
-  ctx = g_option_context_new ("- cudaoverlap: overlap against serial and "
-      "CUPTI, outputs against the CPU backend (issues 3 and 4)");
-  g_option_context_add_main_entries (ctx, entries, NULL);
-  g_option_context_add_group (ctx, gst_init_get_option_group ());
-  if (!g_option_context_parse (ctx, &argc, &argv, &err)) {
-    fprintf (stderr, "%s\n", err->message);
+  if (!bench_parse_options ("- cudaoverlap: overlap against serial and "
+          "CUPTI, outputs against the CPU backend (issues 3 and 4)", entries,
+          &argc, &argv))
     return 2;
-  }
-  g_option_context_free (ctx);
-  gst_init (&argc, &argv);
   if (!opt_video && !opt_audio && !opt_sweep) {
     fprintf (stderr, "nothing to do: give --video, --audio and/or "
         "--taps-sweep (see --help)\n");
@@ -1558,8 +1533,10 @@ main (int argc, char **argv)
     fprintf (stderr, "invalid option value (see --help)\n");
     return 2;
   }
-  if (!have_feature ("cudavideofilter") || !have_feature ("cudaaudiofilter")) {
-    fprintf (stderr, "cudavideofilter / cudaaudiofilter not found: point "
+  if (!bench_have_feature ("cudavideofilter")
+      || !bench_have_feature ("cudaaudiofilter")) {
+    fprintf (stderr,
+        "cudavideofilter / cudaaudiofilter not found: point "
         "GST_PLUGIN_PATH at the built plugin (build/elements)\n");
     return 2;
   }
