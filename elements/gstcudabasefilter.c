@@ -902,8 +902,7 @@ gst_cuda_base_filter_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
 
   if (!co_engine_submit (e, cf, &err)) {
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
-        ("A CUDA operation failed while submitting a frame"),
-        ("%s", err->message));
+        ("Submitting a frame to the device failed"), ("%s", err->message));
     g_clear_error (&err);
     nvtxRangePop ();
     return GST_FLOW_ERROR;
@@ -942,7 +941,8 @@ gst_cuda_base_filter_loop (GstCudaBaseFilter * self)
 
   if (cf->error) {
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
-        ("A CUDA operation failed; the frame was dropped"), ("%s", cf->error));
+        ("A device operation failed; the frame was dropped"), ("%s",
+            cf->error));
     frame_drop (self, fr);
     co_engine_release (e, cf);
     g_mutex_lock (&priv->lock);

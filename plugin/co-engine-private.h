@@ -43,6 +43,7 @@ struct _CoEngine
   gboolean flushing;
   guint64 next_seqnum;
   guint next_stream;
+  gint64 fail_after;            /* test hook: CO_ENGINE_FAIL_AFTER, -1: off */
 
   /* CPU backend */
   CoCpuWorker workers[CO_MAX_STREAMS];

@@ -177,6 +177,11 @@ co_engine_new (const CoEngineConfig * config, GError ** error)
    * anchor), so there is one more set than slots. */
   e->n_evsets = e->n_slots + 1;
 
+  /* Test hook: make every submission from frame N on fail, so the error
+   * path that a failing CUDA call takes can be tested without a GPU. */
+  e->fail_after = g_getenv ("CO_ENGINE_FAIL_AFTER") ?
+      g_ascii_strtoll (g_getenv ("CO_ENGINE_FAIL_AFTER"), NULL, 10) : -1;
+
   e->backend = config->backend;
   if (e->backend == CO_BACKEND_AUTO)
     e->backend = co_cuda_available (config->device_id, &why) ?
@@ -337,7 +342,17 @@ co_engine_submit (CoEngine * e, CoFrame * f, GError ** error)
   f->submit_ns = co_engine_now ();
   f->submitted = TRUE;
 
-  if (e->backend == CO_BACKEND_CUDA) {
+  if (G_UNLIKELY (e->fail_after >= 0 && f->seqnum >= (guint64) e->fail_after)) {
+    /* queued as a failed frame, exactly like a failed CUDA submission */
+    f->error = g_strdup_printf ("injected failure of frame %" G_GUINT64_FORMAT
+        " (CO_ENGINE_FAIL_AFTER=%" G_GINT64_FORMAT ")", f->seqnum,
+        e->fail_after);
+    g_set_error_literal (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_CUDA,
+        f->error);
+    g_mutex_lock (&e->lock);
+    f->remaining = 0;
+    ret = FALSE;
+  } else if (e->backend == CO_BACKEND_CUDA) {
     /* Queued on the device outside the lock; the consumer only sees the
      * frame once it is in the queue below. */
     ret = co_cuda_submit (e, f, error);

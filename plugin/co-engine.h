@@ -15,6 +15,10 @@
  * co_engine_set_flushing() and co_engine_drain() may be called from any
  * thread.
  *
+ * Test hook: with CO_ENGINE_FAIL_AFTER=N in the environment, the
+ * submission of every frame from the N-th (0-based) on fails as a CUDA call
+ * would (the frame completes with its error set).
+ *
  * Frames in flight: at most co_engine_max_in_flight() frames are acquired
  * and not yet released; co_engine_acquire() blocks when that bound is
  * reached.  Each in-flight frame owns one slot of device memory (its input

@@ -352,6 +352,51 @@ GST_START_TEST (test_trace_file)
 
 GST_END_TEST;
 
+
+/* A failing device operation (injected through the engine's test hook, the
+ * path a failing CUDA call takes): an element error that names it, the
+ * push fails, no frame from the failure on comes out, no hang. */
+GST_START_TEST (test_device_failure)
+{
+  GstBus *bus;
+  GstHarness *h;
+  GstBuffer *b;
+  GstMessage *m;
+  GError *err = NULL;
+  gchar *debug = NULL;
+  GstFlowReturn ret;
+
+  g_setenv ("CO_ENGINE_FAIL_AFTER", "3", TRUE);
+  h = make_harness (NULL, &bus);
+  push_pull (h, 3, 0);
+
+  b = gst_harness_create_buffer (h, FRAME_BYTES);
+  gst_buffer_memset (b, 0, 0x5a, FRAME_BYTES);
+  ret = gst_harness_push (h, b);
+  fail_unless_equals_int (ret, GST_FLOW_ERROR);
+
+  m = gst_bus_timed_pop_filtered (bus, 5 * GST_SECOND, GST_MESSAGE_ERROR);
+  fail_unless (m != NULL, "no error message");
+  gst_message_parse_error (m, &err, &debug);
+  fail_unless (strstr (debug, "injected failure of frame 3") != NULL, "%s",
+      debug);
+  g_clear_error (&err);
+  g_free (debug);
+  gst_message_unref (m);
+
+  /* nothing of the failed frame is pushed */
+  fail_unless (gst_harness_try_pull (h) == NULL);
+  fail_unless_equals_int (gst_harness_buffers_received (h), 3);
+
+  g_unsetenv ("CO_ENGINE_FAIL_AFTER");
+  gst_element_set_bus (filter (h), NULL);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 static Suite *
 stats_suite (void)
 {
@@ -362,6 +407,7 @@ stats_suite (void)
   tcase_add_test (tc, test_stats_fields_and_invariants);
   tcase_add_test (tc, test_post_messages_off);
   tcase_add_test (tc, test_trace_file);
+  tcase_add_test (tc, test_device_failure);
   suite_add_tcase (s, tc);
   return s;
 }
