@@ -38,6 +38,9 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_base_filter_debug);
  * costs tens of microseconds per page-locked megabyte, more than a small
  * pageable copy costs. */
 #define MIN_REGISTER_BYTES (1 << 20)
+/* Buffers in each pool beyond the in-flight bound: what downstream (or
+ * upstream) may hold while every slot is busy. */
+#define POOL_EXTRA 4
 
 enum
 {
@@ -717,15 +720,17 @@ engine_create (GstCudaBaseFilter * self, GstCaps * caps)
   n = co_engine_max_in_flight (e);
   if (co_engine_backend (e) == CO_BACKEND_CUDA)
     priv->allocator = co_pinned_allocator_new (cfg.device_id);
-  priv->pool = klass->make_pool (self, caps, out_size, priv->allocator, n,
-      n + 4);
+  /* min = max: every buffer is allocated now, at caps time, none while
+   * streaming (page-locked allocation is slow and may synchronise) */
+  priv->pool = klass->make_pool (self, caps, out_size, priv->allocator,
+      n + POOL_EXTRA, n + POOL_EXTRA);
   if (!priv->pool || !gst_buffer_pool_set_active (priv->pool, TRUE)) {
     co_engine_free (e);
     gst_clear_object (&priv->pool);
     gst_clear_object (&priv->allocator);
     GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
         ("Could not allocate the output buffers (%u of %" G_GSIZE_FORMAT
-            " bytes)", n + 4, out_size),
+            " bytes)", n + POOL_EXTRA, out_size),
         ("the page-locked buffer pool could not be activated"));
     return FALSE;
   }
@@ -1133,14 +1138,16 @@ gst_cuda_base_filter_sink_query (GstPad * pad, GstObject * parent,
     gst_allocation_params_init (&params);
     gst_query_add_allocation_param (query, priv->allocator, &params);
     if (need_pool) {
-      pool = klass->make_pool (self, caps, 0, priv->allocator, n + 1, n + 4);
+      pool = klass->make_pool (self, caps, 0, priv->allocator,
+          n + POOL_EXTRA, n + POOL_EXTRA);
       if (pool) {
         GstStructure *config = gst_buffer_pool_get_config (pool);
         guint size = 0;
 
         gst_buffer_pool_config_get_params (config, NULL, &size, NULL, NULL);
         gst_structure_free (config);
-        gst_query_add_allocation_pool (query, pool, size, n + 1, n + 4);
+        gst_query_add_allocation_pool (query, pool, size, n + POOL_EXTRA,
+            n + POOL_EXTRA);
         gst_object_unref (pool);
       }
     }
