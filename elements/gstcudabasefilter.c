@@ -15,6 +15,47 @@
  * engine pointer against flush/state-change threads; it is never held
  * while waiting on the engine.  Order: priv->lock, then the object lock.
  */
+/**
+ * SECTION:gstcudabasefilter
+ * @title: GstCudaBaseFilter
+ * @short_description: base of the cudaoverlap elements: the overlap engine,
+ *   page-locked pools, statistics
+ *
+ * Properties shared by `cudavideofilter` and `cudaaudiofilter`: `streams`,
+ * `chunks`, `mode` (`overlap`, or `serial`: the sequential control),
+ * `backend` (`auto`, `cuda`, `cpu`), `cuda-device-id`, `stats-interval`,
+ * `post-messages`, `stats`, `passport`, `trace-file`.
+ *
+ * ## Messages
+ *
+ * `cudaoverlap-passport` (element message, once when streaming starts;
+ * also the `passport` property): `device-name` (string, "cpu" on the CPU
+ * backend), `compute-capability` (string, "9.0"), `pci-bus-id` (string),
+ * `driver-version`, `runtime-version` (gint, as cudaDriverGetVersion and
+ * cudaRuntimeGetVersion give them), `async-engine-count`,
+ * `concurrent-kernels` (gint), `streams`, `chunks`, `max-in-flight` (guint),
+ * `mode`, `backend`, `operation`, `caps` (strings), `frame-bytes` (guint64),
+ * `plugin-version` (string).
+ *
+ * `cudaoverlap-stats` (element message every `stats-interval` ns and at
+ * EOS, the last one with `whole-run` = TRUE; also the `stats` property).
+ * Durations in ns (guint64), over the frames pushed in the window:
+ * `frames`, `bytes-h2d`, `bytes-d2h`; `window-ns` (earliest start to latest
+ * end of their operations); `fps` (gdouble); `h2d-ns`, `kernel-ns`,
+ * `d2h-ns` (measure of the union of each kind's intervals); `gpu-busy-ns`
+ * (union of all); `gpu-idle-ns` (window − busy); `serial-ns` (sum of the
+ * three kinds); `overlap-efficiency` (gdouble, (serial − busy) / (serial −
+ * longest kind), 0 when that is 0); `copy-compute-overlap-ns` (|(H2D ∪ D2H)
+ * ∩ kernels|); `h2d-d2h-overlap-ns` (|H2D ∩ D2H|); `latency-min`,
+ * `latency-mean`, `latency-p50`, `latency-p95`, `latency-p99`,
+ * `latency-max` (host: entering chain to just before the push);
+ * `gpu-latency-p50`, `gpu-latency-p99` (first H2D start to last D2H end);
+ * `frames-pinned`, `frames-registered`, `frames-pageable`; `streams`,
+ * `chunks` (guint, in effect); `mode`, `backend`, `operation` (strings).
+ * Each operation's interval comes from CUDA events around it in its stream
+ * and so also holds any wait for its engine; docs/stats.md compares them
+ * with CUPTI.
+ */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
