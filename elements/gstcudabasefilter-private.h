@@ -1,0 +1,69 @@
+/* cudaoverlap: GstCudaBaseFilter internals shared by its two files.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * gstcudabasefilter.c: pads, events, queries, the engine's life cycle and
+ *   the two streaming threads.
+ * gstcudabasefilter-stats.c: statistics and passport messages, the trace.
+ */
+#ifndef __GST_CUDA_BASE_FILTER_PRIVATE_H__
+#define __GST_CUDA_BASE_FILTER_PRIVATE_H__
+
+#include "gstcudabasefilter.h"
+
+G_BEGIN_DECLS GST_DEBUG_CATEGORY_EXTERN (gst_cuda_base_filter_debug);
+
+/* Track ids in the trace file. */
+enum
+{
+  TID_CHAIN = 1,
+  TID_WAIT = 2,
+  TID_PUSH = 3,
+  TID_STREAM0 = 100,            /* + stream * 3 + kind */
+};
+
+typedef struct
+{
+  GMutex lock;
+  CoEngine *engine;
+  GstCaps *caps;
+  gboolean dirty;
+  GstBufferPool *pool;          /* output */
+  GstAllocator *allocator;      /* page-locked, CUDA backend only */
+  GstCudaBaseFilterFrame *frames;       /* one per engine slot */
+  guint n_frames;
+  GstFlowReturn srcresult;
+
+  /* statistics: touched by the push thread, and by the streaming thread
+   * only while nothing is in flight */
+  CoStats *stats;
+  guint64 last_post_ns;
+  GstStructure *last_stats;
+  GstStructure *passport;
+  CoTrace *trace;
+
+  /* properties */
+  guint streams, chunks;
+  CoMode mode;
+  CoBackendKind backend;
+  gint device_id;
+  guint64 stats_interval;
+  gboolean post_messages;
+  gchar *trace_file;
+} GstCudaBaseFilterPrivate;
+
+GstCudaBaseFilterPrivate *gst_cuda_base_filter_priv (gpointer self);
+#define PRIV(self) gst_cuda_base_filter_priv (self)
+
+/* gstcudabasefilter-stats.c */
+const gchar *_gst_cuda_base_filter_enum_nick (GType type, gint value);
+void _gst_cuda_base_filter_post_stats (GstCudaBaseFilter * self,
+    gboolean whole_run);
+void _gst_cuda_base_filter_post_passport (GstCudaBaseFilter * self,
+    GstCaps * caps, gsize frame_bytes);
+void _gst_cuda_base_filter_trace_open (GstCudaBaseFilter * self);
+void _gst_cuda_base_filter_record_frame (GstCudaBaseFilter * self,
+    GstCudaBaseFilterFrame * fr, CoFrame * cf, guint64 push_ns);
+
+G_END_DECLS
+#endif
