@@ -70,28 +70,19 @@ stats_structure (GstCudaBaseFilter * self, const CoStatsSummary * s)
       G_TYPE_STRING, klass->operation_nick (self), NULL);
 }
 
-void
-_gst_cuda_base_filter_post_stats (GstCudaBaseFilter * self, gboolean whole_run)
+/* Keeps a copy of @st for its read-only property (@slot, under the object
+ * lock) and posts it as an element message while post-messages is TRUE. */
+static void
+keep_and_post (GstCudaBaseFilter * self, GstStructure ** slot,
+    GstStructure * st)
 {
   GstCudaBaseFilterPrivate *priv = PRIV (self);
-  CoStatsSummary s;
-  GstStructure *st;
   gboolean post;
 
-  if (!priv->stats)
-    return;
-  if (whole_run)
-    co_stats_total (priv->stats, &s);
-  else
-    co_stats_take_window (priv->stats, &s);
-  st = stats_structure (self, &s);
-  if (whole_run)
-    gst_structure_set (st, "whole-run", G_TYPE_BOOLEAN, TRUE, NULL);
-
   GST_OBJECT_LOCK (self);
-  if (priv->last_stats)
-    gst_structure_free (priv->last_stats);
-  priv->last_stats = gst_structure_copy (st);
+  if (*slot)
+    gst_structure_free (*slot);
+  *slot = gst_structure_copy (st);
   post = priv->post_messages;
   GST_OBJECT_UNLOCK (self);
 
@@ -104,6 +95,26 @@ _gst_cuda_base_filter_post_stats (GstCudaBaseFilter * self, gboolean whole_run)
 }
 
 void
+_gst_cuda_base_filter_post_stats (GstCudaBaseFilter * self, gboolean whole_run)
+{
+  GstCudaBaseFilterPrivate *priv = PRIV (self);
+  CoStatsSummary s;
+  GstStructure *st;
+
+  if (!priv->stats)
+    return;
+  if (whole_run)
+    co_stats_total (priv->stats, &s);
+  else
+    co_stats_take_window (priv->stats, &s);
+  st = stats_structure (self, &s);
+  if (whole_run)
+    gst_structure_set (st, "whole-run", G_TYPE_BOOLEAN, TRUE, NULL);
+
+  keep_and_post (self, &priv->last_stats, st);
+}
+
+void
 _gst_cuda_base_filter_post_passport (GstCudaBaseFilter * self, GstCaps * caps,
     gsize frame_bytes)
 {
@@ -112,7 +123,6 @@ _gst_cuda_base_filter_post_passport (GstCudaBaseFilter * self, GstCaps * caps,
   CoDeviceInfo info;
   GstStructure *st;
   gchar *caps_str = gst_caps_to_string (caps), *cc;
-  gboolean post;
 
   co_engine_device_info (priv->engine, &info);
   cc = g_strdup_printf ("%d.%d", info.cc_major, info.cc_minor);
@@ -138,19 +148,7 @@ _gst_cuda_base_filter_post_passport (GstCudaBaseFilter * self, GstCaps * caps,
   g_free (cc);
   g_free (caps_str);
 
-  GST_OBJECT_LOCK (self);
-  if (priv->passport)
-    gst_structure_free (priv->passport);
-  priv->passport = gst_structure_copy (st);
-  post = priv->post_messages;
-  GST_OBJECT_UNLOCK (self);
-
-  GST_INFO_OBJECT (self, "%" GST_PTR_FORMAT, st);
-  if (post)
-    gst_element_post_message (GST_ELEMENT (self),
-        gst_message_new_element (GST_OBJECT (self), st));
-  else
-    gst_structure_free (st);
+  keep_and_post (self, &priv->passport, st);
 }
 
 void
