@@ -18,7 +18,6 @@ typedef struct
 typedef struct
 {
   CoEngine *engine;
-  guint index;
   GThread *thread;
   GCond cond;
   CoCpuJob *jobs;               /* ring of n_slots * CO_MAX_CHUNKS */

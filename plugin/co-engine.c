@@ -114,7 +114,6 @@ co_cpu_open (CoEngine * e, GError ** error)
         "co", i);
 
     w->engine = e;
-    w->index = i;
     w->cap = e->n_slots * CO_MAX_CHUNKS;
     w->jobs = g_new0 (CoCpuJob, w->cap);
     g_cond_init (&w->cond);
@@ -307,8 +306,6 @@ co_engine_acquire (CoEngine * e)
   g_mutex_unlock (&e->lock);
 
   f->n_chunks = 0;
-  f->user_data = NULL;
-  f->submitted = FALSE;
   f->remaining = 0;
   g_clear_pointer (&f->error, g_free);
   return f;
@@ -318,7 +315,6 @@ static void
 co_engine_put_slot_locked (CoEngine * e, CoFrame * f)
 {
   g_clear_pointer (&f->error, g_free);
-  f->user_data = NULL;
   e->free_slots[e->n_free++] = f->slot;
   g_cond_broadcast (&e->cond);
 }
@@ -339,8 +335,6 @@ co_engine_submit (CoEngine * e, CoFrame * f, GError ** error)
 
   g_return_val_if_fail (f->n_chunks >= 1 && f->n_chunks <= CO_MAX_CHUNKS,
       FALSE);
-  f->submit_ns = co_engine_now ();
-  f->submitted = TRUE;
 
   if (G_UNLIKELY (e->fail_after >= 0 && f->seqnum >= (guint64) e->fail_after)) {
     /* queued as a failed frame, exactly like a failed CUDA submission */

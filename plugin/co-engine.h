@@ -112,17 +112,14 @@ struct _CoFrame
   /* Set by the caller before co_engine_submit(). */
   guint n_chunks;
   CoChunk chunks[CO_MAX_CHUNKS];
-  gpointer user_data;
 
   /* Set by the engine when the frame has completed (or failed). */
-  guint64 submit_ns;            /* host time of co_engine_submit() */
   gchar *error;                 /* NULL, or what failed (the call and its message) */
 
   /* private */
   guint slot;
   guint evset;
   gint remaining;               /* CPU backend: chunks not yet run */
-  gboolean submitted;
 };
 
 typedef struct
