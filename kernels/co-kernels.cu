@@ -719,3 +719,47 @@ co_audio_launch_cuda (const CoAudioParams * p, void *stream)
 
   return (int) cudaErrorInvalidValue;
 }
+
+/* ---- preloading ---------------------------------------------------------- */
+
+template < typename K > static int
+preload_one (K kernel, int err)
+{
+  struct cudaFuncAttributes attr;
+  cudaError_t e = cudaFuncGetAttributes (&attr, (const void *) kernel);
+
+  return err ? err : (int) e;
+}
+
+int
+co_kernels_cuda_preload (void)
+{
+  int err = 0;
+
+  err = preload_one (co_pointwise_kernel < 16, CO_PW_XOR >, err);
+  err = preload_one (co_pointwise_kernel < 4, CO_PW_XOR >, err);
+  err = preload_one (co_pointwise_kernel < 1, CO_PW_XOR >, err);
+  err = preload_one (co_pointwise_kernel < 16, CO_PW_LUT8 >, err);
+  err = preload_one (co_pointwise_kernel < 4, CO_PW_LUT8 >, err);
+  err = preload_one (co_pointwise_kernel < 1, CO_PW_LUT8 >, err);
+  err = preload_one (co_pointwise_kernel < 16, CO_PW_LUT16 >, err);
+  err = preload_one (co_pointwise_kernel < 4, CO_PW_LUT16 >, err);
+  err = preload_one (co_pointwise_kernel < 1, CO_PW_LUT16 >, err);
+  err = preload_one (co_blur_kernel < 1, 1, false >, err);
+  err = preload_one (co_blur_kernel < 1, 2, true >, err);
+  err = preload_one (co_blur_kernel < 1, 2, false >, err);
+  err = preload_one (co_blur_kernel < 2, 1, false >, err);
+  err = preload_one (co_blur_kernel < 2, 2, true >, err);
+  err = preload_one (co_blur_kernel < 2, 2, false >, err);
+  err = preload_one (co_blur_kernel < 3, 1, false >, err);
+  err = preload_one (co_blur_kernel < 3, 2, true >, err);
+  err = preload_one (co_blur_kernel < 3, 2, false >, err);
+  err = preload_one (co_blur_kernel < 4, 1, false >, err);
+  err = preload_one (co_blur_kernel < 4, 2, true >, err);
+  err = preload_one (co_blur_kernel < 4, 2, false >, err);
+  err = preload_one (co_gain_kernel < true >, err);
+  err = preload_one (co_gain_kernel < false >, err);
+  err = preload_one (co_fir_kernel < true >, err);
+  err = preload_one (co_fir_kernel < false >, err);
+  return err;
+}

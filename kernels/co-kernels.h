@@ -145,6 +145,12 @@ extern "C"
   int co_audio_run_cpu (const CoAudioParams * p);
   int co_audio_launch_cuda (const CoAudioParams * p, void *stream);
 
+/* Loads every kernel of this file on the current device now (with lazy
+ * module loading, the CUDA default, a kernel is otherwise loaded at its
+ * first launch, which may wait for all work on the device).  Returns the
+ * first cudaError_t as an int (0 on success). */
+  int co_kernels_cuda_preload (void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -15,6 +15,10 @@
  * engine opens; afterwards the anchor is the first event of the most recently
  * completed frame, so every elapsed-time read spans at most a few frames and
  * keeps the float milliseconds of cudaEventElapsedTime precise.
+ *
+ * Completion: the consumer blocks (blocking-sync event) on the last chunk's
+ * end event, then only queries the others, which normally finished before
+ * it (they started earlier), so a frame costs one wake-up, not one per chunk.
  */
 #include <string.h>
 
@@ -135,6 +139,17 @@ co_cuda_open (CoEngine * e, GError ** error)
     CK (cudaMemsetAsync (c->dev_const, 0, e->cfg.const_size, c->streams[0]));
   }
 
+  /* Every kernel is loaded now, not at its first launch in the middle of
+   * the stream (with lazy module loading, the CUDA default, that launch may
+   * wait for all work on the device). */
+  {
+    int kerr = co_kernels_cuda_preload ();
+
+    if (kerr != 0) {
+      co_cuda_check ((cudaError_t) kerr, "co_kernels_cuda_preload", error);
+      goto fail;
+    }
+  }
   CK (cudaEventCreate (&c->anchor_event));
   CK (cudaEventRecord (c->anchor_event, c->streams[0]));
   CK (cudaEventSynchronize (c->anchor_event));
@@ -269,8 +284,13 @@ co_cuda_wait (CoEngine * e, CoFrame * f)
     nvtxRangePop ();
     return;
   }
-  for (i = 0; i < f->n_chunks; i++) {
-    err = cudaEventSynchronize (co_cuda_chunk_events (e, f, i)[CO_TS_END]);
+  /* The last chunk first (one wake-up), then the others, normally done. */
+  for (i = f->n_chunks; i-- > 0;) {
+    cudaEvent_t end = co_cuda_chunk_events (e, f, i)[CO_TS_END];
+
+    err = i + 1 == f->n_chunks ? cudaErrorNotReady : cudaEventQuery (end);
+    if (err == cudaErrorNotReady)
+      err = cudaEventSynchronize (end);
     if (err != cudaSuccess) {
       f->error = CO_CUDA_FAIL (err, "cudaEventSynchronize");
       nvtxRangePop ();

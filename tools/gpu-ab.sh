@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Development runs on the lent GPU machine: the GPU tests, then the
+# measurements of issues 3 and 5 at a few settings, in one command.
+#   source .gpu/gst/env.sh && tools/gpu-ab.sh [build]
+# Logs: $OUT/ab-logs.tgz (or ./gpu-logs), re-packed after every step, so a
+# run stopped by the device's time limit still brings back what it did.
+# Each step is bounded by `timeout` and runs only if it fits in the budget
+# (CO_AB_BUDGET s, default 540).  A short table is printed last.
+set -u
+build=${1:-build}
+here=$(cd "$(dirname "$0")/.." && pwd)
+dest=${OUT:-$here/gpu-logs}; mkdir -p "$dest"
+out=$(mktemp -d /tmp/co-ab.XXXXXX)
+export GST_PLUGIN_PATH=$here/$build/elements
+export GST_REGISTRY_1_0=/tmp/co-registry.bin
+export CO_GPU_TEST_TIMEOUT=${CO_GPU_TEST_TIMEOUT:-150}
+budget=${CO_AB_BUDGET:-540}
+b=$here/$build/tools/cudaoverlap-bench
+c=$here/$build/tools/cudaoverlap-check
+T0=$(date +%s)
+sum=()
+pack() { tar czf "$dest/ab-logs.tgz" -C "$out" . 2>/dev/null; }
+# fits SECONDS: whether a step of at most SECONDS still fits in the budget
+fits() { (( $(date +%s) - T0 + $1 <= budget )) || { sum+=("skipped (budget): $2"); false; }; }
+
+{ date -u; nvidia-smi -L; nvidia-smi --query-gpu=name,driver_version,pci.bus_id --format=csv; } > "$out/passport.txt" 2>&1
+
+# A hang in the simplest pipeline (pinned input: the gated path) stops everything.
+timeout 30 gst-launch-1.0 -q videotestsrc num-buffers=60 ! \
+  video/x-raw,format=RGBA,width=1920,height=1080 ! cudavideofilter backend=cuda \
+  ! fakesink > "$out/smoke.log" 2>&1
+rc=$?
+if [ $rc != 0 ]; then
+  echo "smoke pipeline failed (rc $rc; 124: hung)"; tail -5 "$out/smoke.log"; pack; exit 1
+fi
+sum+=("smoke pipeline ok")
+
+if fits 150 tests; then
+  "$here/tests/run-gpu-tests.sh" "$build" > "$out/gpu-tests.log" 2>&1
+  sum+=("gpu tests rc $?: $(grep -E '^(PASS|FAIL|SKIP)' "$out/gpu-tests.log" | tr '\n' ';')")
+  cp -r "$here/$build/gpu-test-logs" "$out/" 2>/dev/null
+  pack
+fi
+
+for cfg in "4 1" "4 2" "4 4"; do
+  set -- $cfg
+  fits 60 "check video $cfg" || continue
+  CO_CHECK_TRACE_DIR=$out/traces-video-$1x$2 timeout 60 \
+    "$c" --video --cupti --streams "$1" --chunks "$2" > "$out/check-video-$1x$2.log" 2>&1
+  sum+=("check video $cfg rc $?"); pack
+done
+if fits 60 "check audio"; then
+  timeout 60 "$c" --audio --cupti --buffers 400 > "$out/check-audio.log" 2>&1
+  sum+=("check audio rc $?"); pack
+fi
+
+for cfg in "8 4" "2 1"; do
+  set -- $cfg
+  fits 60 "bench $cfg" || continue
+  timeout 60 "$b" --frames 300 --only raw,overlap,pinned,registered \
+    --streams "$1" --chunks "$2" --live 60 --live-frames 120 > "$out/bench-$1x$2.log" 2>&1
+  sum+=("bench $cfg rc $?"); pack
+done
+
+if fits 40 sanitizer; then
+  cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+  for tool in memcheck synccheck; do
+    timeout 20 "$cs" --tool $tool --error-exitcode 9 gst-launch-1.0 -q videotestsrc num-buffers=6 \
+      pattern=snow ! video/x-raw,format=RGBA,width=1921,height=1081 ! \
+      cudavideofilter operation=box-blur radius=5 streams=3 chunks=5 backend=cuda ! fakesink \
+      >> "$out/sanitizer.log" 2>&1
+    sum+=("sanitizer $tool (pinned input) rc $?")
+  done
+  pack
+fi
+
+printf '%s\n' "${sum[@]}"
+echo "elapsed $(( $(date +%s) - T0 )) s"
+for f in "$out"/bench-*.log; do
+  [ -f "$f" ] || continue
+  echo "== $(basename "$f")"
+  grep -E '^\| (raw-best|element|live)|^threads' "$f" | cut -c1-180
+done
+for f in "$out"/check-*.log; do
+  [ -f "$f" ] || continue
+  echo "== $(basename "$f")"
+  grep -E '^\| (h2d-ns|kernel-ns|d2h-ns|gpu-busy-ns|overlap-efficiency)|frames/s|verdict' "$f" | head -20 | cut -c1-150
+done
+pack
+exit 0
