@@ -44,6 +44,7 @@ typedef struct
 
   /* properties */
   guint streams, chunks;
+  guint max_in_flight;
   CoMode mode;
   CoBackendKind backend;
   gint device_id;

@@ -23,7 +23,8 @@
  *
  * Properties shared by `cudavideofilter` and `cudaaudiofilter`: `streams`,
  * `chunks`, `mode` (`overlap`, or `serial`: the sequential control),
- * `backend` (`auto`, `cuda`, `cpu`), `cuda-device-id`, `stats-interval`,
+ * `max-in-flight`, `backend` (`auto`, `cuda`, `cpu`), `cuda-device-id`,
+ * `stats-interval`,
  * `post-messages`, `stats`, `passport`, `trace-file`.
  *
  * ## Messages
@@ -76,6 +77,8 @@ GST_DEBUG_CATEGORY (gst_cuda_base_filter_debug);
 #define DEFAULT_DEVICE_ID -1
 #define DEFAULT_STATS_INTERVAL GST_SECOND
 #define DEFAULT_POST_MESSAGES TRUE
+#define DEFAULT_MAX_IN_FLIGHT 0
+#define MAX_MAX_IN_FLIGHT 64
 /* Foreign memory smaller than this is copied, not registered: registering
  * costs tens of microseconds per page-locked megabyte, more than a small
  * pageable copy costs. */
@@ -97,6 +100,7 @@ enum
   PROP_STATS,
   PROP_PASSPORT,
   PROP_TRACE_FILE,
+  PROP_MAX_IN_FLIGHT,
 };
 
 
@@ -194,6 +198,13 @@ gst_cuda_base_filter_class_init (GstCudaBaseFilterClass * klass)
           "overlap, or serial: the sequential control (one stream, one "
           "chunk, wait for each frame before taking the next)",
           GST_TYPE_CUDA_OVERLAP_MODE, DEFAULT_MODE,
+          rw | GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_MAX_IN_FLIGHT,
+      g_param_spec_uint ("max-in-flight", "Frames in flight",
+          "Most frames queued on the device at once (overlap mode; each "
+          "holds its own device memory; more hides more jitter, fewer keeps "
+          "latency under load low). 0: automatic, max (4, streams + 2)",
+          0, MAX_MAX_IN_FLIGHT, DEFAULT_MAX_IN_FLIGHT,
           rw | GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_BACKEND,
       g_param_spec_enum ("backend", "Backend",
@@ -315,6 +326,9 @@ gst_cuda_base_filter_set_property (GObject * object, guint id,
     case PROP_BACKEND:
       priv->backend = g_value_get_enum (value);
       break;
+    case PROP_MAX_IN_FLIGHT:
+      priv->max_in_flight = g_value_get_uint (value);
+      break;
     case PROP_DEVICE_ID:
       priv->device_id = g_value_get_int (value);
       break;
@@ -354,6 +368,9 @@ gst_cuda_base_filter_get_property (GObject * object, guint id,
       break;
     case PROP_BACKEND:
       g_value_set_enum (value, priv->backend);
+      break;
+    case PROP_MAX_IN_FLIGHT:
+      g_value_set_uint (value, priv->max_in_flight);
       break;
     case PROP_DEVICE_ID:
       g_value_set_int (value, priv->device_id);
@@ -487,6 +504,7 @@ engine_create (GstCudaBaseFilter * self, GstCaps * caps)
   cfg.streams = priv->streams;
   cfg.chunks = priv->chunks;
   cfg.mode = priv->mode;
+  cfg.max_in_flight = priv->max_in_flight;
   GST_OBJECT_UNLOCK (self);
   cfg.name = GST_OBJECT_NAME (self);
 

@@ -718,6 +718,12 @@ GST_START_TEST (test_properties)
           (ps)->enum_class, G_PARAM_SPEC_ENUM (ps)->default_value)->value_nick,
       "auto");
 
+  ps = g_object_class_find_property (k, "max-in-flight");
+  fail_unless (ps && G_IS_PARAM_SPEC_UINT (ps));
+  fail_unless_equals_int (G_PARAM_SPEC_UINT (ps)->minimum, 0);
+  fail_unless_equals_int (G_PARAM_SPEC_UINT (ps)->maximum, 64);
+  fail_unless_equals_int (G_PARAM_SPEC_UINT (ps)->default_value, 0);
+
   ps = g_object_class_find_property (k, "cuda-device-id");
   fail_unless (ps && G_IS_PARAM_SPEC_INT (ps));
   fail_unless_equals_int (G_PARAM_SPEC_INT (ps)->minimum, -1);
@@ -1771,14 +1777,19 @@ GST_START_TEST (test_many_frames)
   guint32 seed = co_test_seed ("test_many_frames", __i__);
   GRand *rand = g_rand_new_with_seed (seed);
   const OpCfg *op = &op_cfgs[__i__ % 2 ? 6 : 0];
-  const RunCfg *run = &co_test_run_cfgs[__i__ < 2 ? 3 : 6];
+  const RunCfg *run = &co_test_run_cfgs[__i__ < 2 || __i__ >= 4 ? 3 : 6];
+  /* 4, 5: an explicit in-flight bound below the automatic one */
+  guint max_in_flight = __i__ >= 4 ? __i__ - 3 : 0;
   GstVideoInfo info;
   GstHarness *h = make_harness (op, run);
   GQueue pending = G_QUEUE_INIT;
   gchar *rd = co_test_run_desc (run), *od = op_desc (op);
   gchar *ctx = g_strdup_printf ("[40 frames pull after push, %s xRGB 96x54 "
-      "%s backend=%s seed=0x%08x]", od, rd, co_test_backend, seed);
+      "%s max-in-flight=%u backend=%s seed=0x%08x]", od, rd, max_in_flight,
+      co_test_backend, seed);
   guint i;
+
+  g_object_set (h->element, "max-in-flight", max_in_flight, NULL);
 
   gst_harness_set_src_caps (h, caps_of (GST_VIDEO_FORMAT_xRGB, 96, 54, &info));
   for (i = 0; i < 40; i++) {
@@ -2071,7 +2082,7 @@ cudavideofilter_suite (void)
   tcase_add_test (tc, test_flush_unblocks_chain);
   tcase_add_loop_test (tc, test_caps_change, 0, 2);
   tcase_add_test (tc, test_state_cycling);
-  tcase_add_loop_test (tc, test_many_frames, 0, 4);
+  tcase_add_loop_test (tc, test_many_frames, 0, 6);
   tcase_add_loop_test (tc, test_many_frames_threaded, 0, 2);
   tcase_add_test (tc, test_latency_query);
   tcase_add_test (tc, test_same_buffer_repushed);

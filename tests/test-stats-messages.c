@@ -64,7 +64,7 @@ static const Field passport_fields[] = {
   {"chunks", G_TYPE_UINT}, {"mode", G_TYPE_STRING},
   {"backend", G_TYPE_STRING}, {"operation", G_TYPE_STRING},
   {"caps", G_TYPE_STRING}, {"frame-bytes", G_TYPE_UINT64},
-  {"plugin-version", G_TYPE_STRING},
+  {"plugin-version", G_TYPE_STRING}, {"max-in-flight", G_TYPE_UINT},
 };
 
 static void
@@ -254,6 +254,35 @@ GST_START_TEST (test_stats_fields_and_invariants)
 
 GST_END_TEST;
 
+/* max-in-flight: the passport reports the bound in effect. */
+GST_START_TEST (test_max_in_flight)
+{
+  static const guint asked[] = { 0, 1, 2, 9 };
+  /* streams=3: automatic is max (4, 3 + 2) */
+  static const guint want[] = { 5, 1, 2, 9 };
+  guint i, got = 0;
+
+  for (i = 0; i < G_N_ELEMENTS (asked); i++) {
+    gchar *extra = g_strdup_printf ("max-in-flight=%u", asked[i]);
+    GstBus *bus;
+    GstHarness *h = make_harness (extra, &bus);
+    GstStructure *pp = NULL;
+
+    push_pull (h, 6, 0);
+    g_object_get (filter (h), "passport", &pp, NULL);
+    fail_unless (pp != NULL);
+    fail_unless (gst_structure_get_uint (pp, "max-in-flight", &got));
+    fail_unless_equals_int (got, want[i]);
+    gst_structure_free (pp);
+    gst_element_set_bus (h->element, NULL);
+    gst_object_unref (bus);
+    gst_harness_teardown (h);
+    g_free (extra);
+  }
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_post_messages_off)
 {
   GstBus *bus;
@@ -406,6 +435,7 @@ stats_suite (void)
   tcase_set_timeout (tc, 120);
   tcase_add_test (tc, test_stats_fields_and_invariants);
   tcase_add_test (tc, test_post_messages_off);
+  tcase_add_test (tc, test_max_in_flight);
   tcase_add_test (tc, test_trace_file);
   tcase_add_test (tc, test_device_failure);
   suite_add_tcase (s, tc);
