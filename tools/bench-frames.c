@@ -317,6 +317,83 @@ bench_cpu_ns (void)
       ((guint64) ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000u;
 }
 
+GHashTable *
+bench_thread_cpu (void)
+{
+  GHashTable *t = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+      g_free);
+  GDir *d = g_dir_open ("/proc/self/task", 0, NULL);
+  const gchar *tid;
+
+  while (d && (tid = g_dir_read_name (d))) {
+    gchar *p = g_strdup_printf ("/proc/self/task/%s/comm", tid);
+    gchar *q = g_strdup_printf ("/proc/self/task/%s/schedstat", tid);
+    gchar *name = NULL, *ss = NULL;
+
+    if (g_file_get_contents (p, &name, NULL, NULL) &&
+        g_file_get_contents (q, &ss, NULL, NULL)) {
+      guint64 *v;
+
+      g_strstrip (name);
+      v = g_hash_table_lookup (t, name);
+      if (!v) {
+        v = g_new0 (guint64, 1);
+        g_hash_table_insert (t, g_strdup (name), v);
+      }
+      *v += g_ascii_strtoull (ss, NULL, 10);
+    }
+    g_free (name);
+    g_free (ss);
+    g_free (p);
+    g_free (q);
+  }
+  if (d)
+    g_dir_close (d);
+  return t;
+}
+
+typedef struct
+{
+  const gchar *name;
+  gint64 ns;
+} ThreadCpu;
+
+static gint
+thread_cpu_cmp (gconstpointer a, gconstpointer b)
+{
+  gint64 x = ((const ThreadCpu *) a)->ns, y = ((const ThreadCpu *) b)->ns;
+
+  return x < y ? 1 : x > y ? -1 : 0;
+}
+
+gchar *
+bench_thread_cpu_diff (GHashTable * a, GHashTable * b, guint64 frames)
+{
+  GArray *arr = g_array_new (FALSE, FALSE, sizeof (ThreadCpu));
+  GString *s = g_string_new (NULL);
+  GHashTableIter it;
+  gpointer k, v;
+  guint i;
+
+  g_hash_table_iter_init (&it, b);
+  while (g_hash_table_iter_next (&it, &k, &v)) {
+    guint64 *old = g_hash_table_lookup (a, k);
+    ThreadCpu tc = { k, (gint64) * (guint64 *) v - (old ? (gint64) * old : 0) };
+
+    if (tc.ns > 0)
+      g_array_append_val (arr, tc);
+  }
+  g_array_sort (arr, thread_cpu_cmp);
+  for (i = 0; i < MIN (arr->len, 8); i++) {
+    ThreadCpu *tc = &g_array_index (arr, ThreadCpu, i);
+
+    g_string_append_printf (s, "%s%s %.4f", i ? ", " : "", tc->name,
+        tc->ns / 1e6 / MAX (frames, 1));
+  }
+  g_array_free (arr, TRUE);
+  return g_string_free (s, FALSE);
+}
+
 void
 bench_sleep_until (guint64 t_ns)
 {

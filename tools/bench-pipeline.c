@@ -420,6 +420,7 @@ bench_run_pipeline (const BenchRunSpec * sp, BenchRow * row, gchar ** pool_note)
   GError *err = NULL;
   gchar *desc;
   guint64 t0 = 0, c0 = 0, deadline, bad = 0, i;
+  GHashTable *tc0 = NULL, *tc1 = NULL;
   gboolean ok = FALSE;
 
   st.sp = sp;
@@ -506,6 +507,7 @@ bench_run_pipeline (const BenchRunSpec * sp, BenchRow * row, gchar ** pool_note)
 
   t0 = bench_now_ns ();
   c0 = bench_cpu_ns () - bench_checker_cpu_ns (st.checker);
+  tc0 = bench_thread_cpu ();
   for (i = 1; i < st.n && !st.error; i++) {
     GstBuffer *buf;
 
@@ -520,6 +522,7 @@ bench_run_pipeline (const BenchRunSpec * sp, BenchRow * row, gchar ** pool_note)
   }
   gst_app_src_end_of_stream (GST_APP_SRC (src));
   ok = pump_bus (&st, bus, GST_MESSAGE_EOS, NULL, WAIT_NS * 4);
+  tc1 = bench_thread_cpu ();
 
 done:
   bench_checker_wait_idle (st.checker);
@@ -582,6 +585,15 @@ done:
             sp->streams, sp->chunks, st.n, st.n);
     }
   }
+  if (row && tc0 && tc1) {
+    gchar *d = bench_thread_cpu_diff (tc0, tc1, sp->frames);
+
+    bench_note ("threads %s %s %s %ux%u, cpu ms/frame by thread: %s",
+        row->name, row->mode, row->input, row->streams, row->chunks, d);
+    g_free (d);
+  }
+  g_clear_pointer (&tc0, g_hash_table_unref);
+  g_clear_pointer (&tc1, g_hash_table_unref);
   if (row) {
     guint64 frames = sp->frames;
     const GstStructure *s = st.whole_run;

@@ -79,6 +79,13 @@ G_GNUC_PRINTF (1, 2);
      const gchar *bench_note_log (void);
      guint64 bench_now_ns (void);
      guint64 bench_cpu_ns (void);
+/* CPU time of each thread of the process, summed by thread name
+ * (/proc/self/task/N/comm and schedstat): name -> guint64 ns in a GHashTable
+ * of g_free()d keys and values. */
+     GHashTable *bench_thread_cpu (void);
+/* "name ms, ..." per frame, the most used first (at most 8), of b - a. */
+     gchar *bench_thread_cpu_diff (GHashTable * a, GHashTable * b,
+    guint64 frames);
      void bench_sleep_until (guint64 t_ns);
      gdouble bench_percentile (const gdouble * v, guint n, gdouble p);
      void bench_row_init (BenchRow * r, const gchar * name, const gchar * mode,
