@@ -48,6 +48,7 @@
  * failed or a run failed; 2 bad options; 3 the outputs are right but a
  * performance verdict failed.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -506,9 +507,13 @@ run_pipeline (const RunSpec * sp, RunResult * res)
    * DIR/trace-{video,audio}-{serial,overlap}-BACKEND.json (the timed run,
    * which comes last, is the one left). */
   trace_dir = g_getenv ("CO_CHECK_TRACE_DIR");
-  trace = trace_dir ? g_strdup_printf (" trace-file=%s/trace-%s-%s-%s.json",
-      trace_dir, sp->audio ? "audio" : "video", sp->serial ? "serial" :
-      "overlap", sp->backend) : g_strdup ("");
+  if (trace_dir && g_mkdir_with_parents (trace_dir, 0755) != 0)
+    g_printerr ("[check] cannot create %s: %s\n", trace_dir,
+        g_strerror (errno));
+  trace =
+      trace_dir ? g_strdup_printf (" trace-file=%s/trace-%s-%s-%s.json",
+      trace_dir, sp->audio ? "audio" : "video",
+      sp->serial ? "serial" : "overlap", sp->backend) : g_strdup ("");
   if (sp->audio)
     desc = g_strdup_printf ("appsrc name=src ! cudaaudiofilter name=filter "
         "operation=fir mode=%s streams=%u chunks=%u backend=%s "
