@@ -533,6 +533,7 @@ gst_cuda_audio_filter_prepare (GstCudaBaseFilter * base, CoEngine * e,
         ("could not map an input buffer of %" G_GSIZE_FORMAT " bytes", size));
     return GST_FLOW_ERROR;
   }
+  gst_cuda_base_filter_frame_check_input (fr, fp->in.data, size);
   gst_buffer_set_size (fr->outbuf, size);
   fp->out_mapped = gst_buffer_map (fr->outbuf, &fp->out, GST_MAP_WRITE);
   if (!fp->out_mapped) {

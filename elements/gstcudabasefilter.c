@@ -423,6 +423,14 @@ gst_cuda_base_filter_device_id (GstCudaBaseFilter * self)
 
 /* ---- engine life cycle --------------------------------------------------- */
 
+void
+gst_cuda_base_filter_frame_check_input (GstCudaBaseFilterFrame * fr,
+    gconstpointer data, gsize size)
+{
+  if (fr->path != CO_PATH_PAGEABLE)
+    fr->path = MAX (fr->path, co_hostmem_path_of (fr->inbuf, data, size));
+}
+
 static void
 frame_drop (GstCudaBaseFilter * self, GstCudaBaseFilterFrame * fr)
 {

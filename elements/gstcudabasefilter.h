@@ -82,6 +82,12 @@ struct _GstCudaBaseFilterClass
 void gst_cuda_base_filter_mark_dirty (GstCudaBaseFilter * self);
 CoBackendKind gst_cuda_base_filter_backend (GstCudaBaseFilter * self);
 gint gst_cuda_base_filter_device_id (GstCudaBaseFilter * self);
+/* For @prepare: the @size input bytes at @data (mapped from frame->inbuf)
+ * will be copied; if they are not in page-locked memory (e.g. mapping
+ * merged several memories into a temporary copy), the frame's memory path
+ * becomes pageable. */
+void gst_cuda_base_filter_frame_check_input (GstCudaBaseFilterFrame * frame,
+    gconstpointer data, gsize size);
 
 G_END_DECLS
 #endif

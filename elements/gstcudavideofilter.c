@@ -337,8 +337,13 @@ gst_cuda_video_filter_prepare (GstCudaBaseFilter * base, CoEngine * e,
     return GST_FLOW_ERROR;
   }
   for (i = 0; i < self->desc.n_planes; i++) {
+    const CoVideoPlaneDesc *pl = &self->desc.planes[i];
+
     in[i] = GST_VIDEO_FRAME_PLANE_DATA (&fp->in, i);
     in_stride[i] = GST_VIDEO_FRAME_PLANE_STRIDE (&fp->in, i);
+    gst_cuda_base_filter_frame_check_input (fr, in[i],
+        (gsize) in_stride[i] * (pl->height - 1) +
+        (gsize) pl->width * pl->comps * pl->comp_bytes);
     out[i] = GST_VIDEO_FRAME_PLANE_DATA (&fp->out, i);
     out_stride[i] = GST_VIDEO_FRAME_PLANE_STRIDE (&fp->out, i);
   }

@@ -233,3 +233,34 @@ co_hostmem_prepare (GstBuffer * buf, gint device_id, gsize min_register)
   }
   return path;
 }
+
+CoMemPath
+co_hostmem_path_of (GstBuffer * buf, gconstpointer data, gsize size)
+{
+  const guint8 *p = data;
+  guint i, n = gst_buffer_n_memory (buf);
+
+  for (i = 0; i < n; i++) {
+    GstMemory *mem = gst_buffer_peek_memory (buf, i);
+    GstMemory *owner = mem->parent ? mem->parent : mem;
+    const guint8 *start;
+    CoMemPath path;
+
+    if (co_is_pinned_memory (owner)) {
+      start = ((CoPinnedMemory *) owner)->data;
+      path = CO_PATH_PINNED;
+    } else {
+      CoRegistration *r = gst_mini_object_get_qdata (GST_MINI_OBJECT_CAST
+          (owner), co_registration_quark ());
+
+      if (!r || !r->ok)
+        continue;
+      start = r->data;
+      path = CO_PATH_REGISTERED;
+    }
+    if (p >= start && size <= owner->maxsize &&
+        (gsize) (p - start) <= owner->maxsize - size)
+      return path;
+  }
+  return CO_PATH_PAGEABLE;
+}

@@ -31,5 +31,11 @@ gboolean co_is_pinned_memory (GstMemory * mem);
 CoMemPath co_hostmem_prepare (GstBuffer * buf, gint device_id,
     gsize min_register);
 
+/* The path a copy of the @size bytes at @data really takes, where @data was
+ * mapped from @buf (after co_hostmem_prepare()): PINNED or REGISTERED when
+ * they lie inside one of @buf's page-locked memories, PAGEABLE otherwise —
+ * e.g. when mapping merged several memories into a temporary copy. */
+CoMemPath co_hostmem_path_of (GstBuffer * buf, gconstpointer data, gsize size);
+
 G_END_DECLS
 #endif

@@ -254,6 +254,69 @@ GST_START_TEST (test_stats_fields_and_invariants)
 
 GST_END_TEST;
 
+static GstBuffer *
+random_buffer (const gsize * parts, guint n_parts)
+{
+  GstBuffer *b = gst_buffer_new ();
+  guint i;
+
+  for (i = 0; i < n_parts; i++) {
+    GstMemory *m = gst_allocator_alloc (NULL, parts[i], NULL);
+    GstMapInfo map;
+    gsize j;
+
+    gst_memory_map (m, &map, GST_MAP_WRITE);
+    for (j = 0; j < map.size; j++)
+      map.data[j] = g_random_int ();
+    gst_memory_unmap (m, &map);
+    gst_buffer_append_memory (b, m);
+  }
+  return b;
+}
+
+/* The memory-path counts follow the memory the copies really read: a frame
+ * in one large malloc()ed memory is registered (CUDA); a frame in two, which
+ * mapping merges into a temporary copy, is pageable although each of its
+ * memories could be registered.  The CPU backend counts both pageable. */
+GST_START_TEST (test_memory_path_merged)
+{
+  const gsize whole[] = { 1024 * 512 * 4 };
+  const gsize halves[] = { 1024 * 256 * 4, 1024 * 256 * 4 };
+  gchar *desc = g_strdup_printf ("cudavideofilter name=f backend=%s streams=2 "
+      "chunks=2 stats-interval=0 post-messages=false", backend ());
+  GstHarness *h = gst_harness_new_parse (desc);
+  GstStructure *st = NULL;
+  GstBuffer *in[3];
+  guint i;
+
+  gst_harness_set_src_caps_str (h, "video/x-raw,format=RGBA,width=1024,"
+      "height=512,framerate=30/1");
+  /* kept alive: their registrations last as long as the memories */
+  in[0] = random_buffer (whole, 1);
+  in[1] = random_buffer (halves, 2);
+  in[2] = random_buffer (whole, 1);
+  for (i = 0; i < 3; i++) {
+    GST_BUFFER_PTS (in[i]) = i * GST_SECOND / 30;
+    fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in[i])),
+        GST_FLOW_OK);
+    gst_buffer_unref (gst_harness_pull (h));
+  }
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  g_object_get (filter (h), "stats", &st, NULL);
+  fail_unless (st != NULL);
+  fail_unless_equals_uint64 (u64 (st, "frames"), 3);
+  fail_unless_equals_uint64 (u64 (st, "frames-pinned"), 0);
+  fail_unless_equals_uint64 (u64 (st, "frames-registered"), is_cuda ()? 2 : 0);
+  fail_unless_equals_uint64 (u64 (st, "frames-pageable"), is_cuda ()? 1 : 3);
+  gst_structure_free (st);
+  gst_harness_teardown (h);
+  for (i = 0; i < 3; i++)
+    gst_buffer_unref (in[i]);
+  g_free (desc);
+}
+
+GST_END_TEST;
+
 /* max-in-flight: the passport reports the bound in effect. */
 GST_START_TEST (test_max_in_flight)
 {
@@ -436,6 +499,7 @@ stats_suite (void)
   tcase_add_test (tc, test_stats_fields_and_invariants);
   tcase_add_test (tc, test_post_messages_off);
   tcase_add_test (tc, test_max_in_flight);
+  tcase_add_test (tc, test_memory_path_merged);
   tcase_add_test (tc, test_trace_file);
   tcase_add_test (tc, test_device_failure);
   suite_add_tcase (s, tc);
