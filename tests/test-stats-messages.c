@@ -171,6 +171,15 @@ filter (GstHarness * h)
 }
 
 static void
+fill_random (guint8 * p, gsize n)
+{
+  gsize j;
+
+  for (j = 0; j < n; j++)
+    p[j] = g_random_int ();
+}
+
+static void
 push_pull (GstHarness * h, guint n, guint first)
 {
   guint i;
@@ -178,11 +187,9 @@ push_pull (GstHarness * h, guint n, guint first)
   for (i = 0; i < n; i++) {
     GstBuffer *b = gst_harness_create_buffer (h, FRAME_BYTES);
     GstMapInfo map;
-    guint j;
 
     gst_buffer_map (b, &map, GST_MAP_WRITE);
-    for (j = 0; j < map.size; j++)
-      map.data[j] = g_random_int ();
+    fill_random (map.data, map.size);
     gst_buffer_unmap (b, &map);
     GST_BUFFER_PTS (b) = (first + i) * GST_SECOND / 30;
     GST_BUFFER_DURATION (b) = GST_SECOND / 30;
@@ -263,11 +270,9 @@ random_buffer (const gsize * parts, guint n_parts)
   for (i = 0; i < n_parts; i++) {
     GstMemory *m = gst_allocator_alloc (NULL, parts[i], NULL);
     GstMapInfo map;
-    gsize j;
 
     gst_memory_map (m, &map, GST_MAP_WRITE);
-    for (j = 0; j < map.size; j++)
-      map.data[j] = g_random_int ();
+    fill_random (map.data, map.size);
     gst_memory_unmap (m, &map);
     gst_buffer_append_memory (b, m);
   }
