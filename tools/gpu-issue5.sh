@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Issue 5's table in one bounded command on the lent GPU machine:
+#   source .gpu/gst/env.sh && tools/gpu-issue5.sh [build]
+# Every row checks every output frame (see cudaoverlap-bench).  Logs and
+# CSVs: $OUT/issue5-logs.tgz (or ./gpu-logs), re-packed after every step so
+# a run stopped by the device's limit still brings back what it did.  Each
+# step is bounded and runs only if it fits in CO_I5_BUDGET s (default 540).
+# CO_I5_FRAMES scales the frame counts (default 1; e.g. 0.05 for a dry run
+# on the CPU backend with CO_I5_BACKEND=cpu).
+set -u
+build=${1:-build}
+here=$(cd "$(dirname "$0")/.." && pwd)
+dest=${OUT:-$here/gpu-logs}; mkdir -p "$dest"
+out=$(mktemp -d /tmp/co-i5.XXXXXX)
+export GST_PLUGIN_PATH=$here/$build/elements
+export GST_REGISTRY_1_0=/tmp/co-registry.bin
+budget=${CO_I5_BUDGET:-540}
+scale=${CO_I5_FRAMES:-1}
+backend=${CO_I5_BACKEND:-auto}
+b=$here/$build/tools/cudaoverlap-bench
+c=$here/$build/tools/cudaoverlap-check
+T0=$(date +%s)
+sum=()
+pack() { tar czf "$dest/issue5-logs.tgz" -C "$out" . 2>/dev/null; }
+fits() { (( $(date +%s) - T0 + $1 <= budget )) || { sum+=("skipped (budget): $2"); false; }; }
+n() { awk -v n="$1" -v s="$scale" 'BEGIN { v = int (n * s); print (v < 2 ? 2 : v) }'; }
+
+{ date -u; git -C "$here" rev-parse HEAD 2>/dev/null; nvidia-smi -L
+  nvidia-smi --query-gpu=name,driver_version,pci.bus_id --format=csv; } > "$out/passport.txt" 2>&1
+
+# name limit_s bench-arguments...
+step() {
+  local name=$1 limit=$2; shift 2
+  fits "$limit" "$name" || return
+  timeout "$limit" "$b" --backend "$backend" "$@" --csv "$out/$name.csv" > "$out/$name.log" 2>&1
+  sum+=("$name rc $?"); pack
+}
+
+step 4k-rgba-2x1 90 --frames "$(n 600)" --streams 2 --chunks 1 --live 60 --live-frames "$(n 120)"
+step 4k-rgba-live-4x8 40 --frames "$(n 300)" --only overlap,pinned --streams 4 --chunks 8 \
+  --live 60 --live-frames "$(n 120)"
+step 1080p-rgba-2x1 60 --width 1920 --height 1080 --frames "$(n 2000)" --streams 2 --chunks 1
+step 4k-nv12-2x1 60 --format NV12 --frames "$(n 1000)" --streams 2 --chunks 1
+step gray8-4x1 60 --width 640 --height 480 --format GRAY8 --frames "$(n 20000)" --streams 4 --chunks 1
+if fits 60 fir-balanced; then
+  timeout 60 "$c" --backend "$backend" --audio --cupti --taps 479 --buffers "$(n 400)" \
+    > "$out/fir-balanced.log" 2>&1
+  sum+=("fir-balanced (479 taps) rc $?"); pack
+fi
+step 4k-rgba-sweep 150 --frames "$(n 300)" --only raw,overlap,pinned,registered --sweep
+
+printf '%s\n' "${sum[@]}"
+echo "elapsed $(( $(date +%s) - T0 )) s"
+for f in "$out"/*.log; do
+  echo "== $(basename "$f")"
+  grep -E '^\| (raw-best|raw-latency|element|peer|live)|^threads|^verdict|^RESULT' "$f" | awk '!seen[$0]++' | cut -c1-170 | head -24
+done
+pack
+exit 0
