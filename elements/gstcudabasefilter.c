@@ -421,8 +421,6 @@ gst_cuda_base_filter_device_id (GstCudaBaseFilter * self)
   return PRIV (self)->device_id;
 }
 
-/* ---- engine life cycle --------------------------------------------------- */
-
 void
 gst_cuda_base_filter_frame_check_input (GstCudaBaseFilterFrame * fr,
     gconstpointer data, gsize size)
@@ -430,6 +428,8 @@ gst_cuda_base_filter_frame_check_input (GstCudaBaseFilterFrame * fr,
   if (fr->path != CO_PATH_PAGEABLE)
     fr->path = MAX (fr->path, co_hostmem_path_of (fr->inbuf, data, size));
 }
+
+/* ---- engine life cycle --------------------------------------------------- */
 
 static void
 frame_drop (GstCudaBaseFilter * self, GstCudaBaseFilterFrame * fr)

@@ -287,12 +287,15 @@ co_cuda_wait (CoEngine * e, CoFrame * f)
   /* The last chunk first (one wake-up), then the others, normally done. */
   for (i = f->n_chunks; i-- > 0;) {
     cudaEvent_t end = co_cuda_chunk_events (e, f, i)[CO_TS_END];
+    const gchar *call = "cudaEventQuery";
 
     err = i + 1 == f->n_chunks ? cudaErrorNotReady : cudaEventQuery (end);
-    if (err == cudaErrorNotReady)
+    if (err == cudaErrorNotReady) {
+      call = "cudaEventSynchronize";
       err = cudaEventSynchronize (end);
+    }
     if (err != cudaSuccess) {
-      f->error = CO_CUDA_FAIL (err, "cudaEventSynchronize");
+      f->error = CO_CUDA_FAIL (err, call);
       nvtxRangePop ();
       return;
     }
