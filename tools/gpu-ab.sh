@@ -6,6 +6,9 @@
 # run stopped by the device's time limit still brings back what it did.
 # Each step is bounded by `timeout` and runs only if it fits in the budget
 # (CO_AB_BUDGET s, default 540).  A short table is printed last.
+# CO_AB_ALT=DIR: also run the benches with the plugin in DIR (e.g. an
+# experimental branch's build-exp/elements; only the plugin .so is needed
+# there, the tools are this build's), logs named bench-alt-*.
 set -u
 build=${1:-build}
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -25,8 +28,9 @@ fits() { (( $(date +%s) - T0 + $1 <= budget )) || { sum+=("skipped (budget): $2"
 
 { date -u; nvidia-smi -L; nvidia-smi --query-gpu=name,driver_version,pci.bus_id --format=csv; } > "$out/passport.txt" 2>&1
 
-# A hang in the simplest pipeline (pinned input: the gated path) stops everything.
-timeout 30 gst-launch-1.0 -q videotestsrc num-buffers=60 ! \
+# A hang in the simplest pipeline stops everything (CO_AB_SMOKE=0: skip it,
+# for a dry run without a GPU).
+[ "${CO_AB_SMOKE:-1}" = 0 ] || timeout 30 gst-launch-1.0 -q videotestsrc num-buffers=60 ! \
   video/x-raw,format=RGBA,width=1920,height=1080 ! cudavideofilter backend=cuda \
   ! fakesink > "$out/smoke.log" 2>&1
 rc=$?
@@ -54,12 +58,18 @@ if fits 60 "check audio"; then
   sum+=("check audio rc $?"); pack
 fi
 
-for cfg in "8 4" "2 1"; do
-  set -- $cfg
-  fits 60 "bench $cfg" || continue
-  timeout 60 "$b" --frames 300 --only raw,overlap,pinned,registered \
-    --streams "$1" --chunks "$2" --live 60 --live-frames 120 > "$out/bench-$1x$2.log" 2>&1
-  sum+=("bench $cfg rc $?"); pack
+variants=("main:$here/$build/elements")
+[ -n "${CO_AB_ALT:-}" ] && variants+=("alt:$(cd "$here" && cd "$CO_AB_ALT" && pwd)")
+for v in "${variants[@]}"; do
+  tag=${v%%:*}
+  for cfg in "8 4" "2 1"; do
+    set -- $cfg
+    fits 60 "bench $tag $cfg" || continue
+    GST_PLUGIN_PATH=${v#*:} GST_REGISTRY_1_0=/tmp/co-registry-$tag.bin timeout 60 \
+      "$b" --frames 300 --only raw,overlap,pinned,registered --streams "$1" --chunks "$2" \
+      --live 60 --live-frames 120 > "$out/bench-$tag-$1x$2.log" 2>&1
+    sum+=("bench $tag $cfg rc $?"); pack
+  done
 done
 
 if fits 40 sanitizer; then
@@ -79,7 +89,7 @@ echo "elapsed $(( $(date +%s) - T0 )) s"
 for f in "$out"/bench-*.log; do
   [ -f "$f" ] || continue
   echo "== $(basename "$f")"
-  grep -E '^\| (raw-best|element|live)|^threads' "$f" | cut -c1-180
+  grep -E '^\| (raw-best|element|live)|^threads' "$f" | awk '!seen[$0]++' | cut -c1-180
 done
 for f in "$out"/check-*.log; do
   [ -f "$f" ] || continue
