@@ -282,6 +282,14 @@ gst_cuda_video_filter_engine_ready (GstCudaBaseFilter * base, CoEngine * e,
   return ret;
 }
 
+/* Bytes from a plane's first pixel to the end of its last row's pixels. */
+static gsize
+plane_extent (const CoVideoPlaneDesc * pl, gsize stride)
+{
+  return stride * (pl->height - 1) + (gsize) pl->width * pl->comps *
+      pl->comp_bytes;
+}
+
 static GstFlowReturn
 gst_cuda_video_filter_prepare (GstCudaBaseFilter * base, CoEngine * e,
     GstCudaBaseFilterFrame * fr, CoFrame * cf)
@@ -299,13 +307,9 @@ gst_cuda_video_filter_prepare (GstCudaBaseFilter * base, CoEngine * e,
   if (meta) {
     /* the planes the meta describes must lie inside the buffer */
     need = 0;
-    for (i = 0; i < (gint) meta->n_planes && i < self->desc.n_planes; i++) {
-      gsize end = meta->offset[i] + (gsize) meta->stride[i] *
-          (self->desc.planes[i].height - 1) +
-          self->desc.planes[i].width * self->desc.planes[i].comps *
-          self->desc.planes[i].comp_bytes;
-      need = MAX (need, end);
-    }
+    for (i = 0; i < (gint) meta->n_planes && i < self->desc.n_planes; i++)
+      need = MAX (need, meta->offset[i] +
+          plane_extent (&self->desc.planes[i], meta->stride[i]));
   }
   if (size < need) {
     GST_ELEMENT_ERROR (self, STREAM, FORMAT,
@@ -337,13 +341,10 @@ gst_cuda_video_filter_prepare (GstCudaBaseFilter * base, CoEngine * e,
     return GST_FLOW_ERROR;
   }
   for (i = 0; i < self->desc.n_planes; i++) {
-    const CoVideoPlaneDesc *pl = &self->desc.planes[i];
-
     in[i] = GST_VIDEO_FRAME_PLANE_DATA (&fp->in, i);
     in_stride[i] = GST_VIDEO_FRAME_PLANE_STRIDE (&fp->in, i);
     gst_cuda_base_filter_frame_check_input (fr, in[i],
-        (gsize) in_stride[i] * (pl->height - 1) +
-        (gsize) pl->width * pl->comps * pl->comp_bytes);
+        plane_extent (&self->desc.planes[i], in_stride[i]));
     out[i] = GST_VIDEO_FRAME_PLANE_DATA (&fp->out, i);
     out_stride[i] = GST_VIDEO_FRAME_PLANE_STRIDE (&fp->out, i);
   }

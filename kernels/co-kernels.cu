@@ -722,6 +722,9 @@ co_audio_launch_cuda (const CoAudioParams * p, void *stream)
 
 /* ---- preloading ---------------------------------------------------------- */
 
+/* Every template instantiation the launch functions above can pick: keep
+ * this list in step with them. */
+
 template < typename K > static int
 preload_one (K kernel, int err)
 {
