@@ -505,9 +505,10 @@ bench_run_pipeline (const BenchRunSpec * sp, BenchRow * row, gchar ** pool_note)
     goto done;
   }
 
+  /* read /proc before the clocks start: it is not the element's work */
+  tc0 = bench_thread_cpu ();
   t0 = bench_now_ns ();
   c0 = bench_cpu_ns () - bench_checker_cpu_ns (st.checker);
-  tc0 = bench_thread_cpu ();
   for (i = 1; i < st.n && !st.error; i++) {
     GstBuffer *buf;
 
