@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Development runs on the lent GPU machine: the GPU tests, then the
-# measurements of issues 3 and 5 at a few settings, in one command.
+# The GPU tests, compute-sanitizer, and the measurements of issues 3 and 5
+# at a few settings, in one bounded command on the lent GPU machine.
 #   source .gpu/gst/env.sh && tools/gpu-ab.sh [build]
 # Logs: $OUT/ab-logs.tgz (or ./gpu-logs), re-packed after every step, so a
 # run stopped by the device's time limit still brings back what it did.
@@ -10,23 +10,9 @@
 # experimental branch's build-exp/elements; only the plugin .so is needed
 # there, the tools are this build's), logs named bench-alt-*.
 set -u
-build=${1:-build}
-here=$(cd "$(dirname "$0")/.." && pwd)
-dest=${OUT:-$here/gpu-logs}; mkdir -p "$dest"
-out=$(mktemp -d /tmp/co-ab.XXXXXX)
-export GST_PLUGIN_PATH=$here/$build/elements
-export GST_REGISTRY_1_0=/tmp/co-registry.bin
 export CO_GPU_TEST_TIMEOUT=${CO_GPU_TEST_TIMEOUT:-150}
-budget=${CO_AB_BUDGET:-540}
-b=$here/$build/tools/cudaoverlap-bench
-c=$here/$build/tools/cudaoverlap-check
-T0=$(date +%s)
-sum=()
-pack() { tar czf "$dest/ab-logs.tgz" -C "$out" . 2>/dev/null; }
-# fits SECONDS: whether a step of at most SECONDS still fits in the budget
-fits() { (( $(date +%s) - T0 + $1 <= budget )) || { sum+=("skipped (budget): $2"); false; }; }
-
-{ date -u; nvidia-smi -L; nvidia-smi --query-gpu=name,driver_version,pci.bus_id --format=csv; } > "$out/passport.txt" 2>&1
+# shellcheck source=gpu-lib.sh
+source "$(dirname "$0")/gpu-lib.sh" ab "${1:-build}" "${CO_AB_BUDGET:-540}"
 
 # A hang in the simplest pipeline stops everything (CO_AB_SMOKE=0: skip it,
 # for a dry run without a GPU).
@@ -72,15 +58,28 @@ for v in "${variants[@]}"; do
   done
 done
 
-if fits 40 sanitizer; then
+# compute-sanitizer on short pipelines: the pinned (pool) path of video, the
+# registered path of audio
+if fits 90 sanitizer; then
   cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
-  for tool in memcheck synccheck; do
-    timeout 20 "$cs" --tool $tool --error-exitcode 9 gst-launch-1.0 -q videotestsrc num-buffers=6 \
-      pattern=snow ! video/x-raw,format=RGBA,width=1921,height=1081 ! \
-      cudavideofilter operation=box-blur radius=5 streams=3 chunks=5 backend=cuda ! fakesink \
-      >> "$out/sanitizer.log" 2>&1
-    sum+=("sanitizer $tool (pinned input) rc $?")
+  blur="NV12,width=1921,height=1081 ! cudavideofilter operation=box-blur radius=5 streams=3 chunks=5"
+  for run in "memcheck|$blur" \
+             "memcheck|RGBA,width=1921,height=1081 ! cudavideofilter operation=invert streams=3 chunks=5" \
+             "memcheck|GRAY16_LE,width=333,height=77 ! cudavideofilter operation=gamma gamma=2.2 streams=2 chunks=3" \
+             "racecheck|$blur" "synccheck|$blur"; do
+    tool=${run%%|*}; p=${run#*|}
+    echo "=== $tool: $p" >> "$out/sanitizer.log"
+    # shellcheck disable=SC2086
+    timeout 30 "$cs" --tool $tool --error-exitcode 9 gst-launch-1.0 -q videotestsrc num-buffers=6 \
+      pattern=snow ! video/x-raw,format=$p backend=cuda ! fakesink >> "$out/sanitizer.log" 2>&1
+    sum+=("sanitizer $tool ${p%% *} rc $?")
   done
+  echo "=== memcheck audio" >> "$out/sanitizer.log"
+  timeout 30 "$cs" --tool memcheck --error-exitcode 9 gst-launch-1.0 -q audiotestsrc num-buffers=8 \
+    samplesperbuffer=100000 ! audio/x-raw,format=F32LE,channels=2,rate=2400000 ! \
+    cudaaudiofilter operation=fir taps="<0.25,0.5,0.25,0.1,0.3>" backend=cuda streams=3 chunks=5 \
+    ! fakesink >> "$out/sanitizer.log" 2>&1
+  sum+=("sanitizer memcheck audio rc $?")
   pack
 fi
 

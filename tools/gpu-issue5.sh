@@ -8,25 +8,11 @@
 # CO_I5_FRAMES scales the frame counts (default 1; e.g. 0.05 for a dry run
 # on the CPU backend with CO_I5_BACKEND=cpu).
 set -u
-build=${1:-build}
-here=$(cd "$(dirname "$0")/.." && pwd)
-dest=${OUT:-$here/gpu-logs}; mkdir -p "$dest"
-out=$(mktemp -d /tmp/co-i5.XXXXXX)
-export GST_PLUGIN_PATH=$here/$build/elements
-export GST_REGISTRY_1_0=/tmp/co-registry.bin
-budget=${CO_I5_BUDGET:-540}
 scale=${CO_I5_FRAMES:-1}
 backend=${CO_I5_BACKEND:-auto}
-b=$here/$build/tools/cudaoverlap-bench
-c=$here/$build/tools/cudaoverlap-check
-T0=$(date +%s)
-sum=()
-pack() { tar czf "$dest/issue5-logs.tgz" -C "$out" . 2>/dev/null; }
-fits() { (( $(date +%s) - T0 + $1 <= budget )) || { sum+=("skipped (budget): $2"); false; }; }
+# shellcheck source=gpu-lib.sh
+source "$(dirname "$0")/gpu-lib.sh" issue5 "${1:-build}" "${CO_I5_BUDGET:-540}"
 n() { awk -v n="$1" -v s="$scale" 'BEGIN { v = int (n * s); print (v < 2 ? 2 : v) }'; }
-
-{ date -u; git -C "$here" rev-parse HEAD 2>/dev/null; nvidia-smi -L
-  nvidia-smi --query-gpu=name,driver_version,pci.bus_id --format=csv; } > "$out/passport.txt" 2>&1
 
 # name limit_s bench-arguments...
 step() {

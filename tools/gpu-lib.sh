@@ -1,0 +1,25 @@
+# Shared set-up of the bounded GPU-machine scripts (gpu-ab.sh, gpu-issue5.sh);
+# sourced, not run:  source "$(dirname "$0")/gpu-lib.sh" NAME BUILD BUDGET
+# Sets here, build, out (a fresh log folder), b and c (the bench and check
+# tools), sum (lines of the summary), T0; points GStreamer at BUILD's plugin;
+# writes passport.txt.  pack: re-packs the logs into $OUT/NAME-logs.tgz (or
+# ./gpu-logs), so a run stopped by the device's limit still brings back
+# what it did.  fits SECONDS WHAT: whether a step of at most SECONDS still
+# fits in BUDGET s since T0 (if not, the summary says it was skipped).
+gpu_name=$1
+build=$2
+gpu_budget=$3
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+dest=${OUT:-$here/gpu-logs}; mkdir -p "$dest"
+out=$(mktemp -d "/tmp/co-$gpu_name.XXXXXX")
+export GST_PLUGIN_PATH=$here/$build/elements
+export GST_REGISTRY_1_0=/tmp/co-registry.bin
+b=$here/$build/tools/cudaoverlap-bench
+c=$here/$build/tools/cudaoverlap-check
+T0=$(date +%s)
+sum=()
+pack() { tar czf "$dest/$gpu_name-logs.tgz" -C "$out" . 2>/dev/null; }
+fits() { (( $(date +%s) - T0 + $1 <= gpu_budget )) || { sum+=("skipped (budget): $2"); false; }; }
+
+{ date -u; git -C "$here" rev-parse HEAD 2>/dev/null; nvidia-smi -L
+  nvidia-smi --query-gpu=name,driver_version,pci.bus_id --format=csv; } > "$out/passport.txt" 2>&1
