@@ -45,6 +45,7 @@ typedef struct
   /* properties */
   guint streams, chunks;
   guint max_in_flight;
+  CoWaitMode wait_mode;
   CoMode mode;
   CoBackendKind backend;
   gint device_id;

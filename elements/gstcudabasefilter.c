@@ -23,7 +23,8 @@
  *
  * Properties shared by `cudavideofilter` and `cudaaudiofilter`: `streams`,
  * `chunks`, `mode` (`overlap`, or `serial`: the sequential control),
- * `max-in-flight`, `backend` (`auto`, `cuda`, `cpu`), `cuda-device-id`,
+ * `max-in-flight`, `wait-mode` (`blocking`, or `spin` for the lowest
+ * latency), `backend` (`auto`, `cuda`, `cpu`), `cuda-device-id`,
  * `stats-interval`,
  * `post-messages`, `stats`, `passport`, `trace-file`.
  *
@@ -35,7 +36,7 @@
  * `driver-version`, `runtime-version` (gint, as cudaDriverGetVersion and
  * cudaRuntimeGetVersion give them), `async-engine-count`,
  * `concurrent-kernels` (gint), `streams`, `chunks`, `max-in-flight` (guint),
- * `mode`, `backend`, `operation`, `caps` (strings), `frame-bytes` (guint64),
+ * `mode`, `wait-mode`, `backend`, `operation`, `caps` (strings), `frame-bytes` (guint64),
  * `plugin-version` (string).
  *
  * `cudaoverlap-stats` (element message every `stats-interval` ns and at
@@ -78,6 +79,7 @@ GST_DEBUG_CATEGORY (gst_cuda_base_filter_debug);
 #define DEFAULT_STATS_INTERVAL GST_SECOND
 #define DEFAULT_POST_MESSAGES TRUE
 #define DEFAULT_MAX_IN_FLIGHT 0
+#define DEFAULT_WAIT_MODE CO_WAIT_BLOCKING
 #define MAX_MAX_IN_FLIGHT 64
 /* Foreign memory smaller than this is copied, not registered: registering
  * costs tens of microseconds per page-locked megabyte, more than a small
@@ -101,6 +103,7 @@ enum
   PROP_PASSPORT,
   PROP_TRACE_FILE,
   PROP_MAX_IN_FLIGHT,
+  PROP_WAIT_MODE,
 };
 
 
@@ -129,6 +132,26 @@ gst_cuda_overlap_mode_get_type (void)
   if (g_once_init_enter (&type))
     g_once_init_leave (&type, g_enum_register_static ("GstCudaOverlapMode",
             values));
+  return type;
+}
+
+GType
+gst_cuda_overlap_wait_mode_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {CO_WAIT_BLOCKING, "Sleep until the device signals the frame done "
+          "(little CPU; adds a thread wake-up to each frame's latency)",
+        "blocking"},
+    {CO_WAIT_SPIN, "Poll the device until the frame is done (lowest "
+          "latency; keeps a CPU core busy while frames are in flight)",
+        "spin"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type,
+        g_enum_register_static ("GstCudaOverlapWaitMode", values));
   return type;
 }
 
@@ -206,6 +229,13 @@ gst_cuda_base_filter_class_init (GstCudaBaseFilterClass * klass)
           "latency under load low). 0: automatic, max (4, streams + 2)",
           0, MAX_MAX_IN_FLIGHT, DEFAULT_MAX_IN_FLIGHT,
           rw | GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_WAIT_MODE,
+      g_param_spec_enum ("wait-mode", "Wait mode",
+          "How the push thread waits for a frame's device work (CUDA "
+          "backend; the CPU backend ignores it): blocking for throughput "
+          "and low CPU, spin for the lowest latency (live sources)",
+          GST_TYPE_CUDA_OVERLAP_WAIT_MODE, DEFAULT_WAIT_MODE,
+          rw | GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_BACKEND,
       g_param_spec_enum ("backend", "Backend",
           "Where the work runs: auto picks CUDA when a device is usable",
@@ -242,6 +272,7 @@ gst_cuda_base_filter_class_init (GstCudaBaseFilterClass * klass)
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_BASE_FILTER, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_OVERLAP_MODE, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_OVERLAP_BACKEND, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_OVERLAP_WAIT_MODE, 0);
 
   GST_DEBUG_CATEGORY_INIT (gst_cuda_base_filter_debug, "cudabasefilter", 0,
       "cudaoverlap engine element base");
@@ -256,6 +287,7 @@ gst_cuda_base_filter_init (GstCudaBaseFilter * self)
   priv->streams = DEFAULT_STREAMS;
   priv->chunks = DEFAULT_CHUNKS;
   priv->mode = DEFAULT_MODE;
+  priv->wait_mode = DEFAULT_WAIT_MODE;
   priv->backend = DEFAULT_BACKEND;
   priv->device_id = DEFAULT_DEVICE_ID;
   priv->stats_interval = DEFAULT_STATS_INTERVAL;
@@ -329,6 +361,9 @@ gst_cuda_base_filter_set_property (GObject * object, guint id,
     case PROP_MAX_IN_FLIGHT:
       priv->max_in_flight = g_value_get_uint (value);
       break;
+    case PROP_WAIT_MODE:
+      priv->wait_mode = g_value_get_enum (value);
+      break;
     case PROP_DEVICE_ID:
       priv->device_id = g_value_get_int (value);
       break;
@@ -371,6 +406,9 @@ gst_cuda_base_filter_get_property (GObject * object, guint id,
       break;
     case PROP_MAX_IN_FLIGHT:
       g_value_set_uint (value, priv->max_in_flight);
+      break;
+    case PROP_WAIT_MODE:
+      g_value_set_enum (value, priv->wait_mode);
       break;
     case PROP_DEVICE_ID:
       g_value_set_int (value, priv->device_id);
@@ -513,6 +551,7 @@ engine_create (GstCudaBaseFilter * self, GstCaps * caps)
   cfg.chunks = priv->chunks;
   cfg.mode = priv->mode;
   cfg.max_in_flight = priv->max_in_flight;
+  cfg.wait = priv->wait_mode;
   GST_OBJECT_UNLOCK (self);
   cfg.name = GST_OBJECT_NAME (self);
 

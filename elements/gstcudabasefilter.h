@@ -18,6 +18,8 @@ G_DECLARE_DERIVABLE_TYPE (GstCudaBaseFilter, gst_cuda_base_filter, GST,
 
 #define GST_TYPE_CUDA_OVERLAP_MODE (gst_cuda_overlap_mode_get_type ())
 GType gst_cuda_overlap_mode_get_type (void);
+#define GST_TYPE_CUDA_OVERLAP_WAIT_MODE (gst_cuda_overlap_wait_mode_get_type ())
+GType gst_cuda_overlap_wait_mode_get_type (void);
 #define GST_TYPE_CUDA_OVERLAP_BACKEND (gst_cuda_overlap_backend_get_type ())
 GType gst_cuda_overlap_backend_get_type (void);
 

@@ -16,9 +16,15 @@
  * completed frame, so every elapsed-time read spans at most a few frames and
  * keeps the float milliseconds of cudaEventElapsedTime precise.
  *
- * Completion: the consumer blocks (blocking-sync event) on the last chunk's
- * end event, then only queries the others, which normally finished before
- * it (they started earlier), so a frame costs one wake-up, not one per chunk.
+ * Completion: the frame's last chunk records, instead of its end event, a
+ * twin of it that is the only event the consumer waits on; then it only
+ * queries the other chunks' end events, which normally finished before (they
+ * started earlier).  With CO_WAIT_BLOCKING the twin is a blocking-sync event
+ * and the consumer sleeps on it: one wake-up per frame, and one interrupt
+ * for the driver's event thread, whose CPU grows with the number of
+ * blocking-sync events recorded (so the other end events are plain ones).
+ * With CO_WAIT_SPIN the consumer polls the twin: no wake-up latency, a core
+ * busy while frames are in flight.
  */
 #include <string.h>
 
@@ -28,11 +34,15 @@
 
 #include "co-engine-private.h"
 
+/* Per chunk: the CO_TS_COUNT timing events, then the end event's twin. */
+#define CO_EV_END_TWIN CO_TS_COUNT
+#define CO_EV_PER_CHUNK (CO_TS_COUNT + 1)
+
 struct _CoCudaState
 {
   gint device;
   cudaStream_t streams[CO_MAX_STREAMS];
-  cudaEvent_t *events;          /* n_evsets * chunks * CO_TS_COUNT */
+  cudaEvent_t *events;          /* n_evsets * chunks * CO_EV_PER_CHUNK */
   guint8 *dev_mem;
   guint8 *dev_const;
   cudaEvent_t anchor_event;     /* recorded once at open */
@@ -115,12 +125,11 @@ co_cuda_open (CoEngine * e, GError ** error)
     nvtxNameCudaStreamA (c->streams[i], name);
   }
 
-  n_events = e->n_evsets * e->cfg.chunks * CO_TS_COUNT;
+  n_events = e->n_evsets * e->cfg.chunks * CO_EV_PER_CHUNK;
   c->events = g_new0 (cudaEvent_t, n_events);
   for (i = 0; i < n_events; i++) {
-    /* The last event of a chunk is the one the consumer waits on: let it
-     * sleep rather than spin. */
-    guint flags = (i % CO_TS_COUNT == CO_TS_END) ? cudaEventBlockingSync :
+    guint flags = (i % CO_EV_PER_CHUNK == CO_EV_END_TWIN &&
+        e->cfg.wait == CO_WAIT_BLOCKING) ? cudaEventBlockingSync :
         cudaEventDefault;
     CK (cudaEventCreateWithFlags (&c->events[i], flags));
   }
@@ -174,7 +183,7 @@ co_cuda_close (CoEngine * e)
   for (i = 0; i < e->cfg.streams; i++)
     if (c->streams[i])
       cudaStreamSynchronize (c->streams[i]);
-  n_events = e->n_evsets * e->cfg.chunks * CO_TS_COUNT;
+  n_events = e->n_evsets * e->cfg.chunks * CO_EV_PER_CHUNK;
   for (i = 0; c->events && i < n_events; i++)
     if (c->events[i])
       cudaEventDestroy (c->events[i]);
@@ -195,7 +204,15 @@ co_cuda_close (CoEngine * e)
 static inline cudaEvent_t *
 co_cuda_chunk_events (CoEngine * e, CoFrame * f, guint chunk)
 {
-  return &e->cuda->events[(f->evset * e->cfg.chunks + chunk) * CO_TS_COUNT];
+  return &e->cuda->events[(f->evset * e->cfg.chunks + chunk) * CO_EV_PER_CHUNK];
+}
+
+/* The end event chunk @i records: the twin for the frame's last chunk. */
+static inline cudaEvent_t
+co_cuda_end_event (CoEngine * e, CoFrame * f, guint i)
+{
+  return co_cuda_chunk_events (e, f, i)[i + 1 == f->n_chunks ?
+      CO_EV_END_TWIN : CO_TS_END];
 }
 
 static cudaError_t
@@ -241,7 +258,7 @@ co_cuda_submit (CoEngine * e, CoFrame * f, GError ** error)
     CK (cudaEventRecord (ev[CO_TS_KERNEL_DONE], s));
     for (k = 0; k < ch->n_d2h; k++)
       CK (co_cuda_copy (&ch->d2h[k], cudaMemcpyDeviceToHost, s));
-    CK (cudaEventRecord (ev[CO_TS_END], s));
+    CK (cudaEventRecord (co_cuda_end_event (e, f, i), s));
   }
   nvtxRangePop ();
   return TRUE;
@@ -286,10 +303,16 @@ co_cuda_wait (CoEngine * e, CoFrame * f)
   }
   /* The last chunk first (one wake-up), then the others, normally done. */
   for (i = f->n_chunks; i-- > 0;) {
-    cudaEvent_t end = co_cuda_chunk_events (e, f, i)[CO_TS_END];
+    cudaEvent_t end = co_cuda_end_event (e, f, i);
     const gchar *call = "cudaEventQuery";
 
-    err = i + 1 == f->n_chunks ? cudaErrorNotReady : cudaEventQuery (end);
+    err = cudaEventQuery (end);
+    if (i + 1 == f->n_chunks && e->cfg.wait == CO_WAIT_SPIN) {
+      while (err == cudaErrorNotReady) {
+        g_thread_yield ();
+        err = cudaEventQuery (end);
+      }
+    }
     if (err == cudaErrorNotReady) {
       call = "cudaEventSynchronize";
       err = cudaEventSynchronize (end);
@@ -304,7 +327,8 @@ co_cuda_wait (CoEngine * e, CoFrame * f)
     cudaEvent_t *ev = co_cuda_chunk_events (e, f, i);
 
     for (k = 0; k < CO_TS_COUNT; k++) {
-      gint64 d = co_cuda_elapsed_ns (c->anchor, ev[k], &err);
+      gint64 d = co_cuda_elapsed_ns (c->anchor, k == CO_TS_END ?
+          co_cuda_end_event (e, f, i) : ev[k], &err);
 
       if (err != cudaSuccess) {
         f->error = CO_CUDA_FAIL (err, "cudaEventElapsedTime");

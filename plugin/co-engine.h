@@ -47,6 +47,14 @@ typedef enum
   CO_MODE_SERIAL = 1,
 } CoMode;
 
+/* How the consumer waits for a frame's device work (CUDA backend; the CPU
+ * backend's workers always signal a condition). */
+typedef enum
+{
+  CO_WAIT_BLOCKING = 0,         /* sleep on a blocking-sync event: little CPU */
+  CO_WAIT_SPIN = 1,             /* poll the event: lowest latency, a core busy */
+} CoWaitMode;
+
 typedef enum
 {
   CO_KERNEL_VIDEO = 0,
@@ -130,6 +138,7 @@ typedef struct
   guint chunks;                 /* 1..CO_MAX_CHUNKS */
   CoMode mode;
   guint max_in_flight;          /* 0: automatic (see co_engine_new) */
+  CoWaitMode wait;
   gsize dev_in_size;            /* per slot */
   gsize dev_out_size;           /* per slot */
   gsize const_size;             /* device constant area (LUT, taps) */

@@ -651,17 +651,24 @@ GST_END_TEST;
 /* Properties                                                                */
 /* ------------------------------------------------------------------------ */
 
+/* Enum property @name has these values, and @def (if not NULL) by default. */
 static void
-check_enum_nicks (GParamSpec * ps, const gchar * const *nicks)
+check_enum_nicks (GObjectClass * k, const gchar * name,
+    const gchar * const *nicks, const gchar * def)
 {
+  GParamSpec *ps = g_object_class_find_property (k, name);
   GEnumClass *ec;
   guint i;
 
-  fail_unless (G_IS_PARAM_SPEC_ENUM (ps), "%s is not an enum", ps->name);
+  fail_unless (ps != NULL, "no property %s", name);
+  fail_unless (G_IS_PARAM_SPEC_ENUM (ps), "%s is not an enum", name);
   ec = G_PARAM_SPEC_ENUM (ps)->enum_class;
   for (i = 0; nicks[i]; i++)
     fail_unless (g_enum_get_value_by_nick (ec, nicks[i]) != NULL,
-        "property %s has no value '%s'", ps->name, nicks[i]);
+        "property %s has no value '%s'", name, nicks[i]);
+  if (def)
+    fail_unless_equals_string (g_enum_get_value (ec,
+            G_PARAM_SPEC_ENUM (ps)->default_value)->value_nick, def);
 }
 
 GST_START_TEST (test_properties)
@@ -672,13 +679,12 @@ GST_START_TEST (test_properties)
   static const gchar *ops[] = { "invert", "gamma", "box-blur", NULL };
   static const gchar *modes[] = { "overlap", "serial", NULL };
   static const gchar *backends[] = { "auto", "cuda", "cpu", NULL };
+  static const gchar *waits[] = { "blocking", "spin", NULL };
   gdouble g;
   guint u, s, c;
   gint d;
 
-  ps = g_object_class_find_property (k, "operation");
-  fail_unless (ps != NULL);
-  check_enum_nicks (ps, ops);
+  check_enum_nicks (k, "operation", ops, NULL);
 
   ps = g_object_class_find_property (k, "gamma");
   fail_unless (ps && G_IS_PARAM_SPEC_DOUBLE (ps));
@@ -704,25 +710,17 @@ GST_START_TEST (test_properties)
   fail_unless_equals_int (G_PARAM_SPEC_UINT (ps)->maximum, 64);
   fail_unless_equals_int (G_PARAM_SPEC_UINT (ps)->default_value, 4);
 
-  ps = g_object_class_find_property (k, "mode");
-  fail_unless (ps != NULL);
-  check_enum_nicks (ps, modes);
-  fail_unless_equals_string (g_enum_get_value (G_PARAM_SPEC_ENUM
-          (ps)->enum_class, G_PARAM_SPEC_ENUM (ps)->default_value)->value_nick,
-      "overlap");
+  check_enum_nicks (k, "mode", modes, "overlap");
 
-  ps = g_object_class_find_property (k, "backend");
-  fail_unless (ps != NULL);
-  check_enum_nicks (ps, backends);
-  fail_unless_equals_string (g_enum_get_value (G_PARAM_SPEC_ENUM
-          (ps)->enum_class, G_PARAM_SPEC_ENUM (ps)->default_value)->value_nick,
-      "auto");
+  check_enum_nicks (k, "backend", backends, "auto");
 
   ps = g_object_class_find_property (k, "max-in-flight");
   fail_unless (ps && G_IS_PARAM_SPEC_UINT (ps));
   fail_unless_equals_int (G_PARAM_SPEC_UINT (ps)->minimum, 0);
   fail_unless_equals_int (G_PARAM_SPEC_UINT (ps)->maximum, 64);
   fail_unless_equals_int (G_PARAM_SPEC_UINT (ps)->default_value, 0);
+
+  check_enum_nicks (k, "wait-mode", waits, "blocking");
 
   ps = g_object_class_find_property (k, "cuda-device-id");
   fail_unless (ps && G_IS_PARAM_SPEC_INT (ps));
@@ -1778,18 +1776,21 @@ GST_START_TEST (test_many_frames)
   GRand *rand = g_rand_new_with_seed (seed);
   const OpCfg *op = &op_cfgs[__i__ % 2 ? 6 : 0];
   const RunCfg *run = &co_test_run_cfgs[__i__ < 2 || __i__ >= 4 ? 3 : 6];
-  /* 4, 5: an explicit in-flight bound below the automatic one */
-  guint max_in_flight = __i__ >= 4 ? __i__ - 3 : 0;
+  /* 4, 5: an explicit in-flight bound below the automatic one; 6, 7: the
+   * spinning wait (on CUDA: the consumer polls the frame's end event) */
+  guint max_in_flight = __i__ == 4 || __i__ == 5 ? __i__ - 3 : 0;
+  const gchar *wait = __i__ >= 6 ? "spin" : "blocking";
   GstVideoInfo info;
   GstHarness *h = make_harness (op, run);
   GQueue pending = G_QUEUE_INIT;
   gchar *rd = co_test_run_desc (run), *od = op_desc (op);
   gchar *ctx = g_strdup_printf ("[40 frames pull after push, %s xRGB 96x54 "
-      "%s max-in-flight=%u backend=%s seed=0x%08x]", od, rd, max_in_flight,
-      co_test_backend, seed);
+      "%s max-in-flight=%u wait-mode=%s backend=%s seed=0x%08x]", od, rd,
+      max_in_flight, wait, co_test_backend, seed);
   guint i;
 
   g_object_set (h->element, "max-in-flight", max_in_flight, NULL);
+  gst_util_set_object_arg (G_OBJECT (h->element), "wait-mode", wait);
 
   gst_harness_set_src_caps (h, caps_of (GST_VIDEO_FORMAT_xRGB, 96, 54, &info));
   for (i = 0; i < 40; i++) {
@@ -2082,7 +2083,7 @@ cudavideofilter_suite (void)
   tcase_add_test (tc, test_flush_unblocks_chain);
   tcase_add_loop_test (tc, test_caps_change, 0, 2);
   tcase_add_test (tc, test_state_cycling);
-  tcase_add_loop_test (tc, test_many_frames, 0, 6);
+  tcase_add_loop_test (tc, test_many_frames, 0, 8);
   tcase_add_loop_test (tc, test_many_frames_threaded, 0, 2);
   tcase_add_test (tc, test_latency_query);
   tcase_add_test (tc, test_same_buffer_repushed);

@@ -621,6 +621,14 @@ done:
       row->p50_ms = bench_percentile (lat, n, 50);
       row->p99_ms = bench_percentile (lat, n, 99);
       g_free (lat);
+      /* where the time goes: the element's own view, chain entry to push */
+      if (s)
+        bench_note ("latency %s %s %s %ux%u: bench push to appsink p50 %.3f "
+            "ms; element chain entry to push p50 %.3f ms; device first H2D "
+            "start to last D2H end p50 %.3f ms", row->name, row->mode,
+            row->input, row->streams, row->chunks, row->p50_ms,
+            bench_stat_u64 (s, "latency-p50") / 1e6,
+            bench_stat_u64 (s, "gpu-latency-p50") / 1e6);
     } else if (s) {
       row->p50_ms = bench_stat_u64 (s, "latency-p50") / 1e6;
       row->p99_ms = bench_stat_u64 (s, "latency-p99") / 1e6;

@@ -6,6 +6,8 @@
 # run stopped by the device's time limit still brings back what it did.
 # Each step is bounded by `timeout` and runs only if it fits in the budget
 # (CO_AB_BUDGET s, default 540).  A short table is printed last.
+# CO_AB_CHECKS: the streams x chunks of the CUPTI video checks, e.g. "4x1 4x4"
+# (default 4x1 4x2 4x4).
 # CO_AB_ALT=DIR: also run the benches with the plugin in DIR (e.g. an
 # experimental branch's build-exp/elements; only the plugin .so is needed
 # there, the tools are this build's), logs named bench-alt-*.
@@ -32,8 +34,8 @@ if fits 150 tests; then
   pack
 fi
 
-for cfg in "4 1" "4 2" "4 4"; do
-  set -- $cfg
+for cfg in ${CO_AB_CHECKS:-4x1 4x2 4x4}; do
+  set -- ${cfg/x/ }
   fits 60 "check video $cfg" || continue
   CO_CHECK_TRACE_DIR=$out/traces-video-$1x$2 timeout 60 \
     "$c" --video --cupti --streams "$1" --chunks "$2" > "$out/check-video-$1x$2.log" 2>&1
@@ -56,6 +58,24 @@ for v in "${variants[@]}"; do
       --live 60 --live-frames 120 > "$out/bench-$tag-$1x$2.log" 2>&1
     sum+=("bench $tag $cfg rc $?"); pack
   done
+done
+
+# live latency with the spinning wait; then where it goes: a second, traced
+# run (tracing costs time on the push thread, so not in the measured one),
+# its live row (the last pipeline) split by tools/trace-latency.py
+for cfg in "8 4" "4 8"; do
+  set -- $cfg
+  fits 75 "bench spin live $cfg" || continue
+  timeout 45 "$b" --frames 300 --only raw,overlap,pinned --streams "$1" --chunks "$2" \
+    --live 60 --live-frames 120 --props "wait-mode=spin" > "$out/bench-spin-$1x$2.log" 2>&1
+  sum+=("bench spin live $cfg rc $?")
+  for w in spin blocking; do
+    tr=$out/trace-$w-live-$1x$2.json
+    timeout 20 "$b" --frames 20 --only overlap,pinned --streams "$1" --chunks "$2" \
+      --live 60 --live-frames 120 --props "wait-mode=$w trace-file=$tr" > /dev/null 2>&1
+    python3 "$here/tools/trace-latency.py" "$tr" > "$out/latency-$w-$1x$2.txt" 2>&1
+  done
+  pack
 done
 
 # compute-sanitizer on short pipelines: the pinned (pool) path of video, the
@@ -88,7 +108,10 @@ echo "elapsed $(( $(date +%s) - T0 )) s"
 for f in "$out"/bench-*.log; do
   [ -f "$f" ] || continue
   echo "== $(basename "$f")"
-  grep -E '^\| (raw-best|element|live)|^threads' "$f" | awk '!seen[$0]++' | cut -c1-180
+  grep -E '^\| (raw-best|raw-latency|element|live)|^threads|^latency' "$f" | awk '!seen[$0]++' | cut -c1-180
+done
+for f in "$out"/latency-*.txt; do
+  [ -f "$f" ] && cat "$f"
 done
 for f in "$out"/check-*.log; do
   [ -f "$f" ] || continue

@@ -23,8 +23,12 @@ step() {
 }
 
 step 4k-rgba-2x1 90 --frames "$(n 600)" --streams 2 --chunks 1 --live 60 --live-frames "$(n 120)"
-step 4k-rgba-live-4x8 40 --frames "$(n 300)" --only overlap,pinned --streams 4 --chunks 8 \
-  --live 60 --live-frames "$(n 120)"
+# live rows: the spinning wait (wait-mode=spin), raw one-frame latency of the same run
+for sc in 8x4 4x8; do
+  step "4k-rgba-live-spin-$sc" 45 --frames "$(n 300)" --only raw,overlap,pinned \
+    --streams "${sc%x*}" --chunks "${sc#*x}" --live 60 --live-frames "$(n 120)" \
+    --props wait-mode=spin
+done
 step 1080p-rgba-2x1 60 --width 1920 --height 1080 --frames "$(n 2000)" --streams 2 --chunks 1
 step 4k-nv12-2x1 60 --format NV12 --frames "$(n 1000)" --streams 2 --chunks 1
 step gray8-4x1 60 --width 640 --height 480 --format GRAY8 --frames "$(n 20000)" --streams 4 --chunks 1
@@ -39,7 +43,7 @@ printf '%s\n' "${sum[@]}"
 echo "elapsed $(( $(date +%s) - T0 )) s"
 for f in "$out"/*.log; do
   echo "== $(basename "$f")"
-  grep -E '^\| (raw-best|raw-latency|element|peer|live)|^threads|^verdict|^RESULT' "$f" | awk '!seen[$0]++' | cut -c1-170 | head -24
+  grep -E '^\| (raw-best|raw-latency|element|peer|live)|^threads|^latency|^verdict|^RESULT' "$f" | awk '!seen[$0]++' | cut -c1-170 | head -24
 done
 pack
 exit 0
