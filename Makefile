@@ -20,6 +20,8 @@ $(BUILD)/build.ninja:
 
 build: deps $(BUILD)/build.ninja
 	ninja -C $(BUILD)
+	@{ git rev-parse HEAD && git status --porcelain --untracked-files=no | \
+	  sed 's/^/modified: /'; } > $(BUILD)/commit.txt 2>/dev/null || true
 
 demo: build
 	pipelines/demo.sh $(BUILD)

@@ -694,7 +694,7 @@ gst_cuda_base_filter_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
   GstFlowReturn ret;
   CoFrame *cf;
   CoEngine *e;
-  guint64 t0 = co_engine_now ();
+  guint64 t0 = co_engine_now (), t_submit;
 
   if (klass->sink_buffer) {
     ret = klass->sink_buffer (self, buf);
@@ -758,6 +758,7 @@ gst_cuda_base_filter_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
           (buf)), cf->n_chunks, fr->path == CO_PATH_PINNED ? "pinned" :
       fr->path == CO_PATH_REGISTERED ? "registered" : "pageable");
 
+  t_submit = co_engine_now ();
   if (!co_engine_submit (e, cf, &err)) {
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
         ("Submitting a frame to the device failed"), ("%s", err->message));
@@ -765,9 +766,14 @@ gst_cuda_base_filter_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
     nvtxRangePop ();
     return GST_FLOW_ERROR;
   }
-  if (priv->trace)
+  if (priv->trace) {
+    guint64 t_end = co_engine_now ();
+
     co_trace_complete (priv->trace, 1, TID_CHAIN, "chain", "host", t0,
-        co_engine_now () - t0, NULL);
+        t_end - t0, NULL);
+    co_trace_complete (priv->trace, 1, TID_CHAIN, "submit", "host", t_submit,
+        t_end - t_submit, NULL);
+  }
   nvtxRangePop ();
 
   g_mutex_lock (&priv->lock);

@@ -8,6 +8,7 @@
 # (CO_AB_BUDGET s, default 540).  A short table is printed last.
 # CO_AB_CHECKS: the streams x chunks of the CUPTI video checks, e.g. "4x1 4x4"
 # (default 4x1 4x2 4x4).
+# CO_AB_BENCH=0: no benches (the suites, checks and sanitizer only).
 # CO_AB_ALT=DIR: also run the benches with the plugin in DIR (e.g. an
 # experimental branch's build-exp/elements; only the plugin .so is needed
 # there, the tools are this build's), logs named bench-alt-*.
@@ -46,9 +47,9 @@ if fits 60 "check audio"; then
   sum+=("check audio rc $?"); pack
 fi
 
-variants=("main:$here/$build/elements")
-[ -n "${CO_AB_ALT:-}" ] && variants+=("alt:$(cd "$here" && cd "$CO_AB_ALT" && pwd)")
-for v in "${variants[@]}"; do
+[ "${CO_AB_BENCH:-1}" = 0 ] && variants=() || variants=("main:$here/$build/elements")
+[ "${CO_AB_BENCH:-1}" != 0 ] && [ -n "${CO_AB_ALT:-}" ] && variants+=("alt:$(cd "$here" && cd "$CO_AB_ALT" && pwd)")
+for v in "${variants[@]+"${variants[@]}"}"; do
   tag=${v%%:*}
   for cfg in "8 4" "2 1"; do
     set -- $cfg
@@ -63,8 +64,8 @@ done
 # live latency with the spinning wait; then where it goes: a second, traced
 # run (tracing costs time on the push thread, so not in the measured one),
 # its live row (the last pipeline) split by tools/trace-latency.py
-for cfg in "8 4" "4 8"; do
-  set -- $cfg
+for cfg in $( [ "${CO_AB_BENCH:-1}" = 0 ] || echo "8x4 4x8" ); do
+  set -- ${cfg/x/ }
   fits 75 "bench spin live $cfg" || continue
   timeout 45 "$b" --frames 300 --only raw,overlap,pinned --streams "$1" --chunks "$2" \
     --live 60 --live-frames 120 --props "wait-mode=spin" > "$out/bench-spin-$1x$2.log" 2>&1

@@ -23,15 +23,27 @@ step() {
 }
 
 step 4k-rgba-2x1 90 --frames "$(n 600)" --streams 2 --chunks 1 --live 60 --live-frames "$(n 120)"
-# live rows: the spinning wait (wait-mode=spin), raw one-frame latency of the same run
-for sc in 8x4 4x8; do
+# live rows: the spinning wait (wait-mode=spin), raw one-frame latency of the
+# same run; then a short traced run split by tools/trace-latency.py (tracing
+# costs push-thread time, so it is kept out of the measured run)
+for sc in 8x4 8x8; do
   step "4k-rgba-live-spin-$sc" 45 --frames "$(n 300)" --only raw,overlap,pinned \
     --streams "${sc%x*}" --chunks "${sc#*x}" --live 60 --live-frames "$(n 120)" \
     --props wait-mode=spin
+  if fits 20 "trace live $sc"; then
+    timeout 20 "$b" --backend "$backend" --frames "$(n 20)" --only overlap,pinned \
+      --streams "${sc%x*}" --chunks "${sc#*x}" --live 60 --live-frames "$(n 120)" \
+      --props "wait-mode=spin trace-file=$out/trace-live-spin-$sc.json" > /dev/null 2>&1
+    python3 "$here/tools/trace-latency.py" "$out/trace-live-spin-$sc.json" \
+      > "$out/latency-live-spin-$sc.log" 2>&1
+    pack
+  fi
 done
-step 1080p-rgba-2x1 60 --width 1920 --height 1080 --frames "$(n 2000)" --streams 2 --chunks 1
+step 1080p-rgba-sweep 120 --width 1920 --height 1080 --frames "$(n 1000)" --streams 4 \
+  --chunks 1 --sweep
 step 4k-nv12-2x1 60 --format NV12 --frames "$(n 1000)" --streams 2 --chunks 1
-step gray8-4x1 60 --width 640 --height 480 --format GRAY8 --frames "$(n 20000)" --streams 4 --chunks 1
+step gray8-sweep 120 --width 640 --height 480 --format GRAY8 --frames "$(n 10000)" \
+  --streams 8 --chunks 1 --sweep
 if fits 60 fir-balanced; then
   timeout 60 "$c" --backend "$backend" --audio --cupti --taps 479 --buffers "$(n 400)" \
     > "$out/fir-balanced.log" 2>&1
@@ -43,7 +55,7 @@ printf '%s\n' "${sum[@]}"
 echo "elapsed $(( $(date +%s) - T0 )) s"
 for f in "$out"/*.log; do
   echo "== $(basename "$f")"
-  grep -E '^\| (raw-best|raw-latency|element|peer|live)|^threads|^latency|^verdict|^RESULT' "$f" | awk '!seen[$0]++' | cut -c1-170 | head -24
+  grep -E '^\| (raw-best|raw-latency|element|peer|live|pre-submit|submit|to-device|device|wake|to-push)|^latency|^verdict|^RESULT' "$f" | awk '!seen[$0]++' | cut -c1-170 | head -24
 done
 pack
 exit 0

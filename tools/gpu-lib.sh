@@ -21,5 +21,7 @@ sum=()
 pack() { tar czf "$dest/$gpu_name-logs.tgz" -C "$out" . 2>/dev/null; }
 fits() { (( $(date +%s) - T0 + $1 <= gpu_budget )) || { sum+=("skipped (budget): $2"); false; }; }
 
-{ date -u; git -C "$here" rev-parse HEAD 2>/dev/null; nvidia-smi -L
+# the commit the build was made from (`make build` writes it; the GPU
+# machine's copy of the tree may carry a stale .git)
+{ date -u; echo "build of: $(cat "$here/$build/commit.txt" 2>/dev/null || echo unknown)"; nvidia-smi -L
   nvidia-smi --query-gpu=name,driver_version,pci.bus_id --format=csv; } > "$out/passport.txt" 2>&1

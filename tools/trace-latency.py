@@ -7,6 +7,10 @@ Reads the Chrome trace that `trace-file=` writes (docs/stats.md) and prints,
 for the frames in it (the first N skipped: warm-up), the median and p90 of:
 
   chain        the element's chain function: entry to the last chunk queued
+  pre-submit   chain entry to co_engine_submit (slot, output buffer, maps,
+               plan)
+  submit       co_engine_submit: queueing every chunk's copies, kernel and
+               events
   to-device    chain entry to the first H2D copy starting on the device
   device       first H2D start to last D2H end (the frame's device time;
                on the CPU backend: its kernels' span)
@@ -38,7 +42,7 @@ def main(argv):
     skip = int(argv[argv.index("--skip") + 1]) if "--skip" in argv else 1
     with open(argv[1]) as f:
         events = json.load(f)["traceEvents"]
-    host = {"chain": [], "wait": [], "push": []}
+    host = {"chain": [], "submit": [], "wait": [], "push": []}
     dev = {}
     for ev in events:
         if ev.get("ph") != "X":
@@ -52,7 +56,7 @@ def main(argv):
     frames = sorted(dev)
     n = min(len(frames), len(host["chain"]), len(host["wait"]),
             len(host["push"]))
-    rows = {k: [] for k in ("chain", "to-device", "device", "wake",
+    rows = {k: [] for k in ("chain", "pre-submit", "submit", "to-device", "device", "wake",
                             "to-push", "push", "element")}
     for k in range(skip, n):
         c0, c1 = host["chain"][k]
@@ -60,6 +64,10 @@ def main(argv):
         w1 = host["wait"][k][1]
         p0, p1 = host["push"][k]
         rows["chain"].append(c1 - c0)
+        if k < len(host["submit"]):
+            s0, s1 = host["submit"][k]
+            rows["pre-submit"].append(s0 - c0)
+            rows["submit"].append(s1 - s0)
         rows["to-device"].append(d0 - c0)
         rows["device"].append(d1 - d0)
         rows["wake"].append(w1 - d1)
