@@ -46,6 +46,7 @@ typedef struct
   guint streams, chunks;
   guint max_in_flight;
   CoWaitMode wait_mode;
+  gboolean cuda_graphs;
   CoMode mode;
   CoBackendKind backend;
   gint device_id;
