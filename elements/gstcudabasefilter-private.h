@@ -46,7 +46,6 @@ typedef struct
   guint streams, chunks;
   guint max_in_flight;
   CoWaitMode wait_mode;
-  gboolean cuda_graphs;
   CoMode mode;
   CoBackendKind backend;
   gint device_id;

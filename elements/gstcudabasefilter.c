@@ -24,7 +24,7 @@
  * Properties shared by `cudavideofilter` and `cudaaudiofilter`: `streams`,
  * `chunks`, `mode` (`overlap`, or `serial`: the sequential control),
  * `max-in-flight`, `wait-mode` (`blocking`, or `spin` for the lowest
- * latency), `cuda-graphs` (a graph launch per frame), `backend` (`auto`, `cuda`, `cpu`), `cuda-device-id`,
+ * latency), `backend` (`auto`, `cuda`, `cpu`), `cuda-device-id`,
  * `stats-interval`,
  * `post-messages`, `stats`, `passport`, `trace-file`.
  *
@@ -36,7 +36,7 @@
  * `driver-version`, `runtime-version` (gint, as cudaDriverGetVersion and
  * cudaRuntimeGetVersion give them), `async-engine-count`,
  * `concurrent-kernels` (gint), `streams`, `chunks`, `max-in-flight` (guint),
- * `mode`, `wait-mode`, `cuda-graphs` (gboolean), `backend`, `operation`, `caps` (strings), `frame-bytes` (guint64),
+ * `mode`, `wait-mode`, `backend`, `operation`, `caps` (strings), `frame-bytes` (guint64),
  * `plugin-version` (string).
  *
  * `cudaoverlap-stats` (element message every `stats-interval` ns and at
@@ -80,7 +80,6 @@ GST_DEBUG_CATEGORY (gst_cuda_base_filter_debug);
 #define DEFAULT_POST_MESSAGES TRUE
 #define DEFAULT_MAX_IN_FLIGHT 0
 #define DEFAULT_WAIT_MODE CO_WAIT_BLOCKING
-#define DEFAULT_CUDA_GRAPHS FALSE
 #define MAX_MAX_IN_FLIGHT 64
 /* Foreign memory smaller than this is copied, not registered: registering
  * costs tens of microseconds per page-locked megabyte, more than a small
@@ -105,7 +104,6 @@ enum
   PROP_TRACE_FILE,
   PROP_MAX_IN_FLIGHT,
   PROP_WAIT_MODE,
-  PROP_CUDA_GRAPHS,
 };
 
 
@@ -238,14 +236,6 @@ gst_cuda_base_filter_class_init (GstCudaBaseFilterClass * klass)
           "and low CPU, spin for the lowest latency (live sources)",
           GST_TYPE_CUDA_OVERLAP_WAIT_MODE, DEFAULT_WAIT_MODE,
           rw | GST_PARAM_MUTABLE_READY));
-  g_object_class_install_property (gobject_class, PROP_CUDA_GRAPHS,
-      g_param_spec_boolean ("cuda-graphs", "CUDA graphs",
-          "Queue each frame as one CUDA graph launch (one per slot, "
-          "captured from the first frame of a plan) instead of a CUDA call "
-          "per copy, kernel and event: less host CPU per frame.  Used for "
-          "page-locked input with contiguous planes and a plan that stays "
-          "the same; other frames take the per-call path (CUDA backend)",
-          DEFAULT_CUDA_GRAPHS, rw | GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_BACKEND,
       g_param_spec_enum ("backend", "Backend",
           "Where the work runs: auto picks CUDA when a device is usable",
@@ -298,7 +288,6 @@ gst_cuda_base_filter_init (GstCudaBaseFilter * self)
   priv->chunks = DEFAULT_CHUNKS;
   priv->mode = DEFAULT_MODE;
   priv->wait_mode = DEFAULT_WAIT_MODE;
-  priv->cuda_graphs = DEFAULT_CUDA_GRAPHS;
   priv->backend = DEFAULT_BACKEND;
   priv->device_id = DEFAULT_DEVICE_ID;
   priv->stats_interval = DEFAULT_STATS_INTERVAL;
@@ -375,9 +364,6 @@ gst_cuda_base_filter_set_property (GObject * object, guint id,
     case PROP_WAIT_MODE:
       priv->wait_mode = g_value_get_enum (value);
       break;
-    case PROP_CUDA_GRAPHS:
-      priv->cuda_graphs = g_value_get_boolean (value);
-      break;
     case PROP_DEVICE_ID:
       priv->device_id = g_value_get_int (value);
       break;
@@ -423,9 +409,6 @@ gst_cuda_base_filter_get_property (GObject * object, guint id,
       break;
     case PROP_WAIT_MODE:
       g_value_set_enum (value, priv->wait_mode);
-      break;
-    case PROP_CUDA_GRAPHS:
-      g_value_set_boolean (value, priv->cuda_graphs);
       break;
     case PROP_DEVICE_ID:
       g_value_set_int (value, priv->device_id);
@@ -569,7 +552,6 @@ engine_create (GstCudaBaseFilter * self, GstCaps * caps)
   cfg.mode = priv->mode;
   cfg.max_in_flight = priv->max_in_flight;
   cfg.wait = priv->wait_mode;
-  cfg.graphs = priv->cuda_graphs;
   GST_OBJECT_UNLOCK (self);
   cfg.name = GST_OBJECT_NAME (self);
 
@@ -776,7 +758,6 @@ gst_cuda_base_filter_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
           (buf)), cf->n_chunks, fr->path == CO_PATH_PINNED ? "pinned" :
       fr->path == CO_PATH_REGISTERED ? "registered" : "pageable");
 
-  cf->host_pageable = fr->path == CO_PATH_PAGEABLE;
   t_submit = co_engine_now ();
   if (!co_engine_submit (e, cf, &err)) {
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED,

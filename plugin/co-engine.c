@@ -172,13 +172,9 @@ co_engine_new (const CoEngineConfig * config, GError ** error)
     e->n_slots = MAX (4, e->cfg.streams + 2);
   }
   e->cfg.max_in_flight = e->n_slots;
-  /* Two event sets per slot, used in turn: a frame's set must outlive it
-   * by one completion (the first event of the latest completed frame is
-   * the timestamp anchor).  When a slot's set is recorded again, the
-   * slot's frame in between has completed after it, so it is no longer the
-   * anchor.  A slot's sets being its own lets a CUDA graph per set hold
-   * its events (co-engine-cuda.c). */
-  e->n_evsets = 2 * e->n_slots;
+  /* Event sets outlive their frame by one completion (the timestamp
+   * anchor), so there is one more set than slots. */
+  e->n_evsets = e->n_slots + 1;
 
   /* Test hook: make every submission from frame N on fail, so the error
    * path that a failing CUDA call takes can be tested without a GPU. */
@@ -306,7 +302,7 @@ co_engine_acquire (CoEngine * e)
   }
   f = &e->frames[e->free_slots[--e->n_free]];
   f->seqnum = e->next_seqnum++;
-  f->evset = 2 * f->slot + (f->uses++ & 1);
+  f->evset = f->seqnum % e->n_evsets;
   g_mutex_unlock (&e->lock);
 
   f->n_chunks = 0;

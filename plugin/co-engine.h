@@ -118,7 +118,6 @@ struct _CoFrame
   gsize dev_out_size;
 
   /* Set by the caller before co_engine_submit(). */
-  gboolean host_pageable;       /* some copy's host memory is not page-locked */
   guint n_chunks;
   CoChunk chunks[CO_MAX_CHUNKS];
 
@@ -128,7 +127,6 @@ struct _CoFrame
   /* private */
   guint slot;
   guint evset;
-  guint uses;                   /* times this slot was acquired */
   gint remaining;               /* CPU backend: chunks not yet run */
 };
 
@@ -141,7 +139,6 @@ typedef struct
   CoMode mode;
   guint max_in_flight;          /* 0: automatic (see co_engine_new) */
   CoWaitMode wait;
-  gboolean graphs;              /* CUDA: each frame is one graph launch */
   gsize dev_in_size;            /* per slot */
   gsize dev_out_size;           /* per slot */
   gsize const_size;             /* device constant area (LUT, taps) */

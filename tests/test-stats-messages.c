@@ -65,7 +65,7 @@ static const Field passport_fields[] = {
   {"backend", G_TYPE_STRING}, {"operation", G_TYPE_STRING},
   {"caps", G_TYPE_STRING}, {"frame-bytes", G_TYPE_UINT64},
   {"plugin-version", G_TYPE_STRING}, {"max-in-flight", G_TYPE_UINT},
-  {"wait-mode", G_TYPE_STRING}, {"cuda-graphs", G_TYPE_BOOLEAN},
+  {"wait-mode", G_TYPE_STRING},
 };
 
 static void
