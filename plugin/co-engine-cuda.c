@@ -16,15 +16,18 @@
  * completed frame, so every elapsed-time read spans at most a few frames and
  * keeps the float milliseconds of cudaEventElapsedTime precise.
  *
- * Completion: the frame's last chunk records, instead of its end event, a
- * twin of it that is the only event the consumer waits on; then it only
- * queries the other chunks' end events, which normally finished before (they
- * started earlier).  With CO_WAIT_BLOCKING the twin is a blocking-sync event
- * and the consumer sleeps on it: one wake-up per frame, and one interrupt
- * for the driver's event thread, whose CPU grows with the number of
- * blocking-sync events recorded (so the other end events are plain ones).
- * With CO_WAIT_SPIN the consumer polls the twin: no wake-up latency, a core
- * busy while frames are in flight.
+ * Completion: after the frame's last chunk, its stream waits for every
+ * other chunk's end event and records the frame's done event, the only
+ * event the consumer waits on: it completes after all of the frame's work,
+ * whichever chunk ends last (with several streams, chunks' downloads run on
+ * two copy engines and may end out of order).  With CO_WAIT_BLOCKING it is
+ * a blocking-sync event and the consumer sleeps on it: one wake-up per
+ * frame, and one interrupt for the driver's event thread, whose CPU grows
+ * with the number of blocking-sync events recorded (so the timing events
+ * are plain ones).  With CO_WAIT_SPIN the consumer polls it: no wake-up
+ * latency, a core busy while frames are in flight.  The stream wait it
+ * adds only orders later work of that stream after this frame's chunks,
+ * which were queued before it anyway.
  */
 #include <string.h>
 
@@ -34,8 +37,9 @@
 
 #include "co-engine-private.h"
 
-/* Per chunk: the CO_TS_COUNT timing events, then the end event's twin. */
-#define CO_EV_END_TWIN CO_TS_COUNT
+/* Per chunk: the CO_TS_COUNT timing events, then (used for the frame's
+ * last chunk only) the frame's done event. */
+#define CO_EV_DONE CO_TS_COUNT
 #define CO_EV_PER_CHUNK (CO_TS_COUNT + 1)
 
 struct _CoCudaState
@@ -128,7 +132,7 @@ co_cuda_open (CoEngine * e, GError ** error)
   n_events = e->n_evsets * e->cfg.chunks * CO_EV_PER_CHUNK;
   c->events = g_new0 (cudaEvent_t, n_events);
   for (i = 0; i < n_events; i++) {
-    guint flags = (i % CO_EV_PER_CHUNK == CO_EV_END_TWIN &&
+    guint flags = (i % CO_EV_PER_CHUNK == CO_EV_DONE &&
         e->cfg.wait == CO_WAIT_BLOCKING) ? cudaEventBlockingSync :
         cudaEventDefault;
     CK (cudaEventCreateWithFlags (&c->events[i], flags));
@@ -207,12 +211,11 @@ co_cuda_chunk_events (CoEngine * e, CoFrame * f, guint chunk)
   return &e->cuda->events[(f->evset * e->cfg.chunks + chunk) * CO_EV_PER_CHUNK];
 }
 
-/* The end event chunk @i records: the twin for the frame's last chunk. */
+/* The event that completes after all of the frame's work (see above). */
 static inline cudaEvent_t
-co_cuda_end_event (CoEngine * e, CoFrame * f, guint i)
+co_cuda_done_event (CoEngine * e, CoFrame * f)
 {
-  return co_cuda_chunk_events (e, f, i)[i + 1 == f->n_chunks ?
-      CO_EV_END_TWIN : CO_TS_END];
+  return co_cuda_chunk_events (e, f, f->n_chunks - 1)[CO_EV_DONE];
 }
 
 static cudaError_t
@@ -258,7 +261,17 @@ co_cuda_submit (CoEngine * e, CoFrame * f, GError ** error)
     CK (cudaEventRecord (ev[CO_TS_KERNEL_DONE], s));
     for (k = 0; k < ch->n_d2h; k++)
       CK (co_cuda_copy (&ch->d2h[k], cudaMemcpyDeviceToHost, s));
-    CK (cudaEventRecord (co_cuda_end_event (e, f, i), s));
+    CK (cudaEventRecord (ev[CO_TS_END], s));
+  }
+  {
+    CoChunk *last = &f->chunks[f->n_chunks - 1];
+    cudaStream_t s = c->streams[last->stream];
+
+    for (i = 0; i + 1 < f->n_chunks; i++)
+      if (f->chunks[i].stream != last->stream)
+        CK (cudaStreamWaitEvent (s, co_cuda_chunk_events (e, f,
+                    i)[CO_TS_END], 0));
+    CK (cudaEventRecord (co_cuda_done_event (e, f), s));
   }
   nvtxRangePop ();
   return TRUE;
@@ -301,21 +314,21 @@ co_cuda_wait (CoEngine * e, CoFrame * f)
     nvtxRangePop ();
     return;
   }
-  /* The last chunk first (one wake-up), then the others, normally done. */
-  for (i = f->n_chunks; i-- > 0;) {
-    cudaEvent_t end = co_cuda_end_event (e, f, i);
+  /* One event for the whole frame (one wake-up when blocking). */
+  {
+    cudaEvent_t done = co_cuda_done_event (e, f);
     const gchar *call = "cudaEventQuery";
 
-    err = cudaEventQuery (end);
-    if (i + 1 == f->n_chunks && e->cfg.wait == CO_WAIT_SPIN) {
+    err = cudaEventQuery (done);
+    if (e->cfg.wait == CO_WAIT_SPIN) {
       while (err == cudaErrorNotReady) {
         g_thread_yield ();
-        err = cudaEventQuery (end);
+        err = cudaEventQuery (done);
       }
     }
     if (err == cudaErrorNotReady) {
       call = "cudaEventSynchronize";
-      err = cudaEventSynchronize (end);
+      err = cudaEventSynchronize (done);
     }
     if (err != cudaSuccess) {
       f->error = CO_CUDA_FAIL (err, call);
@@ -327,8 +340,7 @@ co_cuda_wait (CoEngine * e, CoFrame * f)
     cudaEvent_t *ev = co_cuda_chunk_events (e, f, i);
 
     for (k = 0; k < CO_TS_COUNT; k++) {
-      gint64 d = co_cuda_elapsed_ns (c->anchor, k == CO_TS_END ?
-          co_cuda_end_event (e, f, i) : ev[k], &err);
+      gint64 d = co_cuda_elapsed_ns (c->anchor, ev[k], &err);
 
       if (err != cudaSuccess) {
         f->error = CO_CUDA_FAIL (err, "cudaEventElapsedTime");
