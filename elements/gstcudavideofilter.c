@@ -37,6 +37,14 @@
  * |[
  * gst-launch-1.0 videotestsrc ! video/x-raw,format=RGBA ! cudavideofilter operation=gamma gamma=2.2 mode=serial ! fakesink
  * ]| The sequential control: one stream, one chunk, a wait per frame.
+ * |[
+ * gst-launch-1.0 videotestsrc is-live=true ! video/x-raw,format=RGBA,width=3840,height=2160,framerate=60/1 ! cudavideofilter operation=invert streams=8 chunks=4 wait-mode=spin ! fakesink
+ * ]| A live source at the lowest latency: four bands per frame on their own
+ * streams, and the push thread polls for the frame instead of sleeping.
+ * |[
+ * gst-launch-1.0 videotestsrc num-buffers=3000 ! video/x-raw,format=RGBA,width=3840,height=2160 ! cudavideofilter operation=invert streams=4 chunks=1 ! fakesink
+ * ]| Highest throughput and least host CPU per frame: whole frames, four
+ * in flight on four streams (docs/PERFORMANCE.md, tuning guide).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
