@@ -333,14 +333,19 @@ bench_thread_cpu (void)
     if (g_file_get_contents (p, &name, NULL, NULL) &&
         g_file_get_contents (q, &ss, NULL, NULL)) {
       guint64 *v;
+      gchar **f = g_strsplit (ss, " ", 3);
 
       g_strstrip (name);
       v = g_hash_table_lookup (t, name);
       if (!v) {
-        v = g_new0 (guint64, 1);
+        v = g_new0 (guint64, 2);
         g_hash_table_insert (t, g_strdup (name), v);
       }
-      *v += g_ascii_strtoull (ss, NULL, 10);
+      /* schedstat: time on a CPU (ns), time waiting for one, times run */
+      v[0] += g_ascii_strtoull (f[0], NULL, 10);
+      if (f[0] && f[1] && f[2])
+        v[1] += g_ascii_strtoull (f[2], NULL, 10);
+      g_strfreev (f);
     }
     g_free (name);
     g_free (ss);
@@ -356,6 +361,7 @@ typedef struct
 {
   const gchar *name;
   gint64 ns;
+  gint64 runs;                  /* times the thread was put on a CPU */
 } ThreadCpu;
 
 static gint
@@ -377,8 +383,10 @@ bench_thread_cpu_diff (GHashTable * a, GHashTable * b, guint64 frames)
 
   g_hash_table_iter_init (&it, b);
   while (g_hash_table_iter_next (&it, &k, &v)) {
-    guint64 *old = g_hash_table_lookup (a, k);
-    ThreadCpu tc = { k, (gint64) * (guint64 *) v - (old ? (gint64) * old : 0) };
+    guint64 *old = g_hash_table_lookup (a, k), *now = v;
+    ThreadCpu tc = { k, (gint64) now[0] - (old ? (gint64) old[0] : 0),
+      (gint64) now[1] - (old ? (gint64) old[1] : 0)
+    };
 
     if (tc.ns > 0)
       g_array_append_val (arr, tc);
@@ -387,8 +395,9 @@ bench_thread_cpu_diff (GHashTable * a, GHashTable * b, guint64 frames)
   for (i = 0; i < MIN (arr->len, 8); i++) {
     ThreadCpu *tc = &g_array_index (arr, ThreadCpu, i);
 
-    g_string_append_printf (s, "%s%s %.4f", i ? ", " : "", tc->name,
-        tc->ns / 1e6 / MAX (frames, 1));
+    g_string_append_printf (s, "%s%s %.4f (%.2f runs)", i ? ", " : "",
+        tc->name, tc->ns / 1e6 / MAX (frames, 1),
+        (gdouble) tc->runs / MAX (frames, 1));
   }
   g_array_free (arr, TRUE);
   return g_string_free (s, FALSE);

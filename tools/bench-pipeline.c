@@ -589,7 +589,8 @@ done:
   if (row && tc0 && tc1) {
     gchar *d = bench_thread_cpu_diff (tc0, tc1, sp->frames);
 
-    bench_note ("threads %s %s %s %ux%u, cpu ms/frame by thread: %s",
+    bench_note ("threads %s %s %s %ux%u, cpu ms/frame by thread (and times "
+        "put on a CPU per frame): %s",
         row->name, row->mode, row->input, row->streams, row->chunks, d);
     g_free (d);
   }
