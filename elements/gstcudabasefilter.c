@@ -758,7 +758,7 @@ gst_cuda_base_filter_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
           (buf)), cf->n_chunks, fr->path == CO_PATH_PINNED ? "pinned" :
       fr->path == CO_PATH_REGISTERED ? "registered" : "pageable");
 
-  t_submit = co_engine_now ();
+  t_submit = priv->trace ? co_engine_now () : 0;        /* only the trace uses it */
   if (!co_engine_submit (e, cf, &err)) {
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
         ("Submitting a frame to the device failed"), ("%s", err->message));

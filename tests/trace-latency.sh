@@ -18,4 +18,10 @@ grep -q ": 19 frames (first 1 skipped)" "$tmp/out.txt" || { echo "wrong frame co
 for step in chain pre-submit submit to-device device wake to-push push element; do
   grep -Eq "^\| $step \| [0-9.]+ \| [0-9.]+ \|$" "$tmp/out.txt" || { echo "no '$step' row"; exit 1; }
 done
+# per frame the element's span holds the device span, and no step is
+# negative, so neither may their medians be
+awk -F'|' '/^\| [a-z-]+ \|/ { v[$2] = $3 + 0; if ($3 + 0 < 0) bad = bad " " $2 }
+  END { if (bad != "") { print "negative:" bad; exit 1 }
+        if (v[" element "] < v[" device "]) { print "element p50 < device p50"; exit 1 } }' \
+  "$tmp/out.txt" || exit 1
 echo "trace-latency ok"

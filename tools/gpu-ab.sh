@@ -61,9 +61,8 @@ for v in "${variants[@]+"${variants[@]}"}"; do
   done
 done
 
-# live latency with the spinning wait; then where it goes: a second, traced
-# run (tracing costs time on the push thread, so not in the measured one),
-# its live row (the last pipeline) split by tools/trace-latency.py
+# live latency with the spinning wait; then where it goes, spinning and
+# blocking (trace_live)
 for cfg in $( [ "${CO_AB_BENCH:-1}" = 0 ] || echo "8x4 4x8" ); do
   set -- ${cfg/x/ }
   fits 75 "bench spin live $cfg" || continue
@@ -71,10 +70,7 @@ for cfg in $( [ "${CO_AB_BENCH:-1}" = 0 ] || echo "8x4 4x8" ); do
     --live 60 --live-frames 120 --props "wait-mode=spin" > "$out/bench-spin-$1x$2.log" 2>&1
   sum+=("bench spin live $cfg rc $?")
   for w in spin blocking; do
-    tr=$out/trace-$w-live-$1x$2.json
-    timeout 20 "$b" --frames 20 --only overlap,pinned --streams "$1" --chunks "$2" \
-      --live 60 --live-frames 120 --props "wait-mode=$w trace-file=$tr" > /dev/null 2>&1
-    python3 "$here/tools/trace-latency.py" "$tr" > "$out/latency-$w-$1x$2.txt" 2>&1
+    trace_live "live-$w-$1x$2" "$1" "$2" "$w"
   done
   pack
 done
@@ -111,7 +107,7 @@ for f in "$out"/bench-*.log; do
   echo "== $(basename "$f")"
   grep -E '^\| (raw-best|raw-latency|element|live)|^threads|^latency' "$f" | awk '!seen[$0]++' | cut -c1-180
 done
-for f in "$out"/latency-*.txt; do
+for f in "$out"/latency-*.log; do
   [ -f "$f" ] && cat "$f"
 done
 for f in "$out"/check-*.log; do

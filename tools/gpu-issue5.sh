@@ -24,18 +24,13 @@ step() {
 
 step 4k-rgba-2x1 90 --frames "$(n 600)" --streams 2 --chunks 1 --live 60 --live-frames "$(n 120)"
 # live rows: the spinning wait (wait-mode=spin), raw one-frame latency of the
-# same run; then a short traced run split by tools/trace-latency.py (tracing
-# costs push-thread time, so it is kept out of the measured run)
+# same run; then where the time goes (trace_live)
 for sc in 8x4 8x8; do
   step "4k-rgba-live-spin-$sc" 45 --frames "$(n 300)" --only raw,overlap,pinned \
     --streams "${sc%x*}" --chunks "${sc#*x}" --live 60 --live-frames "$(n 120)" \
     --props wait-mode=spin
   if fits 20 "trace live $sc"; then
-    timeout 20 "$b" --backend "$backend" --frames "$(n 20)" --only overlap,pinned \
-      --streams "${sc%x*}" --chunks "${sc#*x}" --live 60 --live-frames "$(n 120)" \
-      --props "wait-mode=spin trace-file=$out/trace-live-spin-$sc.json" > /dev/null 2>&1
-    python3 "$here/tools/trace-latency.py" "$out/trace-live-spin-$sc.json" \
-      > "$out/latency-live-spin-$sc.log" 2>&1
+    trace_live "live-spin-$sc" "${sc%x*}" "${sc#*x}" spin --backend "$backend"
     pack
   fi
 done

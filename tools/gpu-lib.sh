@@ -6,6 +6,10 @@
 # ./gpu-logs), so a run stopped by the device's limit still brings back
 # what it did.  fits SECONDS WHAT: whether a step of at most SECONDS still
 # fits in BUDGET s since T0 (if not, the summary says it was skipped).
+# trace_live TAG STREAMS CHUNKS WAIT [bench options]: a short traced live run
+# (tracing costs push-thread time, so measured runs are not traced); its live
+# row, the last pipeline, split by tools/trace-latency.py: $out/trace-TAG.json,
+# $out/latency-TAG.log.
 gpu_name=$1
 build=$2
 gpu_budget=$3
@@ -25,3 +29,11 @@ fits() { (( $(date +%s) - T0 + $1 <= gpu_budget )) || { sum+=("skipped (budget):
 # machine's copy of the tree may carry a stale .git)
 { date -u; echo "build of: $(cat "$here/$build/commit.txt" 2>/dev/null || echo unknown)"; nvidia-smi -L
   nvidia-smi --query-gpu=name,driver_version,pci.bus_id --format=csv; } > "$out/passport.txt" 2>&1
+
+trace_live() {
+  local tag=$1 s=$2 c=$3 w=$4; shift 4
+  timeout 20 "$b" "$@" --frames 20 --only overlap,pinned --streams "$s" --chunks "$c" \
+    --live 60 --live-frames 120 --props "wait-mode=$w trace-file=$out/trace-$tag.json" \
+    > /dev/null 2>&1
+  python3 "$here/tools/trace-latency.py" "$out/trace-$tag.json" > "$out/latency-$tag.log" 2>&1
+}
