@@ -36,6 +36,12 @@ typedef struct
   GstVideoInfo info;
   GstCaps *caps;
   GstMemory *mem[BENCH_RING];   /* the ring, each wrapped once */
+  /* The peer's own copy of the ring: the element registers (page-locks) the
+   * ring's memory on its registered-input runs and keeps it registered while
+   * mem[] lives; the peer must read pageable malloc()ed memory, as a user's
+   * would be, so it never sees those addresses. */
+  guint8 *peer_ring[BENCH_RING];
+  GstMemory *peer_mem[BENCH_RING];
   GstClockTime dur;             /* frame duration; PTS = n x dur */
   const gchar *op, *backend, *props;
   gchar *elem_passport;         /* the first cudaoverlap-passport seen */

@@ -399,7 +399,8 @@ make_input (RunState * st, guint i, GHashTable * contents)
   } else {
     r = i % BENCH_RING;
     buf = gst_buffer_new ();
-    gst_buffer_append_memory (buf, gst_memory_ref (bench_gst.mem[r]));
+    gst_buffer_append_memory (buf, gst_memory_ref (st->sp->peer ?
+            bench_gst.peer_mem[r] : bench_gst.mem[r]));
   }
   GST_BUFFER_PTS (buf) = i * bench_gst.dur;
   GST_BUFFER_DURATION (buf) = bench_gst.dur;
@@ -650,7 +651,16 @@ done:
             G_GUINT64_FORMAT " registered %" G_GUINT64_FORMAT " pageable %"
             G_GUINT64_FORMAT, pin, reg, pag);
     } else if (sp->peer) {
-      g_strlcpy (row->hostmem, "malloc (pageable)", sizeof (row->hostmem));
+      /* checked after the run: none of its input may be page-locked */
+      guint locked = bench_cuda_count_locked (bench_gst.peer_ring, BENCH_RING);
+
+      g_snprintf (row->hostmem, sizeof (row->hostmem),
+          "malloc, %u/%u page-locked", locked, BENCH_RING);
+      if (locked > 0) {
+        bench_note ("check: peer: %u of its %u input frames are page-locked; "
+            "its figures are not those of pageable input", locked, BENCH_RING);
+        bench_gst.failed = TRUE;
+      }
     }
     row->invalid = !ok || bad > 0;
     if (!ok)

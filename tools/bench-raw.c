@@ -109,6 +109,23 @@ bench_cuda_passport (gint device)
       (rt % 1000) / 10);
 }
 
+/* How many of @ptrs are page-locked (cudaHostAlloc'ed or registered). */
+guint
+bench_cuda_count_locked (guint8 * const *ptrs, guint n)
+{
+  guint i, locked = 0;
+
+  for (i = 0; i < n; i++) {
+    unsigned int flags = 0;
+
+    if (ptrs[i] && cudaHostGetFlags (&flags, ptrs[i]) == cudaSuccess)
+      locked++;
+    else
+      cudaGetLastError ();      /* not page-locked: not an error here */
+  }
+  return locked;
+}
+
 static void check_frames (gpointer item, gpointer user_data);
 
 BenchRaw *

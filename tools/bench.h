@@ -108,6 +108,7 @@ G_GNUC_PRINTF (1, 2);
      typedef struct _BenchRaw BenchRaw;
      gboolean bench_cuda_probe (gint device, gchar ** why);
      gchar *bench_cuda_passport (gint device);
+     guint bench_cuda_count_locked (guint8 * const *ptrs, guint n);
      BenchRaw *bench_raw_new (const BenchFrames * f, gint device);
      void bench_raw_free (BenchRaw * r);
      void bench_raw_throughput (BenchRaw * r, guint streams, guint chunks,

@@ -501,6 +501,25 @@ main (int argc, char **argv)
     BenchRunSpec sp = { TRUE, FALSE, BENCH_IN_REGISTERED, 0, 0,
       VERIFY_FRAMES - 1, TRUE, 0
     };
+    guint locked;
+
+    /* same frames, other addresses (see BenchGst.peer_ring) */
+    for (k = 0; k < BENCH_RING; k++) {
+      bench_gst.peer_ring[k] = malloc (bench_gst.fr.lay.size);
+      if (!bench_gst.peer_ring[k])
+        g_error ("out of memory (%" G_GSIZE_FORMAT " bytes)",
+            bench_gst.fr.lay.size);
+      memcpy (bench_gst.peer_ring[k], bench_gst.fr.ring[k],
+          bench_gst.fr.lay.size);
+      bench_gst.peer_mem[k] = gst_memory_new_wrapped (0,
+          bench_gst.peer_ring[k], bench_gst.fr.lay.size, 0,
+          bench_gst.fr.lay.size, NULL, NULL);
+    }
+    locked = bench_cuda_count_locked (bench_gst.peer_ring, BENCH_RING);
+    bench_note ("peer input: its own malloc()ed copy of the %u ring frames, "
+        "%u of them page-locked (the element's registered runs page-lock "
+        "the ring it reads; the peer never sees those addresses)",
+        BENCH_RING, locked);
     bench_run_pipeline (&sp, NULL, NULL);
   } else if (k_peer) {
     k_peer = FALSE;
@@ -638,8 +657,12 @@ main (int argc, char **argv)
   g_date_time_unref (now);
   g_free (date);
 
-  for (k = 0; k < BENCH_RING; k++)
+  for (k = 0; k < BENCH_RING; k++) {
     gst_memory_unref (bench_gst.mem[k]);
+    if (bench_gst.peer_mem[k])
+      gst_memory_unref (bench_gst.peer_mem[k]);
+    free (bench_gst.peer_ring[k]);
+  }
   bench_frames_clear (&bench_gst.fr);
   return bench_gst.failed ? 1 : 0;
 }
