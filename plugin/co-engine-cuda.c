@@ -20,7 +20,8 @@
  * other chunk's end event and records the frame's done event, the only
  * event the consumer waits on: it completes after all of the frame's work,
  * whichever chunk ends last (with several streams, chunks' downloads run on
- * two copy engines and may end out of order).  With CO_WAIT_BLOCKING it is
+ * two copy engines and may end out of order).  It is never timed (a timing
+ * event costs the host ~1 us more to record).  With CO_WAIT_BLOCKING it is
  * a blocking-sync event and the consumer sleeps on it: one wake-up per
  * frame, and one interrupt for the driver's event thread, whose CPU grows
  * with the number of blocking-sync events recorded (so the timing events
@@ -133,9 +134,10 @@ co_cuda_open (CoEngine * e, GError ** error)
   n_events = e->n_evsets * e->cfg.chunks * CO_EV_PER_CHUNK;
   c->events = g_new0 (cudaEvent_t, n_events);
   for (i = 0; i < n_events; i++) {
-    guint flags = (i % CO_EV_PER_CHUNK == CO_EV_DONE &&
-        e->cfg.wait == CO_WAIT_BLOCKING) ? cudaEventBlockingSync :
-        cudaEventDefault;
+    /* the done event: untimed (see the top of this file) */
+    guint flags = i % CO_EV_PER_CHUNK != CO_EV_DONE ? cudaEventDefault :
+        e->cfg.wait == CO_WAIT_BLOCKING ?
+        cudaEventBlockingSync | cudaEventDisableTiming : cudaEventDisableTiming;
     CK (cudaEventCreateWithFlags (&c->events[i], flags));
   }
 
@@ -318,17 +320,14 @@ co_cuda_wait (CoEngine * e, CoFrame * f)
   /* One event for the whole frame (one wake-up when blocking). */
   {
     cudaEvent_t done = co_cuda_done_event (e, f);
-    const gchar *call = "cudaEventQuery";
+    const gchar *call = "cudaEventSynchronize";
 
-    err = cudaEventQuery (done);
     if (e->cfg.wait == CO_WAIT_SPIN) {
-      while (err == cudaErrorNotReady) {
+      call = "cudaEventQuery";
+      while ((err = cudaEventQuery (done)) == cudaErrorNotReady)
         g_thread_yield ();
-        err = cudaEventQuery (done);
-      }
-    }
-    if (err == cudaErrorNotReady) {
-      call = "cudaEventSynchronize";
+    } else {
+      /* no query first: it costs as much as this when the frame is done */
       err = cudaEventSynchronize (done);
     }
     if (err != cudaSuccess) {
