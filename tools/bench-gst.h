@@ -42,6 +42,12 @@ typedef struct
    * would be, so it never sees those addresses. */
   guint8 *peer_ring[BENCH_RING];
   GstMemory *peer_mem[BENCH_RING];
+  /* What the peer is told the frames are: the same as info/caps, or, for a
+   * format cudaupload does not take, a stand-in of the same bytes (peer_as
+   * names it, e.g. GRAY8 640x480 as RGBA 160x480: same rows, same stride). */
+  GstVideoInfo peer_info;
+  GstCaps *peer_caps;
+  gchar *peer_as;
   GstClockTime dur;             /* frame duration; PTS = n x dur */
   const gchar *op, *backend, *props;
   gchar *elem_passport;         /* the first cudaoverlap-passport seen */

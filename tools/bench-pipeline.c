@@ -131,8 +131,8 @@ check_output (gpointer item, gpointer user_data)
   gsize stride[BENCH_MAX_PLANES] = { 0, };
   gint p;
 
-  if (!gst_video_frame_map (&vf, &bench_gst.info,
-          gst_sample_get_buffer (it->sample), GST_MAP_READ)) {
+  if (!gst_video_frame_map (&vf, st->sp->peer ? &bench_gst.peer_info :
+          &bench_gst.info, gst_sample_get_buffer (it->sample), GST_MAP_READ)) {
     g_mutex_lock (&st->lock);
     st->stray++;
     g_mutex_unlock (&st->lock);
@@ -454,10 +454,12 @@ bench_run_pipeline (const BenchRunSpec * sp, BenchRow * row, gchar ** pool_note)
   }
   src = gst_bin_get_by_name (GST_BIN (st.pipeline), "src");
   sink = gst_bin_get_by_name (GST_BIN (st.pipeline), "sink");
-  g_object_set (src, "caps", bench_gst.caps, "format", GST_FORMAT_TIME,
+  g_object_set (src, "caps", sp->peer ? bench_gst.peer_caps : bench_gst.caps,
+      "format", GST_FORMAT_TIME,
       "is-live", FALSE, "do-timestamp", FALSE, "block", TRUE, "max-bytes",
       (guint64) (2 * bench_gst.fr.lay.size), NULL);
-  g_object_set (sink, "caps", bench_gst.caps, "sync", FALSE, "max-buffers", 2,
+  g_object_set (sink, "caps", sp->peer ? bench_gst.peer_caps : bench_gst.caps,
+      "sync", FALSE, "max-buffers", 2,
       "drop", FALSE, "enable-last-sample", FALSE, "emit-signals", FALSE, NULL);
   cb.new_sample = on_new_sample;
   gst_app_sink_set_callbacks (GST_APP_SINK (sink), &cb, &st, NULL);

@@ -72,7 +72,7 @@ pipeline_row (const gchar * name, BenchRunSpec sp)
 {
   BenchRow row;
   BenchRunSpec warm = sp;
-  gchar mode[24];
+  gchar mode[24], input[24];
 
   if (sp.live_fps > 0)
     g_snprintf (mode, sizeof (mode), "live@%g%s", sp.live_fps,
@@ -80,8 +80,10 @@ pipeline_row (const gchar * name, BenchRunSpec sp)
   else
     g_strlcpy (mode, sp.peer ? "upload+download" : sp.serial ? "serial" :
         "overlap", sizeof (mode));
-  bench_row_init (&row, name, mode, sp.peer ? "malloc" :
-      bench_input_names[sp.input], sp.peer ? 0 : sp.streams,
+  g_snprintf (input, sizeof (input), "%s%s", sp.peer ? "malloc" :
+      bench_input_names[sp.input], sp.peer && bench_gst.peer_as ?
+      " as RGBA" : "");
+  bench_row_init (&row, name, mode, input, sp.peer ? 0 : sp.streams,
       sp.peer ? 0 : sp.chunks);
   row.frames = sp.frames;
   warm.frames = opt_warmup;
@@ -237,9 +239,9 @@ print_summary (FILE * out)
 
 /* ---- main ------------------------------------------------------------------- */
 
-/* Whether cudaupload's sink template takes our (system memory) caps. */
+/* Whether cudaupload's sink template takes @want (system memory). */
 static gboolean
-peer_takes_caps (void)
+peer_takes_caps (GstCaps * want)
 {
   GstElementFactory *f = gst_element_factory_find ("cudaupload");
   const GList *l;
@@ -254,11 +256,48 @@ peer_takes_caps (void)
     if (t->direction != GST_PAD_SINK)
       continue;
     caps = gst_static_caps_get (&t->static_caps);
-    ok |= gst_caps_can_intersect (caps, bench_gst.caps);
+    ok |= gst_caps_can_intersect (caps, want);
     gst_caps_unref (caps);
   }
   gst_object_unref (f);
   return ok;
+}
+
+/* The caps the peer is fed (BenchGst.peer_caps): ours, or for a format that
+ * cudaupload does not take, RGBA with the same bytes per row, row count and
+ * stride, so every frame is the same bytes.  FALSE if there is neither. */
+static gboolean
+peer_choose_caps (void)
+{
+  const GstVideoInfo *in = &bench_gst.info;
+  GstVideoInfo as;
+  gsize row = (gsize) GST_VIDEO_INFO_COMP_PSTRIDE (in, 0) *
+      GST_VIDEO_INFO_WIDTH (in);
+
+  bench_gst.peer_info = *in;
+  bench_gst.peer_caps = gst_caps_ref (bench_gst.caps);
+  if (peer_takes_caps (bench_gst.caps))
+    return TRUE;
+  gst_caps_unref (bench_gst.peer_caps);
+  bench_gst.peer_caps = NULL;
+  if (GST_VIDEO_INFO_N_PLANES (in) != 1 || row % 4 != 0)
+    return FALSE;
+  gst_video_info_set_format (&as, GST_VIDEO_FORMAT_RGBA, row / 4,
+      GST_VIDEO_INFO_HEIGHT (in));
+  as.fps_n = in->fps_n;
+  as.fps_d = in->fps_d;
+  if (GST_VIDEO_INFO_PLANE_STRIDE (&as, 0) != GST_VIDEO_INFO_PLANE_STRIDE (in,
+          0) || GST_VIDEO_INFO_SIZE (&as) != GST_VIDEO_INFO_SIZE (in))
+    return FALSE;
+  bench_gst.peer_info = as;
+  bench_gst.peer_caps = gst_video_info_to_caps (&as);
+  if (!peer_takes_caps (bench_gst.peer_caps)) {
+    gst_clear_caps (&bench_gst.peer_caps);
+    return FALSE;
+  }
+  bench_gst.peer_as = g_strdup_printf ("RGBA %dx%d",
+      GST_VIDEO_INFO_WIDTH (&as), GST_VIDEO_INFO_HEIGHT (&as));
+  return TRUE;
 }
 
 static gboolean
@@ -495,8 +534,14 @@ main (int argc, char **argv)
   else if (k_peer && (!bench_have_feature ("cudaupload") ||
           !bench_have_feature ("cudadownload")))
     peer_skipped = "nvcodec not installed";
-  else if (k_peer && !peer_takes_caps ())
+  else if (k_peer && !peer_choose_caps ())
     peer_skipped = g_strdup_printf ("cudaupload does not take %s", opt_format);
+  if (k_peer && !peer_skipped && bench_gst.peer_as)
+    bench_note ("peer: cudaupload does not take %s; it is fed the same frames "
+        "as %s (the same bytes: %" G_GSIZE_FORMAT " per frame, stride %d), and "
+        "its outputs are checked as those bytes", opt_format,
+        bench_gst.peer_as, GST_VIDEO_INFO_SIZE (&bench_gst.info),
+        GST_VIDEO_INFO_PLANE_STRIDE (&bench_gst.info, 0));
   if (k_peer && !peer_skipped) {
     BenchRunSpec sp = { TRUE, FALSE, BENCH_IN_REGISTERED, 0, 0,
       VERIFY_FRAMES - 1, TRUE, 0
@@ -663,6 +708,8 @@ main (int argc, char **argv)
       gst_memory_unref (bench_gst.peer_mem[k]);
     free (bench_gst.peer_ring[k]);
   }
+  gst_clear_caps (&bench_gst.peer_caps);
+  g_free (bench_gst.peer_as);
   bench_frames_clear (&bench_gst.fr);
   return bench_gst.failed ? 1 : 0;
 }
