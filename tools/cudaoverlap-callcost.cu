@@ -325,6 +325,74 @@ op_cu_chunk_timed (int i)
   return err;
 }
 
+static void measure (const char *name, OpFunc op, int calls_per_op, int n_ops,
+    const char *side);
+
+/* Copies of frame-sized blocks: does a copy's CPU cost grow with its size?
+ * From cudaHostAlloc'ed memory and from malloc()ed memory registered with
+ * cudaHostRegister (the element's two fast inputs). */
+#define BIG_MAX ((size_t) 32 << 20)
+static size_t big_size;
+static unsigned char *big_host, *big_reg, *big_dev;
+
+static int
+big_copy (int i, unsigned char *dst, unsigned char *src,
+    enum cudaMemcpyKind kind)
+{
+  size_t o = (size_t) (i % N_STREAMS) * BIG_MAX;
+
+  return cudaMemcpyAsync (dst + o, src + o, big_size, kind,
+      streams[i % N_STREAMS]);
+}
+
+static int
+op_big_h2d (int i)
+{
+  return big_copy (i, big_dev, big_host, cudaMemcpyHostToDevice);
+}
+
+static int
+op_big_d2h (int i)
+{
+  return big_copy (i, big_host, big_dev, cudaMemcpyDeviceToHost);
+}
+
+static int
+op_big_h2d_registered (int i)
+{
+  return big_copy (i, big_dev, big_reg, cudaMemcpyHostToDevice);
+}
+
+static void
+measure_sizes (void)
+{
+  static const size_t sizes[] = { 4096, 65536, 307200, 2 << 20, 8 << 20,
+    BIG_MAX
+  };
+
+  CK (cudaHostAlloc ((void **) &big_host, N_STREAMS * BIG_MAX,
+          cudaHostAllocPortable));
+  big_reg = (unsigned char *) malloc (N_STREAMS * BIG_MAX);
+  if (!big_reg)
+    exit (1);
+  memset (big_reg, 1, N_STREAMS * BIG_MAX);
+  CK (cudaHostRegister (big_reg, N_STREAMS * BIG_MAX,
+          cudaHostRegisterPortable));
+  CK (cudaMalloc ((void **) &big_dev, N_STREAMS * BIG_MAX));
+  for (unsigned k = 0; k < sizeof (sizes) / sizeof (sizes[0]); k++) {
+    char name[3][40];
+
+    big_size = sizes[k];
+    snprintf (name[0], sizeof (name[0]), "H2D %zu KiB pinned", big_size >> 10);
+    snprintf (name[1], sizeof (name[1]), "D2H %zu KiB pinned", big_size >> 10);
+    snprintf (name[2], sizeof (name[2]), "H2D %zu KiB registered",
+        big_size >> 10);
+    measure (name[0], op_big_h2d, 1, 32, "idle");
+    measure (name[1], op_big_d2h, 1, 32, "idle");
+    measure (name[2], op_big_h2d_registered, 1, 32, "idle");
+  }
+}
+
 /* ---- the second thread ---------------------------------------------------- */
 
 typedef enum
@@ -510,5 +578,6 @@ main (void)
       CK (cudaStreamSynchronize (hold_stream));
     }
   }
+  measure_sizes ();
   return 0;
 }
