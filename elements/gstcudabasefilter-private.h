@@ -46,6 +46,7 @@ typedef struct
   guint streams, chunks;
   guint max_in_flight;
   CoWaitMode wait_mode;
+  gboolean submit_thread;
   CoMode mode;
   CoBackendKind backend;
   gint device_id;

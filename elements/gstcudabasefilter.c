@@ -24,7 +24,8 @@
  * Properties shared by `cudavideofilter` and `cudaaudiofilter`: `streams`,
  * `chunks`, `mode` (`overlap`, or `serial`: the sequential control),
  * `max-in-flight`, `wait-mode` (`blocking`, or `spin` for the lowest
- * latency), `backend` (`auto`, `cuda`, `cpu`), `cuda-device-id`,
+ * latency), `submit-thread`, `backend` (`auto`, `cuda`, `cpu`),
+ * `cuda-device-id`,
  * `stats-interval`,
  * `post-messages`, `stats`, `passport`, `trace-file`.
  *
@@ -36,7 +37,8 @@
  * `driver-version`, `runtime-version` (gint, as cudaDriverGetVersion and
  * cudaRuntimeGetVersion give them), `async-engine-count`,
  * `concurrent-kernels` (gint), `streams`, `chunks`, `max-in-flight` (guint),
- * `mode`, `wait-mode`, `backend`, `operation`, `caps` (strings), `frame-bytes` (guint64),
+ * `mode`, `wait-mode`, `backend`, `operation`, `caps` (strings),
+ * `submit-thread` (gboolean), `frame-bytes` (guint64),
  * `plugin-version` (string).
  *
  * `cudaoverlap-stats` (element message every `stats-interval` ns and at
@@ -80,6 +82,7 @@ GST_DEBUG_CATEGORY (gst_cuda_base_filter_debug);
 #define DEFAULT_POST_MESSAGES TRUE
 #define DEFAULT_MAX_IN_FLIGHT 0
 #define DEFAULT_WAIT_MODE CO_WAIT_BLOCKING
+#define DEFAULT_SUBMIT_THREAD FALSE
 #define MAX_MAX_IN_FLIGHT 64
 /* Foreign memory smaller than this is copied, not registered: registering
  * costs tens of microseconds per page-locked megabyte, more than a small
@@ -104,6 +107,7 @@ enum
   PROP_TRACE_FILE,
   PROP_MAX_IN_FLIGHT,
   PROP_WAIT_MODE,
+  PROP_SUBMIT_THREAD,
 };
 
 
@@ -236,6 +240,15 @@ gst_cuda_base_filter_class_init (GstCudaBaseFilterClass * klass)
           "and low CPU, spin for the lowest latency (live sources)",
           GST_TYPE_CUDA_OVERLAP_WAIT_MODE, DEFAULT_WAIT_MODE,
           rw | GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_SUBMIT_THREAD,
+      g_param_spec_boolean ("submit-thread", "Submit thread",
+          "Make the device calls that queue a frame (copies, kernels, "
+          "events) on a thread of the element instead of the upstream "
+          "streaming thread, so GStreamer's per-buffer work and the device "
+          "calls run on two cores: for small frames at high rates, where "
+          "the upstream thread is the bottleneck. Adds a hand-over, which "
+          "costs latency when the thread has to be woken (live sources)",
+          DEFAULT_SUBMIT_THREAD, rw | GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_BACKEND,
       g_param_spec_enum ("backend", "Backend",
           "Where the work runs: auto picks CUDA when a device is usable",
@@ -288,6 +301,7 @@ gst_cuda_base_filter_init (GstCudaBaseFilter * self)
   priv->chunks = DEFAULT_CHUNKS;
   priv->mode = DEFAULT_MODE;
   priv->wait_mode = DEFAULT_WAIT_MODE;
+  priv->submit_thread = DEFAULT_SUBMIT_THREAD;
   priv->backend = DEFAULT_BACKEND;
   priv->device_id = DEFAULT_DEVICE_ID;
   priv->stats_interval = DEFAULT_STATS_INTERVAL;
@@ -361,6 +375,9 @@ gst_cuda_base_filter_set_property (GObject * object, guint id,
     case PROP_MAX_IN_FLIGHT:
       priv->max_in_flight = g_value_get_uint (value);
       break;
+    case PROP_SUBMIT_THREAD:
+      priv->submit_thread = g_value_get_boolean (value);
+      break;
     case PROP_WAIT_MODE:
       priv->wait_mode = g_value_get_enum (value);
       break;
@@ -406,6 +423,9 @@ gst_cuda_base_filter_get_property (GObject * object, guint id,
       break;
     case PROP_MAX_IN_FLIGHT:
       g_value_set_uint (value, priv->max_in_flight);
+      break;
+    case PROP_SUBMIT_THREAD:
+      g_value_set_boolean (value, priv->submit_thread);
       break;
     case PROP_WAIT_MODE:
       g_value_set_enum (value, priv->wait_mode);
@@ -552,6 +572,7 @@ engine_create (GstCudaBaseFilter * self, GstCaps * caps)
   cfg.mode = priv->mode;
   cfg.max_in_flight = priv->max_in_flight;
   cfg.wait = priv->wait_mode;
+  cfg.submit_thread = priv->submit_thread;
   GST_OBJECT_UNLOCK (self);
   cfg.name = GST_OBJECT_NAME (self);
 

@@ -39,10 +39,19 @@ struct _CoEngine
   guint *free_slots;            /* stack of free slot indices */
   guint n_free;
   GQueue submitted;             /* CoFrame*, submission order */
+  /* submit_thread: frames handed over, not yet queued on the device */
+  GThread *submitter;
+  GQueue to_submit;             /* CoFrame*, hand-over order */
+  guint handing;                /* handed over, not yet in `submitted` (in
+                                 * to_submit or being queued on the device) */
+  GCond submit_cond;            /* to_submit not empty, quit */
+  gboolean submitter_idle;      /* waiting on submit_cond */
+  gboolean submitter_quit;
   gboolean flushing;
   guint64 next_seqnum;
   guint next_stream;
   gint64 fail_after;            /* test hook: CO_ENGINE_FAIL_AFTER, -1: off */
+  gulong submit_delay_us;       /* test hook: CO_ENGINE_SUBMIT_DELAY_US */
 
   /* CPU backend */
   CoCpuWorker workers[CO_MAX_STREAMS];

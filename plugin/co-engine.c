@@ -10,6 +10,11 @@
  * own: its plans read the input buffer and write the output buffer
  * directly; where a plan has copies (audio halos) the worker does them as
  * part of its work.
+ *
+ * With submit_thread, co_engine_submit() only hands the frame over (a
+ * queue and, when the thread sleeps, a signal) and one engine thread makes
+ * the backend calls, in hand-over order: the caller's thread (GStreamer's
+ * upstream streaming thread) and the device calls then run on two cores.
  */
 #include <string.h>
 #include <time.h>
@@ -17,6 +22,8 @@
 #include "co-engine-private.h"
 
 G_DEFINE_QUARK (co - engine - error - quark, co_engine_error);
+
+static gpointer co_submitter_main (gpointer data);
 
 guint64
 co_engine_now (void)
@@ -180,6 +187,10 @@ co_engine_new (const CoEngineConfig * config, GError ** error)
    * path that a failing CUDA call takes can be tested without a GPU. */
   e->fail_after = g_getenv ("CO_ENGINE_FAIL_AFTER") ?
       g_ascii_strtoll (g_getenv ("CO_ENGINE_FAIL_AFTER"), NULL, 10) : -1;
+  /* Test hook: the submit thread sleeps this long before queueing each
+   * frame, so that the hand-over's races show on the fast CPU backend. */
+  e->submit_delay_us = g_getenv ("CO_ENGINE_SUBMIT_DELAY_US") ?
+      g_ascii_strtoull (g_getenv ("CO_ENGINE_SUBMIT_DELAY_US"), NULL, 10) : 0;
 
   e->backend = config->backend;
   if (e->backend == CO_BACKEND_AUTO)
@@ -200,10 +211,19 @@ co_engine_new (const CoEngineConfig * config, GError ** error)
   }
   e->n_free = e->n_slots;
 
+  g_queue_init (&e->to_submit);
+  g_cond_init (&e->submit_cond);
   if (!(e->backend == CO_BACKEND_CUDA ? co_cuda_open (e, error) :
           co_cpu_open (e, error))) {
     co_engine_free (e);
     return NULL;
+  }
+  if (e->cfg.submit_thread) {
+    gchar *name = g_strdup_printf ("%s:submit", e->cfg.name ? e->cfg.name :
+        "co");
+
+    e->submitter = g_thread_new (name, co_submitter_main, e);
+    g_free (name);
   }
   return e;
 }
@@ -215,6 +235,14 @@ co_engine_free (CoEngine * e)
 
   if (!e)
     return;
+  if (e->submitter) {
+    /* it queues what was handed over, then ends */
+    g_mutex_lock (&e->lock);
+    e->submitter_quit = TRUE;
+    g_cond_signal (&e->submit_cond);
+    g_mutex_unlock (&e->lock);
+    g_thread_join (e->submitter);
+  }
   if (e->backend == CO_BACKEND_CUDA)
     co_cuda_close (e);
   else
@@ -222,6 +250,8 @@ co_engine_free (CoEngine * e)
   for (i = 0; i < e->n_slots; i++)
     g_free (e->frames[i].error);
   g_queue_clear (&e->submitted);
+  g_queue_clear (&e->to_submit);
+  g_cond_clear (&e->submit_cond);
   g_free (e->frames);
   g_free (e->free_slots);
   g_mutex_clear (&e->lock);
@@ -327,8 +357,10 @@ co_engine_cancel (CoEngine * e, CoFrame * f)
   g_mutex_unlock (&e->lock);
 }
 
-gboolean
-co_engine_submit (CoEngine * e, CoFrame * f, GError ** error)
+/* @handed: called by the submit thread for a frame handed over */
+static gboolean
+co_engine_submit_now (CoEngine * e, CoFrame * f, gboolean handed,
+    GError ** error)
 {
   gboolean ret = TRUE;
   guint i;
@@ -369,9 +401,55 @@ co_engine_submit (CoEngine * e, CoFrame * f, GError ** error)
     }
   }
   g_queue_push_tail (&e->submitted, f);
+  if (handed)
+    e->handing--;               /* in `submitted` now, under the same lock */
   g_cond_broadcast (&e->cond);
   g_mutex_unlock (&e->lock);
   return ret;
+}
+
+static gpointer
+co_submitter_main (gpointer data)
+{
+  CoEngine *e = data;
+
+  g_mutex_lock (&e->lock);
+  for (;;) {
+    CoFrame *f;
+
+    while (!e->submitter_quit && g_queue_is_empty (&e->to_submit)) {
+      e->submitter_idle = TRUE;
+      g_cond_wait (&e->submit_cond, &e->lock);
+      e->submitter_idle = FALSE;
+    }
+    if (g_queue_is_empty (&e->to_submit))
+      break;                    /* quit, and everything handed over is queued */
+    f = g_queue_pop_head (&e->to_submit);
+    g_mutex_unlock (&e->lock);
+    if (G_UNLIKELY (e->submit_delay_us))
+      g_usleep (e->submit_delay_us);
+    /* a failure is in f->error, which its consumer reports */
+    co_engine_submit_now (e, f, TRUE, NULL);
+    g_mutex_lock (&e->lock);
+  }
+  g_mutex_unlock (&e->lock);
+  return NULL;
+}
+
+gboolean
+co_engine_submit (CoEngine * e, CoFrame * f, GError ** error)
+{
+  if (!e->submitter)
+    return co_engine_submit_now (e, f, FALSE, error);
+  g_return_val_if_fail (f->n_chunks >= 1 && f->n_chunks <= CO_MAX_CHUNKS,
+      FALSE);
+  g_mutex_lock (&e->lock);
+  g_queue_push_tail (&e->to_submit, f);
+  e->handing++;
+  if (e->submitter_idle)
+    g_cond_signal (&e->submit_cond);
+  g_mutex_unlock (&e->lock);
+  return TRUE;
 }
 
 CoFrame *
@@ -381,7 +459,9 @@ co_engine_wait_oldest (CoEngine * e)
 
   g_mutex_lock (&e->lock);
   while (g_queue_is_empty (&e->submitted)) {
-    if (e->flushing) {
+    /* frames still being handed over are waited for, even when flushing:
+     * a flush drops every frame submitted before it */
+    if (e->flushing && e->handing == 0) {
       g_mutex_unlock (&e->lock);
       return NULL;
     }

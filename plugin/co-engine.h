@@ -139,6 +139,8 @@ typedef struct
   CoMode mode;
   guint max_in_flight;          /* 0: automatic (see co_engine_new) */
   CoWaitMode wait;
+  gboolean submit_thread;       /* queue frames to the device from an engine
+                                 * thread instead of the caller's */
   gsize dev_in_size;            /* per slot */
   gsize dev_out_size;           /* per slot */
   gsize const_size;             /* device constant area (LUT, taps) */
@@ -193,7 +195,9 @@ CoFrame *co_engine_acquire (CoEngine * engine);
 /* Gives back an acquired frame that was never submitted. */
 void co_engine_cancel (CoEngine * engine, CoFrame * frame);
 /* Queues the frame's chunks.  Does not wait for the device.  On failure
- * the frame is still queued (it completes with frame->error set). */
+ * the frame is still queued (it completes with frame->error set).  With
+ * submit_thread, the engine's thread queues them and a failure of the
+ * device calls shows only in frame->error. */
 gboolean co_engine_submit (CoEngine * engine, CoFrame * frame, GError ** error);
 
 /* Blocks until the oldest submitted frame has finished on the device and

@@ -722,6 +722,10 @@ GST_START_TEST (test_properties)
 
   check_enum_nicks (k, "wait-mode", waits, "blocking");
 
+  ps = g_object_class_find_property (k, "submit-thread");
+  fail_unless (ps && G_IS_PARAM_SPEC_BOOLEAN (ps));
+  fail_unless (!G_PARAM_SPEC_BOOLEAN (ps)->default_value);
+
   ps = g_object_class_find_property (k, "cuda-device-id");
   fail_unless (ps && G_IS_PARAM_SPEC_INT (ps));
   fail_unless_equals_int (G_PARAM_SPEC_INT (ps)->minimum, -1);
@@ -1155,19 +1159,23 @@ GST_START_TEST (test_eos_in_flight)
   GRand *rand = g_rand_new_with_seed (seed);
   const OpCfg *op = &op_cfgs[__i__ == 0 ? 7 : 0];
   const RunCfg *run = &co_test_run_cfgs[__i__ == 0 ? 3 : (__i__ == 1 ? 5 : 6)];
+  /* 3: frames handed to the element's submit thread */
+  gboolean submit_thread = __i__ == 3;
   GstVideoInfo info;
   GstHarness *h = make_harness (op, run);
   Recorder *rec = recorder_attach (h);
   GQueue pending = G_QUEUE_INIT;
   gchar *rd = co_test_run_desc (run);
   gchar *ctx = g_strdup_printf ("[EOS in flight, BGRA 160x120, %s "
-      "backend=%s seed=0x%08x]", rd, co_test_backend, seed);
+      "submit-thread=%d backend=%s seed=0x%08x]", rd, submit_thread,
+      co_test_backend, seed);
   const guint n = 5;
   guint i, n_buf = 0;
   gchar *dump;
   GstEvent *ev;
   gboolean eos_seen = FALSE;
 
+  g_object_set (h->element, "submit-thread", submit_thread, NULL);
   gst_harness_set_src_caps (h, caps_of (GST_VIDEO_FORMAT_BGRA, 160, 120,
           &info));
   for (i = 0; i < n; i++)
@@ -1312,20 +1320,29 @@ GST_START_TEST (test_flush_midstream)
 {
   guint32 seed = co_test_seed ("test_flush_midstream", __i__);
   GRand *rand = g_rand_new_with_seed (seed);
-  static const guint runs[] = { 3, 5, 0, 6 };
+  /* 4, 5: frames handed to the element's submit thread */
+  static const guint runs[] = { 3, 5, 0, 6, 3, 6 };
   const RunCfg *run = &co_test_run_cfgs[runs[__i__]];
   const OpCfg *op = &op_cfgs[7];        /* box-blur r=7: slow enough to be in flight */
+  gboolean submit_thread = __i__ >= 4;
   GstVideoInfo info;
   GstHarness *h = make_harness (op, run);
   gchar *rd = co_test_run_desc (run);
   gchar *ctx = g_strdup_printf ("[flush, I420 320x241 box-blur r=7, %s "
-      "backend=%s seed=0x%08x]", rd, co_test_backend, seed);
+      "submit-thread=%d backend=%s seed=0x%08x]", rd, submit_thread,
+      co_test_backend, seed);
   guint round;
 
+  g_object_set (h->element, "submit-thread", submit_thread, NULL);
+  /* the submit thread holds each frame a while, between the hand-over
+   * queue and the device's: a flush must still drop it */
+  if (submit_thread)
+    g_setenv ("CO_ENGINE_SUBMIT_DELAY_US", "3000", TRUE);
   gst_harness_set_src_caps (h, caps_of (GST_VIDEO_FORMAT_I420, 320, 241,
           &info));
   for (round = 0; round < 3; round++)
     flush_round (h, rand, &info, op, 4, 3, round != 1, ctx);
+  g_unsetenv ("CO_ENGINE_SUBMIT_DELAY_US");
 
   teardown_harness (h);
   g_free (ctx);
@@ -1779,18 +1796,23 @@ GST_START_TEST (test_many_frames)
   /* 4, 5: an explicit in-flight bound below the automatic one; 6, 7: the
    * spinning wait (on CUDA: the consumer polls the frame's end event) */
   guint max_in_flight = __i__ == 4 || __i__ == 5 ? __i__ - 3 : 0;
-  const gchar *wait = __i__ >= 6 ? "spin" : "blocking";
+  const gchar *wait = __i__ == 6 || __i__ == 7 ? "spin" : "blocking";
+  /* 8, 9: frames handed to the element's submit thread (9: also spinning) */
+  gboolean submit_thread = __i__ >= 8;
   GstVideoInfo info;
   GstHarness *h = make_harness (op, run);
   GQueue pending = G_QUEUE_INIT;
   gchar *rd = co_test_run_desc (run), *od = op_desc (op);
   gchar *ctx = g_strdup_printf ("[40 frames pull after push, %s xRGB 96x54 "
-      "%s max-in-flight=%u wait-mode=%s backend=%s seed=0x%08x]", od, rd,
-      max_in_flight, wait, co_test_backend, seed);
+      "%s max-in-flight=%u wait-mode=%s submit-thread=%d backend=%s "
+      "seed=0x%08x]", od, rd, max_in_flight, __i__ == 9 ? "spin" : wait,
+      submit_thread, co_test_backend, seed);
   guint i;
 
   g_object_set (h->element, "max-in-flight", max_in_flight, NULL);
-  gst_util_set_object_arg (G_OBJECT (h->element), "wait-mode", wait);
+  gst_util_set_object_arg (G_OBJECT (h->element), "wait-mode",
+      __i__ == 9 ? "spin" : wait);
+  g_object_set (h->element, "submit-thread", submit_thread, NULL);
 
   gst_harness_set_src_caps (h, caps_of (GST_VIDEO_FORMAT_xRGB, 96, 54, &info));
   for (i = 0; i < 40; i++) {
@@ -1858,15 +1880,18 @@ GST_START_TEST (test_many_frames_threaded)
   GRand *rand = g_rand_new_with_seed (seed);
   const OpCfg *op = &op_cfgs[5];
   const RunCfg *run = &co_test_run_cfgs[__i__ == 0 ? 3 : 6];
+  gboolean submit_thread = __i__ == 2;  /* with the element's submit thread */
   GstVideoInfo info;
   GstHarness *h = make_harness (op, run);
   Feeder f = { 0, };
   GThread *t;
   gchar *rd = co_test_run_desc (run);
   gchar *ctx = g_strdup_printf ("[40 frames from a thread, box-blur r=1 "
-      "NV12 130x70 %s backend=%s seed=0x%08x]", rd, co_test_backend, seed);
+      "NV12 130x70 %s submit-thread=%d backend=%s seed=0x%08x]", rd,
+      submit_thread, co_test_backend, seed);
   guint i;
 
+  g_object_set (h->element, "submit-thread", submit_thread, NULL);
   gst_harness_set_src_caps (h, caps_of (GST_VIDEO_FORMAT_NV12, 130, 70, &info));
   f.h = h;
   f.rand = rand;
@@ -2078,13 +2103,13 @@ cudavideofilter_suite (void)
 
   tc = co_test_new_tcase (s, "stream", leaks_teardown);
   tcase_add_test (tc, test_timestamps_flags);
-  tcase_add_loop_test (tc, test_eos_in_flight, 0, 3);
-  tcase_add_loop_test (tc, test_flush_midstream, 0, 4);
+  tcase_add_loop_test (tc, test_eos_in_flight, 0, 4);
+  tcase_add_loop_test (tc, test_flush_midstream, 0, 6);
   tcase_add_test (tc, test_flush_unblocks_chain);
   tcase_add_loop_test (tc, test_caps_change, 0, 2);
   tcase_add_test (tc, test_state_cycling);
-  tcase_add_loop_test (tc, test_many_frames, 0, 8);
-  tcase_add_loop_test (tc, test_many_frames_threaded, 0, 2);
+  tcase_add_loop_test (tc, test_many_frames, 0, 10);
+  tcase_add_loop_test (tc, test_many_frames_threaded, 0, 3);
   tcase_add_test (tc, test_latency_query);
   tcase_add_test (tc, test_same_buffer_repushed);
   tcase_add_test (tc, test_property_change_playing);
