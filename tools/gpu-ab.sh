@@ -83,6 +83,7 @@ if fits 90 sanitizer; then
   for run in "memcheck|$blur" \
              "memcheck|RGBA,width=1921,height=1081 ! cudavideofilter operation=invert streams=3 chunks=5" \
              "memcheck|GRAY16_LE,width=333,height=77 ! cudavideofilter operation=gamma gamma=2.2 streams=2 chunks=3" \
+             "memcheck|RGBA,width=641,height=363 ! cudavideofilter operation=invert streams=2 chunks=3 submit-thread=true" \
              "racecheck|$blur" "synccheck|$blur"; do
     tool=${run%%|*}; p=${run#*|}
     echo "=== $tool: $p" >> "$out/sanitizer.log"
