@@ -6,6 +6,9 @@
 
 #include <string.h>
 #include <stdlib.h>
+#include <signal.h>
+#include <unistd.h>
+#include <execinfo.h>
 
 #include "co-test-util.h"
 
@@ -114,6 +117,22 @@ cuda_usable (const gchar * element, gchar ** why)
   return rc;
 }
 
+/* A crash prints the stack (addresses in each library: resolve them with
+ * addr2line -e LIB OFFSET on the same build) and the test that ran. */
+static void
+on_fatal_signal (int sig)
+{
+  static const char msg[] = "\n*** fatal signal; stack:\n";
+  void *frames[64];
+  int n = backtrace (frames, 64);
+
+  if (write (2, msg, sizeof (msg) - 1) < 0)
+    _exit (128 + sig);
+  backtrace_symbols_fd (frames, n, 2);
+  signal (sig, SIG_DFL);
+  raise (sig);
+}
+
 int
 co_test_init (int *argc, char ***argv, const gchar * element,
     guint32 default_seed, gboolean missing_element_skips)
@@ -123,6 +142,9 @@ co_test_init (int *argc, char ***argv, const gchar * element,
 
   if (!read_env (default_seed))
     return 1;
+  /* unforked (the GPU runs), a crash would otherwise say nothing */
+  signal (SIGSEGV, on_fatal_signal);
+  signal (SIGABRT, on_fatal_signal);
 
   gst_check_init (argc, argv);
 
