@@ -30,8 +30,12 @@ typedef struct
   gboolean dirty;
   GstBufferPool *pool;          /* output */
   GstAllocator *allocator;      /* page-locked, CUDA backend only */
-  GstCudaBaseFilterFrame *frames;       /* one per engine slot */
+  GstCudaBaseFilterFrame *frames;       /* batch per engine slot */
   guint n_frames;
+  guint batch;                  /* images per engine frame, >= 1 */
+  guint *slot_images;           /* per slot: images of its submitted batch */
+  CoFrame *pending;             /* a batch being filled (streaming thread) */
+  guint pending_n;
   GstFlowReturn srcresult;
 
   /* statistics: touched by the push thread, and by the streaming thread

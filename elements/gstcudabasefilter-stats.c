@@ -137,6 +137,7 @@ _gst_cuda_base_filter_post_passport (GstCudaBaseFilter * self, GstCaps * caps,
       "streams", G_TYPE_UINT, co_engine_streams (priv->engine),
       "chunks", G_TYPE_UINT, co_engine_chunks (priv->engine),
       "max-in-flight", G_TYPE_UINT, co_engine_max_in_flight (priv->engine),
+      "batch", G_TYPE_UINT, priv->batch,
       "mode", G_TYPE_STRING,
       _gst_cuda_base_filter_enum_nick (GST_TYPE_CUDA_OVERLAP_MODE, priv->mode),
       "wait-mode", G_TYPE_STRING,
@@ -199,7 +200,9 @@ _gst_cuda_base_filter_record_frame (GstCudaBaseFilter * self,
   gboolean cpu = co_engine_backend (priv->engine) == CO_BACKEND_CPU;
   static const gchar *names[3] = { "H2D", "kernel", "D2H" };
 
-  for (i = 0; i < cf->n_chunks; i++) {
+  /* a batch's device work is the first image's: the others count as
+   * frames with their own latency and memory path, and no operations */
+  for (i = 0; i < cf->n_chunks && fr->image == 0; i++) {
     CoChunk *ch = &cf->chunks[i];
     guint64 bytes[3] = { 0, 0, 0 };
 

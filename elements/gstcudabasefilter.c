@@ -38,7 +38,8 @@
  * cudaRuntimeGetVersion give them), `async-engine-count`,
  * `concurrent-kernels` (gint), `streams`, `chunks`, `max-in-flight` (guint),
  * `mode`, `wait-mode`, `backend`, `operation`, `caps` (strings),
- * `submit-thread` (gboolean), `frame-bytes` (guint64),
+ * `submit-thread` (gboolean), `batch` (guint, buffers per engine frame),
+ * `frame-bytes` (guint64),
  * `plugin-version` (string).
  *
  * `cudaoverlap-stats` (element message every `stats-interval` ns and at
@@ -509,9 +510,52 @@ drop_in_flight (GstCudaBaseFilter * self, CoEngine * e)
   CoFrame *cf;
 
   while ((cf = co_engine_wait_oldest (e))) {
-    frame_drop (self, &priv->frames[cf->slot]);
+    guint i;
+
+    for (i = 0; i < priv->slot_images[cf->slot]; i++)
+      frame_drop (self, &priv->frames[cf->slot * priv->batch + i]);
     co_engine_release (e, cf);
   }
+}
+
+/* The batch being filled, if any, is dropped (flush, shutdown).  Only from
+ * the streaming thread, or with streaming stopped. */
+static void
+cancel_pending (GstCudaBaseFilter * self, CoEngine * e)
+{
+  GstCudaBaseFilterPrivate *priv = PRIV (self);
+  guint i;
+
+  if (!priv->pending)
+    return;
+  for (i = 0; i < priv->pending_n; i++)
+    frame_drop (self, &priv->frames[priv->pending->slot * priv->batch + i]);
+  co_engine_cancel (e, priv->pending);
+  priv->pending = NULL;
+  priv->pending_n = 0;
+}
+
+/* Submits the batch being filled (full, or partial before a serialized
+ * event).  Streaming thread. */
+static GstFlowReturn
+submit_pending (GstCudaBaseFilter * self)
+{
+  GstCudaBaseFilterPrivate *priv = PRIV (self);
+  CoFrame *cf = priv->pending;
+  GError *err = NULL;
+
+  if (!cf)
+    return GST_FLOW_OK;
+  priv->pending = NULL;
+  priv->slot_images[cf->slot] = priv->pending_n;
+  priv->pending_n = 0;
+  if (!co_engine_submit (priv->engine, cf, &err)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+        ("Submitting a frame to the device failed"), ("%s", err->message));
+    g_clear_error (&err);
+    return GST_FLOW_ERROR;
+  }
+  return GST_FLOW_OK;
 }
 
 static void
@@ -534,6 +578,7 @@ engine_destroy (GstCudaBaseFilter * self)
   g_mutex_lock (&priv->lock);
   if (e) {
     drop_in_flight (self, e);
+    cancel_pending (self, e);
     priv->engine = NULL;
   }
   g_mutex_unlock (&priv->lock);
@@ -544,6 +589,7 @@ engine_destroy (GstCudaBaseFilter * self)
     g_free (priv->frames[i].priv);
   }
   g_clear_pointer (&priv->frames, g_free);
+  g_clear_pointer (&priv->slot_images, g_free);
   priv->n_frames = 0;
   if (priv->pool) {
     gst_buffer_pool_set_active (priv->pool, FALSE);
@@ -592,27 +638,33 @@ engine_create (GstCudaBaseFilter * self, GstCaps * caps)
   }
 
   n = co_engine_max_in_flight (e);
+  priv->batch = klass->batch_size ? MAX (klass->batch_size (self), 1) : 1;
   if (co_engine_backend (e) == CO_BACKEND_CUDA)
     priv->allocator = co_pinned_allocator_new (cfg.device_id);
   /* min = max: every buffer is allocated now, at caps time, none while
    * streaming (page-locked allocation is slow and may synchronise) */
+  /* (with batches, downstream gets them in bursts of a batch: its share
+   * grows with it) */
   priv->pool = klass->make_pool (self, caps, out_size, priv->allocator,
-      n + POOL_EXTRA, n + POOL_EXTRA);
+      (n + POOL_EXTRA) * priv->batch, (n + POOL_EXTRA) * priv->batch);
   if (!priv->pool || !gst_buffer_pool_set_active (priv->pool, TRUE)) {
     co_engine_free (e);
     gst_clear_object (&priv->pool);
     gst_clear_object (&priv->allocator);
     GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
         ("Could not allocate the output buffers (%u of %" G_GSIZE_FORMAT
-            " bytes)", n + POOL_EXTRA, out_size),
+            " bytes)", (n + POOL_EXTRA) * priv->batch, out_size),
         ("the page-locked buffer pool could not be activated"));
     return FALSE;
   }
 
-  priv->frames = g_new0 (GstCudaBaseFilterFrame, n);
-  priv->n_frames = n;
-  for (i = 0; i < n; i++)
+  priv->n_frames = n * priv->batch;
+  priv->frames = g_new0 (GstCudaBaseFilterFrame, priv->n_frames);
+  for (i = 0; i < priv->n_frames; i++) {
+    priv->frames[i].image = i % priv->batch;
     priv->frames[i].priv = g_malloc0 (MAX (klass->frame_priv_size, 1));
+  }
+  priv->slot_images = g_new0 (guint, n);
 
   if (!priv->stats)
     priv->stats = co_stats_new ();
@@ -626,8 +678,9 @@ engine_create (GstCudaBaseFilter * self, GstCaps * caps)
 
   _gst_cuda_base_filter_post_passport (self, caps, out_size);
   GST_INFO_OBJECT (self, "engine ready: backend %s, %u streams, %u chunks, "
-      "%u frames in flight at most", co_engine_backend (e) == CO_BACKEND_CUDA
-      ? "cuda" : "cpu", co_engine_streams (e), co_engine_chunks (e), n);
+      "%u frames in flight at most, %u buffers per frame",
+      co_engine_backend (e) == CO_BACKEND_CUDA ? "cuda" : "cpu",
+      co_engine_streams (e), co_engine_chunks (e), n, priv->batch);
 
   gst_pad_start_task (srcpad, (GstTaskFunction) gst_cuda_base_filter_loop,
       self, NULL);
@@ -674,6 +727,7 @@ ensure_engine (GstCudaBaseFilter * self)
     return TRUE;
   if (!priv->caps)
     return FALSE;
+  submit_pending (self);
   drain (self);
   engine_destroy (self);
   caps = gst_caps_ref (priv->caps);
@@ -711,7 +765,6 @@ gst_cuda_base_filter_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
   GstCudaBaseFilterClass *klass = GST_CUDA_BASE_FILTER_GET_CLASS (self);
   GstCudaBaseFilterFrame *fr;
   GstBuffer *outbuf = NULL;
-  GError *err = NULL;
   GstFlowReturn ret;
   CoFrame *cf;
   CoEngine *e;
@@ -744,21 +797,28 @@ gst_cuda_base_filter_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
   }
 
   nvtxRangePushA ("cudaoverlap chain");
-  cf = co_engine_acquire (e);
+  cf = priv->pending;
   if (!cf) {
-    gst_buffer_unref (buf);
-    nvtxRangePop ();
-    return GST_FLOW_FLUSHING;
+    /* the first buffer of a frame (of a batch, with batches) */
+    cf = co_engine_acquire (e);
+    if (!cf) {
+      gst_buffer_unref (buf);
+      nvtxRangePop ();
+      return GST_FLOW_FLUSHING;
+    }
+    priv->pending = cf;
+    priv->pending_n = 0;
   }
   ret = gst_buffer_pool_acquire_buffer (priv->pool, &outbuf, NULL);
   if (ret != GST_FLOW_OK) {
-    co_engine_cancel (e, cf);
+    if (priv->pending_n == 0)
+      cancel_pending (self, e);
     gst_buffer_unref (buf);
     nvtxRangePop ();
     return ret;
   }
 
-  fr = &priv->frames[cf->slot];
+  fr = &priv->frames[cf->slot * priv->batch + priv->pending_n];
   fr->inbuf = buf;
   fr->outbuf = outbuf;
   fr->chain_ns = t0;
@@ -770,20 +830,24 @@ gst_cuda_base_filter_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
   ret = klass->prepare (self, e, fr, cf);
   if (ret != GST_FLOW_OK) {
     frame_drop (self, fr);
-    co_engine_cancel (e, cf);
+    if (priv->pending_n == 0)
+      cancel_pending (self, e);
     nvtxRangePop ();
     return ret;
   }
-  GST_LOG_OBJECT (self, "frame %" G_GUINT64_FORMAT " pts %" GST_TIME_FORMAT
-      ": %u chunks, %s input", cf->seqnum, GST_TIME_ARGS (GST_BUFFER_PTS
-          (buf)), cf->n_chunks, fr->path == CO_PATH_PINNED ? "pinned" :
+  priv->pending_n++;
+  GST_LOG_OBJECT (self, "frame %" G_GUINT64_FORMAT " image %u pts %"
+      GST_TIME_FORMAT ": %u chunks, %s input", cf->seqnum, fr->image,
+      GST_TIME_ARGS (GST_BUFFER_PTS (buf)), cf->n_chunks,
+      fr->path == CO_PATH_PINNED ? "pinned" :
       fr->path == CO_PATH_REGISTERED ? "registered" : "pageable");
+  if (priv->pending_n < priv->batch) {
+    nvtxRangePop ();            /* the batch is not full yet */
+    goto done;
+  }
 
   t_submit = priv->trace ? co_engine_now () : 0;        /* only the trace uses it */
-  if (!co_engine_submit (e, cf, &err)) {
-    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
-        ("Submitting a frame to the device failed"), ("%s", err->message));
-    g_clear_error (&err);
+  if (submit_pending (self) != GST_FLOW_OK) {
     nvtxRangePop ();
     return GST_FLOW_ERROR;
   }
@@ -797,6 +861,7 @@ gst_cuda_base_filter_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
   }
   nvtxRangePop ();
 
+done:
   g_mutex_lock (&priv->lock);
   ret = priv->srcresult;
   g_mutex_unlock (&priv->lock);
@@ -808,12 +873,12 @@ gst_cuda_base_filter_loop (GstCudaBaseFilter * self)
 {
   GstCudaBaseFilterPrivate *priv = PRIV (self);
   GstPad *srcpad = GST_ELEMENT (self)->srcpads->data;
-  GstCudaBaseFilterFrame *fr;
-  GstBuffer *outbuf;
+  GstCudaBaseFilterFrame *frames;
   GstFlowReturn ret;
   CoEngine *e = priv->engine;
   CoFrame *cf;
-  guint64 t0, t1, t2, t3, interval;
+  guint64 t0, t1, interval;
+  guint i, n;
 
   t0 = co_engine_now ();
   cf = co_engine_wait_oldest (e);
@@ -822,13 +887,16 @@ gst_cuda_base_filter_loop (GstCudaBaseFilter * self)
     return;
   }
   t1 = co_engine_now ();
-  fr = &priv->frames[cf->slot];
+  /* the frame's buffers: one, or the images of its batch */
+  frames = &priv->frames[cf->slot * priv->batch];
+  n = priv->slot_images[cf->slot];
 
   if (cf->error) {
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
         ("A device operation failed; the frame was dropped"), ("%s",
             cf->error));
-    frame_drop (self, fr);
+    for (i = 0; i < n; i++)
+      frame_drop (self, &frames[i]);
     co_engine_release (e, cf);
     g_mutex_lock (&priv->lock);
     priv->srcresult = GST_FLOW_ERROR;
@@ -836,43 +904,48 @@ gst_cuda_base_filter_loop (GstCudaBaseFilter * self)
     return;
   }
 
-  GST_CUDA_BASE_FILTER_GET_CLASS (self)->finish (self, fr);
-  outbuf = g_steal_pointer (&fr->outbuf);
+  for (i = 0; i < n; i++) {
+    GstCudaBaseFilterFrame *fr = &frames[i];
+    GstBuffer *outbuf;
+    guint64 t2, t3;
 
-  g_mutex_lock (&priv->lock);
-  ret = priv->srcresult;
-  g_mutex_unlock (&priv->lock);
-  if (ret != GST_FLOW_OK) {
-    /* downstream failed or we are flushing: keep consuming, push nothing */
-    gst_buffer_unref (outbuf);
+    GST_CUDA_BASE_FILTER_GET_CLASS (self)->finish (self, fr);
+    outbuf = g_steal_pointer (&fr->outbuf);
+
+    g_mutex_lock (&priv->lock);
+    ret = priv->srcresult;
+    g_mutex_unlock (&priv->lock);
+    if (ret != GST_FLOW_OK) {
+      /* downstream failed or we are flushing: keep consuming, push nothing */
+      gst_buffer_unref (outbuf);
+      gst_clear_buffer (&fr->inbuf);
+      continue;
+    }
+
+    /* Push first, book-keep after: statistics, trace and the input buffer's
+     * release are not on the frame's latency path. */
+    nvtxRangePushA ("cudaoverlap push");
+    t2 = co_engine_now ();
+    ret = gst_pad_push (srcpad, outbuf);
+    t3 = co_engine_now ();
+    nvtxRangePop ();
+
+    g_mutex_lock (&priv->lock);
+    if (priv->srcresult == GST_FLOW_OK)
+      priv->srcresult = ret;
+    g_mutex_unlock (&priv->lock);
+    if (ret != GST_FLOW_OK)
+      GST_DEBUG_OBJECT (self, "push returned %s", gst_flow_get_name (ret));
+
     gst_clear_buffer (&fr->inbuf);
-    co_engine_release (e, cf);
-    return;
+    _gst_cuda_base_filter_record_frame (self, fr, cf, t2);
+    if (priv->trace)
+      co_trace_complete (priv->trace, 1, TID_PUSH, "push", "host", t2,
+          t3 - t2, NULL);
   }
-
-  /* Push first, book-keep after: statistics, trace and the input buffer's
-   * release are not on the frame's latency path. */
-  nvtxRangePushA ("cudaoverlap push");
-  t2 = co_engine_now ();
-  ret = gst_pad_push (srcpad, outbuf);
-  t3 = co_engine_now ();
-  nvtxRangePop ();
-
-  g_mutex_lock (&priv->lock);
-  if (priv->srcresult == GST_FLOW_OK)
-    priv->srcresult = ret;
-  g_mutex_unlock (&priv->lock);
-  if (ret != GST_FLOW_OK)
-    GST_DEBUG_OBJECT (self, "push returned %s", gst_flow_get_name (ret));
-
-  gst_clear_buffer (&fr->inbuf);
-  _gst_cuda_base_filter_record_frame (self, fr, cf, t2);
-  if (priv->trace) {
+  if (priv->trace)
     co_trace_complete (priv->trace, 1, TID_WAIT, "wait", "host", t0,
         t1 - t0, NULL);
-    co_trace_complete (priv->trace, 1, TID_PUSH, "push", "host", t2,
-        t3 - t2, NULL);
-  }
   GST_OBJECT_LOCK (self);
   interval = priv->stats_interval;
   GST_OBJECT_UNLOCK (self);
@@ -946,8 +1019,10 @@ gst_cuda_base_filter_sink_event (GstPad * pad, GstObject * parent,
       /* frames still in flight are dropped once the device is done with
        * them; nothing of the old segment is pushed after this */
       g_mutex_lock (&priv->lock);
-      if (priv->engine)
+      if (priv->engine) {
         drop_in_flight (self, priv->engine);
+        cancel_pending (self, priv->engine);
+      }
       g_mutex_unlock (&priv->lock);
       if (GST_CUDA_BASE_FILTER_GET_CLASS (self)->flush)
         GST_CUDA_BASE_FILTER_GET_CLASS (self)->flush (self);
@@ -967,6 +1042,7 @@ gst_cuda_base_filter_sink_event (GstPad * pad, GstObject * parent,
       if (priv->caps && gst_caps_is_equal (caps, priv->caps))
         return gst_pad_push_event (srcpad, event);
       /* finish the frames of the old caps, then rebuild */
+      submit_pending (self);
       drain (self);
       gst_caps_replace (&priv->caps, caps);
       engine_destroy (self);
@@ -978,6 +1054,7 @@ gst_cuda_base_filter_sink_event (GstPad * pad, GstObject * parent,
       return ret;
     }
     case GST_EVENT_EOS:
+      submit_pending (self);
       drain (self);
       if (priv->stats && priv->engine) {
         /* the last window, then the whole run */
@@ -988,8 +1065,11 @@ gst_cuda_base_filter_sink_event (GstPad * pad, GstObject * parent,
       co_trace_sync (priv->trace);
       return gst_pad_push_event (srcpad, event);
     default:
-      if (GST_EVENT_IS_SERIALIZED (event))
+      if (GST_EVENT_IS_SERIALIZED (event)) {
+        /* a partial batch goes now: nothing waits behind an event */
+        submit_pending (self);
         drain (self);
+      }
       return gst_pad_event_default (pad, parent, event);
   }
 }
@@ -1017,7 +1097,8 @@ gst_cuda_base_filter_sink_query (GstPad * pad, GstObject * parent,
     if (!priv->allocator)
       return TRUE;              /* CPU backend: any memory will do */
     /* Upstream writes straight into page-locked memory. */
-    n = co_engine_max_in_flight (priv->engine);
+    /* every slot's batch (the one being filled holds a slot too) */
+    n = co_engine_max_in_flight (priv->engine) * priv->batch;
     gst_allocation_params_init (&params);
     gst_query_add_allocation_param (query, priv->allocator, &params);
     if (need_pool) {
@@ -1055,12 +1136,17 @@ gst_cuda_base_filter_src_query (GstPad * pad, GstObject * parent,
       return FALSE;
     gst_query_parse_latency (query, &live, &min, &max);
     /* We hold up to max-in-flight frames, but push each one as soon as the
-     * device is done: no added minimum, max-in-flight frames of maximum. */
+     * device is done: no added minimum, max-in-flight frames of maximum.
+     * With batches, a buffer waits for the batch to fill: batch - 1 frame
+     * durations of minimum, and max-in-flight batches of maximum. */
     dur = klass->frame_duration ? klass->frame_duration (self) :
         GST_CLOCK_TIME_NONE;
-    if (priv->engine && GST_CLOCK_TIME_IS_VALID (dur) &&
-        GST_CLOCK_TIME_IS_VALID (max))
-      max += dur * co_engine_max_in_flight (priv->engine);
+    if (priv->engine && GST_CLOCK_TIME_IS_VALID (dur)) {
+      min += dur * (priv->batch - 1);
+      if (GST_CLOCK_TIME_IS_VALID (max))
+        max += dur * (co_engine_max_in_flight (priv->engine) * priv->batch +
+            priv->batch - 1);
+    }
     GST_DEBUG_OBJECT (self, "latency min %" GST_TIME_FORMAT " max %"
         GST_TIME_FORMAT, GST_TIME_ARGS (min), GST_TIME_ARGS (max));
     gst_query_set_latency (query, live, min, max);

@@ -23,13 +23,15 @@ GType gst_cuda_overlap_wait_mode_get_type (void);
 #define GST_TYPE_CUDA_OVERLAP_BACKEND (gst_cuda_overlap_backend_get_type ())
 GType gst_cuda_overlap_backend_get_type (void);
 
-/* Per in-flight frame bookkeeping, one per engine slot. */
+/* Per in-flight buffer bookkeeping: one per engine slot, or with batches
+ * (@batch_size) one per image of each slot. */
 typedef struct
 {
   GstBuffer *inbuf;
   GstBuffer *outbuf;
   guint64 chain_ns;
   CoMemPath path;
+  guint image;                  /* its place in the slot's batch (0: first) */
   gpointer priv;                /* subclass: klass->frame_priv_size bytes */
 } GstCudaBaseFilterFrame;
 
@@ -56,6 +58,10 @@ typedef struct
  *   buffer and is returned (post an element error for GST_FLOW_ERROR).
  * @flush: optional: called at FLUSH_STOP once the frames in flight were
  *   dropped, before the next buffer (e.g. to forget stream state).
+ * @batch_size: optional: buffers per engine frame (a batch), asked after
+ *   @configure; 1 when not set.  @prepare is then called for each buffer of
+ *   a batch with frame->image 0, 1, ... on the same @cf, which is submitted
+ *   when it is full or before any serialized event (a partial batch).
  */
 struct _GstCudaBaseFilterClass
 {
@@ -77,6 +83,7 @@ struct _GstCudaBaseFilterClass
   const gchar *(*operation_nick) (GstCudaBaseFilter * self);
     GstFlowReturn (*sink_buffer) (GstCudaBaseFilter * self, GstBuffer * buf);
   void (*flush) (GstCudaBaseFilter * self);
+    guint (*batch_size) (GstCudaBaseFilter * self);
 };
 
 /* For subclasses: ask for an engine rebuild before the next buffer (a

@@ -45,6 +45,12 @@
  * gst-launch-1.0 videotestsrc num-buffers=3000 ! video/x-raw,format=RGBA,width=3840,height=2160 ! cudavideofilter operation=invert streams=4 chunks=1 ! fakesink
  * ]| Highest throughput and least host CPU per frame: whole frames, four
  * in flight on four streams (docs/PERFORMANCE.md, tuning guide).
+ * |[
+ * gst-launch-1.0 videotestsrc num-buffers=100000 ! video/x-raw,format=GRAY8,width=640,height=480 ! cudavideofilter operation=invert streams=8 chunks=1 batch=8 ! fakesink
+ * ]| Small frames at a high rate: eight frames per device submission, so one
+ * kernel launch and one set of timing events serve all eight (each frame
+ * still has its own copies).  Not for live sources: a frame waits for the
+ * batch to fill.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -65,6 +71,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_video_filter_debug);
 #define DEFAULT_OPERATION CO_VIDEO_OP_INVERT
 #define DEFAULT_GAMMA 1.0
 #define DEFAULT_RADIUS 2
+#define DEFAULT_BATCH 1
 
 enum
 {
@@ -72,6 +79,7 @@ enum
   PROP_OPERATION,
   PROP_GAMMA,
   PROP_RADIUS,
+  PROP_BATCH,
 };
 
 struct _GstCudaVideoFilter
@@ -85,6 +93,9 @@ struct _GstCudaVideoFilter
   CoVideoOp operation;
   gdouble gamma;
   guint radius;
+  guint batch;
+
+  guint batch_eff;              /* in effect since configure */
 };
 
 typedef struct
@@ -142,6 +153,9 @@ gst_cuda_video_filter_set_property (GObject * object, guint id,
     case PROP_RADIUS:
       self->radius = g_value_get_uint (value);
       break;
+    case PROP_BATCH:
+      self->batch = g_value_get_uint (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, id, pspec);
       break;
@@ -167,6 +181,9 @@ gst_cuda_video_filter_get_property (GObject * object, guint id,
       break;
     case PROP_RADIUS:
       g_value_set_uint (value, self->radius);
+      break;
+    case PROP_BATCH:
+      g_value_set_uint (value, self->batch);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, id, pspec);
@@ -260,9 +277,18 @@ gst_cuda_video_filter_configure (GstCudaBaseFilter * base, GstCaps * caps,
   GST_OBJECT_LOCK (self);
   d->op = self->operation;
   d->radius = self->radius;
+  self->batch_eff = MAX (self->batch, 1);
   GST_OBJECT_UNLOCK (self);
 
   co_video_plan_sizes (d, cfg->chunks, &cfg->dev_in_size, &cfg->dev_out_size);
+  if (self->batch_eff > 1) {
+    /* image i's device areas follow image 0's at 256-byte aligned strides
+     * (the kernels' widest access stays aligned in every image) */
+    d->in_image_stride = (cfg->dev_in_size + 255) & ~(gsize) 255;
+    d->out_image_stride = (cfg->dev_out_size + 255) & ~(gsize) 255;
+    cfg->dev_in_size = d->in_image_stride * self->batch_eff;
+    cfg->dev_out_size = d->out_image_stride * self->batch_eff;
+  }
   cfg->const_size = LUT_BYTES;
   return GST_VIDEO_INFO_SIZE (&self->info);
 }
@@ -356,10 +382,18 @@ gst_cuda_video_filter_prepare (GstCudaBaseFilter * base, CoEngine * e,
     out[i] = GST_VIDEO_FRAME_PLANE_DATA (&fp->out, i);
     out_stride[i] = GST_VIDEO_FRAME_PLANE_STRIDE (&fp->out, i);
   }
+  /* the CPU backend's kernels read and write the buffers in place, except
+   * in batches, which are laid out in its work memory like on the device */
   co_video_plan (&self->desc, co_engine_chunks (e),
-      co_engine_backend (e) == CO_BACKEND_CPU, cf, in, in_stride, out,
-      out_stride);
+      co_engine_backend (e) == CO_BACKEND_CPU && self->batch_eff == 1,
+      fr->image, cf, in, in_stride, out, out_stride);
   return GST_FLOW_OK;
+}
+
+static guint
+gst_cuda_video_filter_batch_size (GstCudaBaseFilter * base)
+{
+  return GST_CUDA_VIDEO_FILTER (base)->batch_eff;
 }
 
 static void
@@ -454,6 +488,17 @@ gst_cuda_video_filter_class_init (GstCudaVideoFilterClass * klass)
       g_param_spec_uint ("radius", "Radius",
           "Radius of operation=box-blur in pixels: the window is "
           "(2 radius + 1) squared", 0, CO_BLUR_MAX_RADIUS, DEFAULT_RADIUS, rw));
+  g_object_class_install_property (gobject_class, PROP_BATCH,
+      g_param_spec_uint ("batch", "Batch",
+          "Frames per device submission: their copies are queued together "
+          "and one kernel launch and one set of timing events serve all of "
+          "them. For small frames at high rates, where the per-frame host "
+          "calls are the bottleneck. A frame waits for the batch to fill "
+          "(the latency query reports batch - 1 frame durations more); a "
+          "partial batch goes at EOS and before any other serialized event. "
+          "Upstream needs (max-in-flight x batch) buffers in flight, which "
+          "the proposed pool has (a change takes effect after the frames "
+          "in flight)", 1, CO_MAX_BATCH, DEFAULT_BATCH, rw));
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
@@ -472,6 +517,7 @@ gst_cuda_video_filter_class_init (GstCudaVideoFilterClass * klass)
   base_class->propose_allocation = gst_cuda_video_filter_propose_allocation;
   base_class->frame_duration = gst_cuda_video_filter_frame_duration;
   base_class->operation_nick = gst_cuda_video_filter_operation_nick;
+  base_class->batch_size = gst_cuda_video_filter_batch_size;
 
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_VIDEO_OPERATION, 0);
   GST_DEBUG_CATEGORY_INIT (gst_cuda_video_filter_debug, "cudavideofilter", 0,
@@ -484,5 +530,7 @@ gst_cuda_video_filter_init (GstCudaVideoFilter * self)
   self->operation = DEFAULT_OPERATION;
   self->gamma = DEFAULT_GAMMA;
   self->radius = DEFAULT_RADIUS;
+  self->batch = DEFAULT_BATCH;
+  self->batch_eff = DEFAULT_BATCH;
   gst_video_info_init (&self->info);
 }

@@ -294,31 +294,40 @@ co_video_run_cpu (const CoVideoParams * p)
     return -1;
 
   for (i = 0; i < p->n_planes; i++) {
-    const CoPlaneBand *b = &p->planes[i];
+    const CoPlaneBand *b0 = &p->planes[i];
+    int z, n = b0->n_images > 1 ? b0->n_images : 1;
 
-    if (b->y1 <= b->y0)
+    if (b0->y1 <= b0->y0)
       continue;
-    if (!band_is_valid (b))
+    if (!band_is_valid (b0) || b0->n_images < 0)
       return -1;
 
-    switch (p->op) {
-      case CO_VIDEO_OP_INVERT:
-        pointwise_band (b, p->op, NULL);
-        break;
-      case CO_VIDEO_OP_GAMMA:
-        if (b->use_lut && b->comp_mask)
-          pointwise_band (b, p->op, p->lut);
-        else
-          copy_band (b);
-        break;
-      case CO_VIDEO_OP_BOX_BLUR:
-        if (p->radius == 0 || !b->comp_mask)
-          copy_band (b);
-        else if (blur_band (b, p->radius) != 0)
-          ret = -1;
-        break;
-      default:
-        return -1;
+    /* a batch: the same band of each image, one after the other */
+    for (z = 0; z < n; z++) {
+      CoPlaneBand bz = *b0;
+      const CoPlaneBand *b = &bz;
+
+      bz.src += (int64_t) z *b0->src_image_stride;
+      bz.dst += (int64_t) z *b0->dst_image_stride;
+      switch (p->op) {
+        case CO_VIDEO_OP_INVERT:
+          pointwise_band (b, p->op, NULL);
+          break;
+        case CO_VIDEO_OP_GAMMA:
+          if (b->use_lut && b->comp_mask)
+            pointwise_band (b, p->op, p->lut);
+          else
+            copy_band (b);
+          break;
+        case CO_VIDEO_OP_BOX_BLUR:
+          if (p->radius == 0 || !b->comp_mask)
+            copy_band (b);
+          else if (blur_band (b, p->radius) != 0)
+            ret = -1;
+          break;
+        default:
+          return -1;
+      }
     }
   }
   return ret;

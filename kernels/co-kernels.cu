@@ -135,6 +135,8 @@ pw_tail (const uint8_t * s, uint8_t * d, int nb, const uint32_t m[4],
 template < int A, int MODE > __global__ void __launch_bounds__ (CO_PW_THREADS)
 co_pointwise_kernel (CoPlaneBand b, CoPattern pat, const uint16_t * lut)
 {
+  b.src += (int64_t) blockIdx.z * b.src_image_stride;
+  b.dst += (int64_t) blockIdx.z * b.dst_image_stride;
   __shared__ uint32_t s_pat[12];
   __shared__ uint8_t s_lut[256];
   const int tid = threadIdx.y * blockDim.x + threadIdx.x;
@@ -253,7 +255,8 @@ launch_pointwise (const CoPlaneBand * b, int mode, bool active,
   const uintptr_t src_row0 = (uintptr_t) b->src
       + (uintptr_t) ((int64_t) (b->y0 - b->src_y0) * b->src_stride);
   const uintptr_t al = (uintptr_t) b->dst | src_row0
-      | (uintptr_t) b->dst_stride | (uintptr_t) b->src_stride;
+      | (uintptr_t) b->dst_stride | (uintptr_t) b->src_stride
+      | (uintptr_t) b->src_image_stride | (uintptr_t) b->dst_image_stride;
   const int a = (al & 15) == 0 ? 16 : (al & 3) == 0 ? 4 : 1;
 
   const int64_t cpr = (rb + 15) / 16;
@@ -267,7 +270,8 @@ launch_pointwise (const CoPlaneBand * b, int mode, bool active,
   if (gy > 65535)
     gy = 65535;
 
-  const dim3 grid ((unsigned) gx, (unsigned) gy), block (bx, by);
+  const dim3 grid ((unsigned) gx, (unsigned) gy, (unsigned) (b->n_images > 1 ?
+          b->n_images : 1)), block (bx, by);
   if (mode == CO_PW_LUT8)
     launch_pw_mode < CO_PW_LUT8 > (a, grid, block, st, *b, pat, lut);
   else if (mode == CO_PW_LUT16)
@@ -331,6 +335,8 @@ template < int C, int CB, bool AL > __global__ void
 __launch_bounds__ (CO_BLUR_THREADS)
 co_blur_kernel (CoPlaneBand b, int r, int th)
 {
+  b.src += (int64_t) blockIdx.z * b.src_image_stride;
+  b.dst += (int64_t) blockIdx.z * b.dst_image_stride;
   constexpr int TW = CO_BLUR_THREADS / C;
   constexpr int OE = TW * C;
   constexpr int VMAX = (TW + 2 * CO_BLUR_MAX_RADIUS) * C;
@@ -470,9 +476,12 @@ launch_blur (const CoPlaneBand * b, int r, cudaStream_t st)
     th /= 2;
   if ((rows + th - 1) / th > 65535)
     th = (rows + 65534) / 65535;
-  const dim3 grid ((unsigned) gx, (unsigned) ((rows + th - 1) / th));
+  const dim3 grid ((unsigned) gx, (unsigned) ((rows + th - 1) / th),
+      (unsigned) (b->n_images > 1 ? b->n_images : 1));
   const bool al2 = (((uintptr_t) b->src | (uintptr_t) b->dst
-          | (uintptr_t) b->src_stride | (uintptr_t) b->dst_stride) & 1) == 0;
+          | (uintptr_t) b->src_stride | (uintptr_t) b->dst_stride
+          | (uintptr_t) b->src_image_stride
+          | (uintptr_t) b->dst_image_stride) & 1) == 0;
 
   switch (b->comps) {
     case 1:
@@ -508,6 +517,8 @@ co_video_launch_cuda (const CoVideoParams * p, void *stream)
 
     if (b->y1 <= b->y0)
       continue;
+    if (b->n_images < 0 || b->n_images > 65535)
+      return (int) cudaErrorInvalidValue;
     if (b->width <= 0 || b->height <= 0 || b->comps < 1 || b->comps > 4
         || (b->comp_bytes != 1 && b->comp_bytes != 2))
       return (int) cudaErrorInvalidValue;

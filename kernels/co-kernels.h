@@ -65,6 +65,11 @@ extern "C"
     int32_t comp_bytes;         /* 1 or 2 */
     uint32_t comp_mask;         /* components the operation changes */
     int32_t use_lut;            /* gamma: 1 if this plane goes through the LUT */
+    /* A batch: the same band of n_images pictures (0 or 1: one), image i's
+     * src and dst at src + i * src_image_stride, dst + i * dst_image_stride. */
+    int32_t n_images;
+    int64_t src_image_stride;
+    int64_t dst_image_stride;
   } CoPlaneBand;
 
 /* The exact arithmetic, implemented identically by both backends:

@@ -33,7 +33,9 @@
 G_BEGIN_DECLS
 #define CO_MAX_STREAMS 32
 #define CO_MAX_CHUNKS 64
-#define CO_CHUNK_MAX_COPIES 4
+/* Copies of a chunk each way: a plane per image of a batch. */
+#define CO_MAX_BATCH 16
+#define CO_CHUNK_MAX_COPIES (CO_VIDEO_MAX_PLANES * CO_MAX_BATCH)
     typedef enum
 {
   CO_BACKEND_AUTO = 0,

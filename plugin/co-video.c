@@ -80,17 +80,18 @@ co_video_plan_sizes (const CoVideoDesc * d, guint chunks, gsize * in_size,
 
 guint
 co_video_plan (const CoVideoDesc * d, guint chunks, gboolean direct,
-    CoFrame * f, guint8 * const in[CO_VIDEO_MAX_PLANES],
+    guint image, CoFrame * f, guint8 * const in[CO_VIDEO_MAX_PLANES],
     const gint in_stride[CO_VIDEO_MAX_PLANES],
     guint8 * const out[CO_VIDEO_MAX_PLANES],
     const gint out_stride[CO_VIDEO_MAX_PLANES])
 {
   gint rows[CO_MAX_CHUNKS + 1];
   guint n = co_video_bands (d, chunks, rows), b;
-  gsize in_off = 0, out_off[CO_VIDEO_MAX_PLANES];
+  gsize in_off = image * d->in_image_stride, out_off[CO_VIDEO_MAX_PLANES];
   gint i;
 
-  out_off[0] = 0;
+  g_return_val_if_fail (image == 0 || !direct, 0);
+  out_off[0] = image * d->out_image_stride;
   for (i = 1; i < d->n_planes; i++)
     out_off[i] = out_off[i - 1] +
         d->planes[i - 1].dev_pitch * d->planes[i - 1].height;
@@ -99,12 +100,15 @@ co_video_plan (const CoVideoDesc * d, guint chunks, gboolean direct,
     CoChunk *ch = &f->chunks[b];
     CoVideoParams *vp = &ch->params.video;
 
-    ch->kind = CO_KERNEL_VIDEO;
-    ch->n_h2d = ch->n_d2h = 0;
-    vp->op = d->op;
-    vp->n_planes = d->n_planes;
-    vp->radius = d->radius;
-    vp->lut = d->lut;
+    if (image == 0) {
+      ch->kind = CO_KERNEL_VIDEO;
+      ch->n_h2d = ch->n_d2h = 0;
+      vp->op = d->op;
+      vp->n_planes = d->n_planes;
+      vp->radius = d->radius;
+      vp->lut = d->lut;
+    }
+    g_return_val_if_fail (ch->n_h2d + d->n_planes <= CO_CHUNK_MAX_COPIES, 0);
 
     for (i = 0; i < d->n_planes; i++) {
       const CoVideoPlaneDesc *p = &d->planes[i];
@@ -115,14 +119,19 @@ co_video_plan (const CoVideoDesc * d, guint chunks, gboolean direct,
 
       co_plane_rows (p, rows[b], rows[b + 1], &py0, &py1);
       co_halo_rows (d, p, py0, py1, &sy0, &sy1);
-      pb->width = p->width;
-      pb->height = p->height;
-      pb->y0 = py0;
-      pb->y1 = py1;
-      pb->comps = p->comps;
-      pb->comp_bytes = p->comp_bytes;
-      pb->comp_mask = p->comp_mask;
-      pb->use_lut = p->use_lut;
+      if (image == 0) {
+        pb->width = p->width;
+        pb->height = p->height;
+        pb->y0 = py0;
+        pb->y1 = py1;
+        pb->comps = p->comps;
+        pb->comp_bytes = p->comp_bytes;
+        pb->comp_mask = p->comp_mask;
+        pb->use_lut = p->use_lut;
+        pb->src_image_stride = d->in_image_stride;
+        pb->dst_image_stride = d->out_image_stride;
+      }
+      pb->n_images = image + 1;
 
       if (direct) {
         pb->src = in[i];
@@ -134,11 +143,16 @@ co_video_plan (const CoVideoDesc * d, guint chunks, gboolean direct,
         continue;
       }
 
-      /* upload the band and its halo into the band's own input area */
-      pb->src = f->dev_in + in_off;
-      pb->src_stride = p->dev_pitch;
-      pb->src_y0 = sy0;
-      pb->src_y1 = sy1;
+      /* upload the band and its halo into the band's own input area (image
+       * i's areas: image 0's, i image strides further) */
+      if (image == 0) {
+        pb->src = f->dev_in + in_off;
+        pb->src_stride = p->dev_pitch;
+        pb->src_y0 = sy0;
+        pb->src_y1 = sy1;
+        pb->dst = f->dev_out + out_off[i] + (gsize) py0 *p->dev_pitch;
+        pb->dst_stride = p->dev_pitch;
+      }
       up = &ch->h2d[ch->n_h2d++];
       up->src = in[i] + (gsize) sy0 *in_stride[i];
       up->dst = f->dev_in + in_off;
@@ -148,10 +162,8 @@ co_video_plan (const CoVideoDesc * d, guint chunks, gboolean direct,
       up->rows = sy1 - sy0;
       in_off += p->dev_pitch * (sy1 - sy0);
 
-      pb->dst = f->dev_out + out_off[i] + (gsize) py0 *p->dev_pitch;
-      pb->dst_stride = p->dev_pitch;
       down = &ch->d2h[ch->n_d2h++];
-      down->src = pb->dst;
+      down->src = f->dev_out + out_off[i] + (gsize) py0 *p->dev_pitch;
       down->dst = out[i] + (gsize) py0 *out_stride[i];
       down->spitch = p->dev_pitch;
       down->dpitch = out_stride[i];

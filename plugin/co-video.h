@@ -30,6 +30,10 @@ typedef struct
   gint height;                  /* rows of the full-resolution picture */
   gint n_planes;
   CoVideoPlaneDesc planes[CO_VIDEO_MAX_PLANES];
+  /* batches: image i's device areas start i strides after image 0's (at
+   * least co_video_plan_sizes()'s sizes; 0 without batches) */
+  gsize in_image_stride;
+  gsize out_image_stride;
 } CoVideoDesc;
 
 /* The bands of a picture: n bands, band b covering rows
@@ -46,10 +50,13 @@ void co_video_plan_sizes (const CoVideoDesc * desc, guint chunks,
 /* Fill frame->chunks for one picture.  @direct (CPU backend): kernels read
  * @in and write @out directly, no copies.  Otherwise each band is uploaded
  * (with its halo) into its own part of frame->dev_in, computed into
- * frame->dev_out and downloaded into @out.  Returns the number of chunks
- * and adds the bytes each way to @h2d and @d2h. */
+ * frame->dev_out and downloaded into @out.  Returns the number of chunks.
+ * A batch: @image 0 fills the chunks, images 1, 2, ... (in order, not
+ * @direct) add their copies to the same chunks, into their own device areas
+ * (desc's image strides), and the chunks' kernels then run over all of them
+ * (CoPlaneBand.n_images). */
 guint co_video_plan (const CoVideoDesc * desc, guint chunks, gboolean direct,
-    CoFrame * frame, guint8 * const in[CO_VIDEO_MAX_PLANES],
+    guint image, CoFrame * frame, guint8 * const in[CO_VIDEO_MAX_PLANES],
     const gint in_stride[CO_VIDEO_MAX_PLANES],
     guint8 * const out[CO_VIDEO_MAX_PLANES],
     const gint out_stride[CO_VIDEO_MAX_PLANES]);

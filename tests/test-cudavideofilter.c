@@ -722,6 +722,12 @@ GST_START_TEST (test_properties)
 
   check_enum_nicks (k, "wait-mode", waits, "blocking");
 
+  ps = g_object_class_find_property (k, "batch");
+  fail_unless (ps && G_IS_PARAM_SPEC_UINT (ps));
+  fail_unless_equals_int (G_PARAM_SPEC_UINT (ps)->minimum, 1);
+  fail_unless_equals_int (G_PARAM_SPEC_UINT (ps)->maximum, 16);
+  fail_unless_equals_int (G_PARAM_SPEC_UINT (ps)->default_value, 1);
+
   ps = g_object_class_find_property (k, "submit-thread");
   fail_unless (ps && G_IS_PARAM_SPEC_BOOLEAN (ps));
   fail_unless (!G_PARAM_SPEC_BOOLEAN (ps)->default_value);
@@ -1460,16 +1466,19 @@ GST_START_TEST (test_caps_change)
   Recorder *rec = recorder_attach (h);
   GQueue pending[G_N_ELEMENTS (stages)];
   gboolean interleave = (__i__ == 1);
+  /* 2: batches of 2, so every caps change finds a partial one to send */
+  guint batch = __i__ == 2 ? 2 : 1;
   gchar *ctx;
   guint s, i, j, n_caps = 0, n_buf = 0;
   gchar *dump;
 
+  g_object_set (h->element, "batch", batch, NULL);
   for (s = 0; s < n_stages; s++) {
     g_queue_init (&pending[s]);
     ctx = g_strdup_printf ("[caps change, stage %u %s %ux%u backend=%s%s "
-        "seed=0x%08x]", s, gst_video_format_to_string (stages[s].f),
+        "batch=%u seed=0x%08x]", s, gst_video_format_to_string (stages[s].f),
         stages[s].w, stages[s].h, co_test_backend, interleave ? " interleaved" :
-        "", seed);
+        "", batch, seed);
     gst_harness_set_src_caps (h, caps_of (stages[s].f, stages[s].w,
             stages[s].h, &info[s]));
     for (i = 0; i < per; i++) {
@@ -2018,6 +2027,138 @@ GST_START_TEST (test_property_change_playing)
 
 GST_END_TEST;
 
+
+/* ------------------------------------------------------------------------ */
+/* Batches (batch > 1: several frames per device submission)                 */
+/* ------------------------------------------------------------------------ */
+
+/* op index, format, size, batch, run config, input layout padded */
+static const struct
+{
+  guint op;
+  GstVideoFormat format;
+  guint w, h, batch, run;
+  gboolean padded;
+} batch_cases[] = {
+  {0, GST_VIDEO_FORMAT_GRAY8, 97, 33, 4, 3, FALSE},
+  {7, GST_VIDEO_FORMAT_NV12, 130, 70, 3, 5, TRUE},
+  {2, GST_VIDEO_FORMAT_I420, 75, 41, 5, 6, FALSE},
+  {0, GST_VIDEO_FORMAT_RGBA, 1921, 1081, 2, 2, TRUE},
+  {5, GST_VIDEO_FORMAT_GRAY16_LE, 333, 77, 16, 0, FALSE},
+  {6, GST_VIDEO_FORMAT_BGRx, 33, 17, 7, 4, FALSE},
+};
+
+/* 2 x batch + 1 frames (the last batch partial, sent by EOS), every output
+ * compared with the reference, in order; the statistics count every frame
+ * and the passport names the batch. */
+GST_START_TEST (test_batch)
+{
+  guint32 seed = co_test_seed ("test_batch", __i__);
+  GRand *rand = g_rand_new_with_seed (seed);
+  const OpCfg *op = &op_cfgs[batch_cases[__i__].op];
+  const RunCfg *run = &co_test_run_cfgs[batch_cases[__i__].run];
+  const guint batch = batch_cases[__i__].batch, n = 2 * batch + 1;
+  static const Layout padded = { 64, 128, 64, 0, TRUE, FALSE, FALSE, FALSE };
+  const Layout *lay = batch_cases[__i__].padded ? &padded : &layout_default;
+  GstVideoInfo info;
+  GstHarness *h = make_harness (op, run);
+  GQueue pending = G_QUEUE_INIT;
+  gchar *rd = co_test_run_desc (run), *od = op_desc (op);
+  gchar *ctx = g_strdup_printf ("[batch=%u, %u frames, %s %s %ux%u%s %s "
+      "backend=%s seed=0x%08x]", batch, n, od,
+      gst_video_format_to_string (batch_cases[__i__].format),
+      batch_cases[__i__].w, batch_cases[__i__].h,
+      lay == &padded ? " padded" : "", rd, co_test_backend, seed);
+  GstStructure *st = NULL;
+  guint i, v = 0;
+  guint64 frames = 0;
+
+  g_object_set (h->element, "batch", batch, NULL);
+  gst_harness_set_src_caps (h, caps_of (batch_cases[__i__].format,
+          batch_cases[__i__].w, batch_cases[__i__].h, &info));
+  for (i = 0; i < n; i++)
+    push_frame (h, rand, &info, op, lay, i * GST_SECOND / 30, &pending, ctx);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()),
+      "%s: EOS not handled", ctx);
+  /* EOS sent the partial batch and drained: every output is there */
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), n);
+  for (i = 0; i < n; i++)
+    pull_and_check (h, &info, &pending, ctx);
+
+  g_object_get (h->element, "stats", &st, NULL);
+  fail_unless (st != NULL, "%s: no statistics", ctx);
+  fail_unless (gst_structure_get_uint64 (st, "frames", &frames));
+  fail_unless_equals_uint64 (frames, n);
+  gst_structure_free (st);
+  g_object_get (h->element, "passport", &st, NULL);
+  fail_unless (st != NULL && gst_structure_get_uint (st, "batch", &v));
+  fail_unless_equals_int (v, batch);
+  gst_structure_free (st);
+
+  teardown_harness (h);
+  g_free (ctx);
+  g_free (rd);
+  g_free (od);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+/* A flush while a batch is being filled drops it (it was never submitted);
+ * the frames after the flush come out right.  Then a partial batch is left
+ * pending at teardown (dropped, nothing leaked or hung). */
+GST_START_TEST (test_batch_flush)
+{
+  guint32 seed = co_test_seed ("test_batch_flush", __i__);
+  GRand *rand = g_rand_new_with_seed (seed);
+  const OpCfg *op = &op_cfgs[__i__ == 0 ? 0 : 7];
+  const RunCfg *run = &co_test_run_cfgs[__i__ == 0 ? 3 : 6];
+  const guint batch = 4;
+  GstVideoInfo info;
+  GstHarness *h = make_harness (op, run);
+  GQueue pending = G_QUEUE_INIT, dropped = G_QUEUE_INIT;
+  gchar *rd = co_test_run_desc (run), *od = op_desc (op);
+  gchar *ctx = g_strdup_printf ("[batch=%u flush, %s I420 77x43 %s backend=%s "
+      "seed=0x%08x]", batch, od, rd, co_test_backend, seed);
+  GstSegment seg;
+  guint i;
+
+  g_object_set (h->element, "batch", batch, NULL);
+  gst_harness_set_src_caps (h, caps_of (GST_VIDEO_FORMAT_I420, 77, 43, &info));
+  /* one full batch out, then a partial one pending */
+  for (i = 0; i < batch; i++)
+    push_frame (h, rand, &info, op, &layout_default, i * GST_SECOND, &pending,
+        ctx);
+  for (i = 0; i < batch; i++)
+    pull_and_check (h, &info, &pending, ctx);
+  for (i = 0; i < batch - 1; i++)
+    push_frame (h, rand, &info, op, &layout_default, (10 + i) * GST_SECOND,
+        &dropped, ctx);
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
+  gst_segment_init (&seg, GST_FORMAT_TIME);
+  fail_unless (gst_harness_push_event (h, gst_event_new_segment (&seg)));
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 0);
+
+  for (i = 0; i < batch + 1; i++)
+    push_frame (h, rand, &info, op, &layout_default, (100 + i) * GST_SECOND,
+        &pending, ctx);
+  /* the batch after the flush is full: out without an event */
+  for (i = 0; i < batch; i++)
+    pull_and_check (h, &info, &pending, ctx);
+  /* one frame left pending in a partial batch at teardown */
+  fail_unless_equals_int (g_queue_get_length (&pending), 1);
+  g_queue_clear_full (&pending, (GDestroyNotify) gst_buffer_unref);
+  g_queue_clear_full (&dropped, (GDestroyNotify) gst_buffer_unref);
+  teardown_harness (h);
+  g_free (ctx);
+  g_free (rd);
+  g_free (od);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_latency_query)
 {
   GstHarness *h = make_harness (&op_cfgs[0], &co_test_run_cfgs[3]);
@@ -2030,6 +2171,26 @@ GST_START_TEST (test_latency_query)
   fail_unless (GST_CLOCK_TIME_IS_VALID (lat), "latency query failed");
   fail_unless (lat >= 10 * GST_MSECOND, "latency %" GST_TIME_FORMAT
       " lost upstream's 10 ms", GST_TIME_ARGS (lat));
+  fail_unless_equals_uint64 (lat, 10 * GST_MSECOND);
+  teardown_harness (h);
+
+  /* batch=4 at 30 frames/s: a frame may wait for 3 more */
+  h = make_harness (&op_cfgs[0], &co_test_run_cfgs[3]);
+  g_object_set (h->element, "batch", 4, NULL);
+  gst_harness_set_src_caps (h, gst_caps_new_simple ("video/x-raw", "format",
+          G_TYPE_STRING, "RGBA", "width", G_TYPE_INT, 32, "height",
+          G_TYPE_INT, 32, "framerate", GST_TYPE_FRACTION, 30, 1, NULL));
+  gst_harness_set_upstream_latency (h, 10 * GST_MSECOND);
+  /* the engine (and the batch in effect) exists once a buffer went in */
+  {
+    GstBuffer *in = gst_buffer_new_allocate (NULL, 32 * 32 * 4, NULL);
+
+    gst_buffer_memset (in, 0, 0x5a, 32 * 32 * 4);
+    fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
+  }
+  lat = gst_harness_query_latency (h);
+  fail_unless_equals_uint64 (lat, 10 * GST_MSECOND +
+      3 * gst_util_uint64_scale_int (GST_SECOND, 1, 30));
   teardown_harness (h);
 }
 
@@ -2106,11 +2267,13 @@ cudavideofilter_suite (void)
   tcase_add_loop_test (tc, test_eos_in_flight, 0, 4);
   tcase_add_loop_test (tc, test_flush_midstream, 0, 6);
   tcase_add_test (tc, test_flush_unblocks_chain);
-  tcase_add_loop_test (tc, test_caps_change, 0, 2);
+  tcase_add_loop_test (tc, test_caps_change, 0, 3);
   tcase_add_test (tc, test_state_cycling);
   tcase_add_loop_test (tc, test_many_frames, 0, 10);
   tcase_add_loop_test (tc, test_many_frames_threaded, 0, 3);
   tcase_add_test (tc, test_latency_query);
+  tcase_add_loop_test (tc, test_batch, 0, G_N_ELEMENTS (batch_cases));
+  tcase_add_loop_test (tc, test_batch_flush, 0, 2);
   tcase_add_test (tc, test_same_buffer_repushed);
   tcase_add_test (tc, test_property_change_playing);
 

@@ -14,7 +14,8 @@
  * pointer (pool buffers come back intact).  Input (b) registered: per frame
  * a fresh GstBuffer holding a reference to one of 16 GstMemory that wrap
  * the malloc()ed ring frames once for the whole program.
- * One priming frame is pushed and waited for; then the timed frames, PTS =
+ * One priming frame (with the element's batch > 1: a batch of them) is
+ * pushed and waited for; then the timed frames, PTS =
  * frame number x duration.  appsink's callback notes the time and hands the
  * sample to checker threads (sampled checksum); the checksums are compared
  * with the expected ones after the run.
@@ -29,6 +30,7 @@
 #include "bench-gst.h"
 
 #define WAIT_NS (60 * G_GUINT64_CONSTANT (1000000000))
+#define MAX_BATCH 16            /* the largest batch cudavideofilter takes */
 
 BenchGst bench_gst;
 const gchar *bench_input_names[2] = { "pinned", "registered" };
@@ -36,7 +38,8 @@ const gchar *bench_input_names[2] = { "pinned", "registered" };
 typedef struct
 {
   const BenchRunSpec *sp;
-  guint n;                      /* frames pushed, the priming one included */
+  guint n;                      /* frames pushed, the priming ones included */
+  guint prime;                  /* priming frames: 1, or the element's batch */
   gint *ring_idx;
   guint64 *t_push, *t_out, *sum;
   guint8 *got, *checked;
@@ -408,7 +411,7 @@ make_input (RunState * st, guint i, GHashTable * contents)
   return buf;
 }
 
-/* Runs one pipeline: @sp->frames + 1 frames.  Fills @row (when given) with
+/* Runs one pipeline: @sp->frames + 1 frames (+ batch, with batches).  Fills @row (when given) with
  * the timed figures and the checks.  FALSE on a pipeline error. */
 gboolean
 bench_run_pipeline (const BenchRunSpec * sp, BenchRow * row, gchar ** pool_note)
@@ -425,13 +428,15 @@ bench_run_pipeline (const BenchRunSpec * sp, BenchRow * row, gchar ** pool_note)
   gboolean ok = FALSE;
 
   st.sp = sp;
+  st.prime = 1;
   st.n = sp->frames + 1;
-  st.ring_idx = g_new0 (gint, st.n);
-  st.t_push = g_new0 (guint64, st.n);
-  st.t_out = g_new0 (guint64, st.n);
-  st.sum = g_new0 (guint64, st.n);
-  st.got = g_new0 (guint8, st.n);
-  st.checked = g_new0 (guint8, st.n);
+  /* room for a batch of priming frames (set once the element exists) */
+  st.ring_idx = g_new0 (gint, sp->frames + MAX_BATCH);
+  st.t_push = g_new0 (guint64, sp->frames + MAX_BATCH);
+  st.t_out = g_new0 (guint64, sp->frames + MAX_BATCH);
+  st.sum = g_new0 (guint64, sp->frames + MAX_BATCH);
+  st.got = g_new0 (guint8, sp->frames + MAX_BATCH);
+  st.checked = g_new0 (guint8, sp->frames + MAX_BATCH);
   g_mutex_init (&st.lock);
   g_cond_init (&st.cond);
   st.checker = bench_checker_new (BENCH_CHECK_THREADS, check_output, &st);
@@ -454,6 +459,15 @@ bench_run_pipeline (const BenchRunSpec * sp, BenchRow * row, gchar ** pool_note)
   }
   src = gst_bin_get_by_name (GST_BIN (st.pipeline), "src");
   sink = gst_bin_get_by_name (GST_BIN (st.pipeline), "sink");
+  if (!sp->peer) {
+    /* a batch comes out when it is full: prime with a whole one */
+    GstElement *filter = gst_bin_get_by_name (GST_BIN (st.pipeline), "filter");
+
+    g_object_get (filter, "batch", &st.prime, NULL);
+    gst_object_unref (filter);
+    st.prime = CLAMP (st.prime, 1, MAX_BATCH);
+    st.n = sp->frames + st.prime;
+  }
   g_object_set (src, "caps", sp->peer ? bench_gst.peer_caps : bench_gst.caps,
       "format", GST_FORMAT_TIME,
       "is-live", FALSE, "do-timestamp", FALSE, "block", TRUE, "max-bytes",
@@ -492,17 +506,18 @@ bench_run_pipeline (const BenchRunSpec * sp, BenchRow * row, gchar ** pool_note)
     }
   }
 
-  /* the priming frame: the pipeline is set up once it has come out */
-  if (gst_app_src_push_buffer (GST_APP_SRC (src), make_input (&st, 0,
-              contents)) != GST_FLOW_OK)
-    goto done;
+  /* the priming frames: the pipeline is set up once they have come out */
+  for (i = 0; i < st.prime; i++)
+    if (gst_app_src_push_buffer (GST_APP_SRC (src), make_input (&st, i,
+                contents)) != GST_FLOW_OK)
+      goto done;
   deadline = g_get_monotonic_time () + WAIT_NS / 1000;
   g_mutex_lock (&st.lock);
-  while (!st.got[0] && !st.error)
+  while (!st.got[st.prime - 1] && !st.error)
     if (!g_cond_wait_until (&st.cond, &st.lock, deadline))
       break;
   g_mutex_unlock (&st.lock);
-  if (!st.got[0]) {
+  if (!st.got[st.prime - 1]) {
     if (!st.error)
       st.error = g_strdup ("the first frame did not come out");
     goto done;
@@ -512,11 +527,11 @@ bench_run_pipeline (const BenchRunSpec * sp, BenchRow * row, gchar ** pool_note)
   tc0 = bench_thread_cpu ();
   t0 = bench_now_ns ();
   c0 = bench_cpu_ns () - bench_checker_cpu_ns (st.checker);
-  for (i = 1; i < st.n && !st.error; i++) {
+  for (i = st.prime; i < st.n && !st.error; i++) {
     GstBuffer *buf;
 
     if (sp->live_fps > 0)
-      bench_sleep_until (t0 + (guint64) ((i - 1) * 1e9 / sp->live_fps));
+      bench_sleep_until (t0 + (guint64) ((i - st.prime) * 1e9 / sp->live_fps));
     buf = make_input (&st, i, contents);
     if (!buf)
       break;
@@ -619,7 +634,7 @@ done:
       gdouble *lat = g_new (gdouble, st.n);
       guint n = 0;
 
-      for (i = 1; i < st.n; i++)
+      for (i = st.prime; i < st.n; i++)
         if (st.got[i])
           lat[n++] = (st.t_out[i] - st.t_push[i]) / 1e6;
       row->p50_ms = bench_percentile (lat, n, 50);
