@@ -39,6 +39,9 @@ step 1080p-rgba-sweep 120 --width 1920 --height 1080 --frames "$(n 1000)" --stre
 step 4k-nv12-2x1 60 --format NV12 --frames "$(n 1000)" --streams 2 --chunks 1
 step gray8-sweep 120 --width 640 --height 480 --format GRAY8 --frames "$(n 10000)" \
   --streams 8 --chunks 1 --sweep
+# small frames at their best setting: 8 frames per device submission
+step gray8-batch8 60 --width 640 --height 480 --format GRAY8 --frames "$(n 10000)" \
+  --streams 8 --chunks 1 --only raw,overlap,peer,pinned --props batch=8
 if fits 60 fir-balanced; then
   timeout 60 "$c" --backend "$backend" --audio --cupti --taps 479 --buffers "$(n 400)" \
     > "$out/fir-balanced.log" 2>&1
