@@ -1615,9 +1615,12 @@ GST_START_TEST (test_short_buffer)
 {
   guint32 seed = co_test_seed ("test_short_buffer", __i__);
   GRand *rand = g_rand_new_with_seed (seed);
-  const OpCfg *op = &op_cfgs[__i__ == 0 ? 0 : 6];
-  GstVideoFormat fmt = __i__ == 0 ? GST_VIDEO_FORMAT_RGBA :
+  const OpCfg *op = &op_cfgs[__i__ != 1 ? 0 : 6];
+  GstVideoFormat fmt = __i__ != 1 ? GST_VIDEO_FORMAT_RGBA :
       GST_VIDEO_FORMAT_I420;
+  /* 2: with batch=4, the good frames wait in a batch being filled, which
+   * the error then leaves behind (dropped at teardown) */
+  guint batch = __i__ == 2 ? 4 : 1;
   GstVideoInfo info;
   GstHarness *h = make_harness (op, &co_test_run_cfgs[3]);
   GstBus *bus = gst_bus_new ();
@@ -1627,14 +1630,16 @@ GST_START_TEST (test_short_buffer)
   GstFlowReturn ret;
   gsize want, have;
   gchar *text, *ws, *hs;
-  gchar *ctx = g_strdup_printf ("[short buffer %s 64x48 backend=%s "
-      "seed=0x%08x]", gst_video_format_to_string (fmt), co_test_backend, seed);
+  gchar *ctx = g_strdup_printf ("[short buffer %s 64x48 batch=%u backend=%s "
+      "seed=0x%08x]", gst_video_format_to_string (fmt), batch, co_test_backend,
+      seed);
   guint i;
 
+  g_object_set (h->element, "batch", batch, NULL);
   gst_element_set_bus (h->element, bus);
   gst_harness_set_src_caps (h, caps_of (fmt, 64, 48, &info));
   want = GST_VIDEO_INFO_SIZE (&info);
-  have = want - 1 - (__i__ == 0 ? 0 : want / 3);
+  have = want - 1 - (__i__ != 1 ? 0 : want / 3);
 
   /* two good frames first: they come out right or not at all */
   for (i = 0; i < 2; i++)
@@ -2038,14 +2043,15 @@ static const struct
   guint op;
   GstVideoFormat format;
   guint w, h, batch, run;
-  gboolean padded;
+  gboolean padded, submit_thread;
 } batch_cases[] = {
-  {0, GST_VIDEO_FORMAT_GRAY8, 97, 33, 4, 3, FALSE},
-  {7, GST_VIDEO_FORMAT_NV12, 130, 70, 3, 5, TRUE},
-  {2, GST_VIDEO_FORMAT_I420, 75, 41, 5, 6, FALSE},
-  {0, GST_VIDEO_FORMAT_RGBA, 1921, 1081, 2, 2, TRUE},
-  {5, GST_VIDEO_FORMAT_GRAY16_LE, 333, 77, 16, 0, FALSE},
-  {6, GST_VIDEO_FORMAT_BGRx, 33, 17, 7, 4, FALSE},
+  {0, GST_VIDEO_FORMAT_GRAY8, 97, 33, 4, 3, FALSE, FALSE},
+  {7, GST_VIDEO_FORMAT_NV12, 130, 70, 3, 5, TRUE, FALSE},
+  {2, GST_VIDEO_FORMAT_I420, 75, 41, 5, 6, FALSE, FALSE},
+  {0, GST_VIDEO_FORMAT_RGBA, 1921, 1081, 2, 2, TRUE, FALSE},
+  {5, GST_VIDEO_FORMAT_GRAY16_LE, 333, 77, 16, 0, FALSE, FALSE},
+  {6, GST_VIDEO_FORMAT_BGRx, 33, 17, 7, 4, FALSE, FALSE},
+  {0, GST_VIDEO_FORMAT_GRAY8, 640, 480, 8, 4, FALSE, TRUE},
 };
 
 /* 2 x batch + 1 frames (the last batch partial, sent by EOS), every output
@@ -2065,15 +2071,17 @@ GST_START_TEST (test_batch)
   GQueue pending = G_QUEUE_INIT;
   gchar *rd = co_test_run_desc (run), *od = op_desc (op);
   gchar *ctx = g_strdup_printf ("[batch=%u, %u frames, %s %s %ux%u%s %s "
-      "backend=%s seed=0x%08x]", batch, n, od,
+      "submit-thread=%d backend=%s seed=0x%08x]", batch, n, od,
       gst_video_format_to_string (batch_cases[__i__].format),
       batch_cases[__i__].w, batch_cases[__i__].h,
-      lay == &padded ? " padded" : "", rd, co_test_backend, seed);
+      lay == &padded ? " padded" : "", rd, batch_cases[__i__].submit_thread,
+      co_test_backend, seed);
   GstStructure *st = NULL;
   guint i, v = 0;
   guint64 frames = 0;
 
-  g_object_set (h->element, "batch", batch, NULL);
+  g_object_set (h->element, "batch", batch, "submit-thread",
+      batch_cases[__i__].submit_thread, NULL);
   gst_harness_set_src_caps (h, caps_of (batch_cases[__i__].format,
           batch_cases[__i__].w, batch_cases[__i__].h, &info));
   for (i = 0; i < n; i++)
@@ -2154,6 +2162,40 @@ GST_START_TEST (test_batch_flush)
   g_free (ctx);
   g_free (rd);
   g_free (od);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+/* A property change while a batch is being filled: the partial batch goes
+ * out with the old operation before the engine is rebuilt for the new one. */
+GST_START_TEST (test_batch_property_change)
+{
+  guint32 seed = co_test_seed ("test_batch_property_change", 0);
+  GRand *rand = g_rand_new_with_seed (seed);
+  const OpCfg *before = &op_cfgs[0], *after = &op_cfgs[2];
+  GstVideoInfo info;
+  GstHarness *h = make_harness (before, &co_test_run_cfgs[3]);
+  GQueue pending = G_QUEUE_INIT;
+  gchar *ctx = g_strdup_printf ("[batch=3, invert then gamma 2.2 mid-batch, "
+      "I420 75x41 backend=%s seed=0x%08x]", co_test_backend, seed);
+  guint i;
+
+  g_object_set (h->element, "batch", 3, NULL);
+  gst_harness_set_src_caps (h, caps_of (GST_VIDEO_FORMAT_I420, 75, 41, &info));
+  for (i = 0; i < 2; i++)
+    push_frame (h, rand, &info, before, &layout_default, i * GST_SECOND,
+        &pending, ctx);
+  gst_util_set_object_arg (G_OBJECT (h->element), "operation", "gamma");
+  g_object_set (h->element, "gamma", after->gamma, NULL);
+  push_frame (h, rand, &info, after, &layout_default, 2 * GST_SECOND,
+      &pending, ctx);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 3);
+  for (i = 0; i < 3; i++)
+    pull_and_check (h, &info, &pending, ctx);
+  teardown_harness (h);
+  g_free (ctx);
   g_rand_free (rand);
 }
 
@@ -2274,11 +2316,12 @@ cudavideofilter_suite (void)
   tcase_add_test (tc, test_latency_query);
   tcase_add_loop_test (tc, test_batch, 0, G_N_ELEMENTS (batch_cases));
   tcase_add_loop_test (tc, test_batch_flush, 0, 2);
+  tcase_add_test (tc, test_batch_property_change);
   tcase_add_test (tc, test_same_buffer_repushed);
   tcase_add_test (tc, test_property_change_playing);
 
   tc = co_test_new_tcase (s, "errors", leaks_teardown);
-  tcase_add_loop_test (tc, test_short_buffer, 0, 2);
+  tcase_add_loop_test (tc, test_short_buffer, 0, 3);
   tcase_add_loop_test (tc, test_short_buffer_meta, 0, 6);
   tcase_add_test (tc, test_backend_cuda_state_change);
 
