@@ -842,7 +842,11 @@ gst_cuda_base_filter_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
       fr->path == CO_PATH_PINNED ? "pinned" :
       fr->path == CO_PATH_REGISTERED ? "registered" : "pageable");
   if (priv->pending_n < priv->batch) {
-    nvtxRangePop ();            /* the batch is not full yet */
+    /* the batch is not full yet */
+    if (priv->trace)
+      co_trace_complete (priv->trace, 1, TID_CHAIN, "chain", "host", t0,
+          co_engine_now () - t0, NULL);
+    nvtxRangePop ();
     goto done;
   }
 
