@@ -48,6 +48,12 @@ if fits 60 fir-balanced; then
   sum+=("fir-balanced (479 taps) rc $?"); pack
 fi
 step 4k-rgba-sweep 150 --frames "$(n 300)" --only raw,overlap,pinned,registered --sweep
+# host CPU at 4 chunks with 2 and 4 frames per submission (fewer launches and
+# timing events per frame; a frame waits for its batch)
+for nb in 2 4; do
+  step "4k-rgba-8x4-batch$nb" 45 --frames "$(n 300)" --only overlap,pinned \
+    --streams 8 --chunks 4 --props "batch=$nb"
+done
 
 printf '%s\n' "${sum[@]}"
 echo "elapsed $(( $(date +%s) - T0 )) s"
