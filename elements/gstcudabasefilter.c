@@ -501,6 +501,17 @@ frame_drop (GstCudaBaseFilter * self, GstCudaBaseFilterFrame * fr)
   gst_clear_buffer (&fr->outbuf);
 }
 
+/* Drops the first @n buffers of @slot's batch. */
+static void
+drop_slot (GstCudaBaseFilter * self, guint slot, guint n)
+{
+  GstCudaBaseFilterPrivate *priv = PRIV (self);
+  guint i;
+
+  for (i = 0; i < n; i++)
+    frame_drop (self, &priv->frames[slot * priv->batch + i]);
+}
+
 /* Waits for every submitted frame to finish on the device and drops it.
  * Only while flushing (or with the push task stopped). */
 static void
@@ -510,10 +521,7 @@ drop_in_flight (GstCudaBaseFilter * self, CoEngine * e)
   CoFrame *cf;
 
   while ((cf = co_engine_wait_oldest (e))) {
-    guint i;
-
-    for (i = 0; i < priv->slot_images[cf->slot]; i++)
-      frame_drop (self, &priv->frames[cf->slot * priv->batch + i]);
+    drop_slot (self, cf->slot, priv->slot_images[cf->slot]);
     co_engine_release (e, cf);
   }
 }
@@ -524,12 +532,10 @@ static void
 cancel_pending (GstCudaBaseFilter * self, CoEngine * e)
 {
   GstCudaBaseFilterPrivate *priv = PRIV (self);
-  guint i;
 
   if (!priv->pending)
     return;
-  for (i = 0; i < priv->pending_n; i++)
-    frame_drop (self, &priv->frames[priv->pending->slot * priv->batch + i]);
+  drop_slot (self, priv->pending->slot, priv->pending_n);
   co_engine_cancel (e, priv->pending);
   priv->pending = NULL;
   priv->pending_n = 0;
@@ -899,8 +905,7 @@ gst_cuda_base_filter_loop (GstCudaBaseFilter * self)
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
         ("A device operation failed; the frame was dropped"), ("%s",
             cf->error));
-    for (i = 0; i < n; i++)
-      frame_drop (self, &frames[i]);
+    drop_slot (self, cf->slot, n);
     co_engine_release (e, cf);
     g_mutex_lock (&priv->lock);
     priv->srcresult = GST_FLOW_ERROR;
