@@ -22,6 +22,7 @@ typedef struct
   GCond cond;
   CoCpuJob *jobs;               /* ring of n_slots * CO_MAX_CHUNKS */
   guint head, count, cap;
+  gboolean waiting;             /* on cond, under the engine's lock */
 } CoCpuWorker;
 
 /* Lock order: engine->lock is the only engine lock; the CUDA calls of
@@ -36,6 +37,7 @@ struct _CoEngine
 
   GMutex lock;
   GCond cond;                   /* slot freed, frame submitted, frame done, flushing */
+  guint cond_waiters;           /* threads in co_engine_wait_locked () */
   guint *free_slots;            /* stack of free slot indices */
   guint n_free;
   GQueue submitted;             /* CoFrame*, submission order */

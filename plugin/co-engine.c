@@ -34,6 +34,25 @@ co_engine_now (void)
   return (guint64) ts.tv_sec * G_GUINT64_CONSTANT (1000000000) + ts.tv_nsec;
 }
 
+/* e->cond, with e->lock held.  A frame costs a slot, a submission and a
+ * release, each of which would wake e->cond; GLib's g_cond_broadcast ()
+ * makes a futex system call whether or not anyone waits, so wake only when
+ * someone does (the push thread mostly waits on the device, not here). */
+static void
+co_engine_wait_locked (CoEngine * e)
+{
+  e->cond_waiters++;
+  g_cond_wait (&e->cond, &e->lock);
+  e->cond_waiters--;
+}
+
+static void
+co_engine_wake_locked (CoEngine * e)
+{
+  if (e->cond_waiters > 0)
+    g_cond_broadcast (&e->cond);
+}
+
 static void
 co_copy_host (const CoCopy * c)
 {
@@ -78,8 +97,11 @@ co_cpu_worker_main (gpointer data)
   for (;;) {
     CoCpuJob job;
 
-    while (!e->quit && w->count == 0)
+    while (!e->quit && w->count == 0) {
+      w->waiting = TRUE;
       g_cond_wait (&w->cond, &e->lock);
+      w->waiting = FALSE;
+    }
     if (w->count == 0)
       break;
     job = w->jobs[w->head];
@@ -91,7 +113,7 @@ co_cpu_worker_main (gpointer data)
 
     g_mutex_lock (&e->lock);
     if (--job.frame->remaining == 0)
-      g_cond_broadcast (&e->cond);
+      co_engine_wake_locked (e);
   }
   g_mutex_unlock (&e->lock);
   return NULL;
@@ -325,7 +347,7 @@ co_engine_acquire (CoEngine * e)
 
   g_mutex_lock (&e->lock);
   while (!e->flushing && e->n_free == 0)
-    g_cond_wait (&e->cond, &e->lock);
+    co_engine_wait_locked (e);
   if (e->flushing) {
     g_mutex_unlock (&e->lock);
     return NULL;
@@ -346,7 +368,7 @@ co_engine_put_slot_locked (CoEngine * e, CoFrame * f)
 {
   g_clear_pointer (&f->error, g_free);
   e->free_slots[e->n_free++] = f->slot;
-  g_cond_broadcast (&e->cond);
+  co_engine_wake_locked (e);
 }
 
 void
@@ -397,13 +419,14 @@ co_engine_submit_now (CoEngine * e, CoFrame * f, gboolean handed,
       job->frame = f;
       job->chunk = i;
       w->count++;
-      g_cond_signal (&w->cond);
+      if (w->waiting)
+        g_cond_signal (&w->cond);
     }
   }
   g_queue_push_tail (&e->submitted, f);
   if (handed)
     e->handing--;               /* in `submitted` now, under the same lock */
-  g_cond_broadcast (&e->cond);
+  co_engine_wake_locked (e);
   g_mutex_unlock (&e->lock);
   return ret;
 }
@@ -465,12 +488,12 @@ co_engine_wait_oldest (CoEngine * e)
       g_mutex_unlock (&e->lock);
       return NULL;
     }
-    g_cond_wait (&e->cond, &e->lock);
+    co_engine_wait_locked (e);
   }
   f = g_queue_peek_head (&e->submitted);
   if (e->backend == CO_BACKEND_CPU) {
     while (f->remaining > 0)
-      g_cond_wait (&e->cond, &e->lock);
+      co_engine_wait_locked (e);
     g_queue_pop_head (&e->submitted);
     g_mutex_unlock (&e->lock);
     return f;
@@ -498,7 +521,7 @@ co_engine_set_flushing (CoEngine * e, gboolean flushing)
 {
   g_mutex_lock (&e->lock);
   e->flushing = flushing;
-  g_cond_broadcast (&e->cond);
+  co_engine_wake_locked (e);
   g_mutex_unlock (&e->lock);
 }
 
@@ -509,7 +532,7 @@ co_engine_drain (CoEngine * e)
 
   g_mutex_lock (&e->lock);
   while (!e->flushing && e->n_free < e->n_slots)
-    g_cond_wait (&e->cond, &e->lock);
+    co_engine_wait_locked (e);
   ret = !e->flushing;
   g_mutex_unlock (&e->lock);
   return ret;

@@ -110,6 +110,58 @@ op_h2d_2d (int i)
       256, 128, COPY_BYTES / 256, cudaMemcpyHostToDevice, streams[s]);
 }
 
+/* n copies of COPY_BYTES in one cudaMemcpyBatchAsync (CUDA 12.8+): what a
+ * batch of images costs the host if the copies of one chunk went in one call
+ * instead of one call each. */
+static int
+batch_copies (int i, size_t n, enum cudaMemcpyKind kind)
+{
+  int s = i % N_STREAMS;
+  void *dsts[16];
+  const void *srcs[16];
+  size_t sizes[16], idx = 0;
+  struct cudaMemcpyAttributes attr;
+
+  memset (&attr, 0, sizeof (attr));
+  attr.srcAccessOrder = cudaMemcpySrcAccessOrderStream;
+  for (size_t k = 0; k < n; k++) {
+    unsigned char *h = host + s * COPY_BYTES, *d = dev + s * COPY_BYTES;
+
+    dsts[k] = kind == cudaMemcpyHostToDevice ? (void *) d : (void *) h;
+    srcs[k] = kind == cudaMemcpyHostToDevice ? (const void *) h :
+        (const void *) d;
+    sizes[k] = COPY_BYTES / n;
+    dsts[k] = (unsigned char *) dsts[k] + k * sizes[k];
+    srcs[k] = (const unsigned char *) srcs[k] + k * sizes[k];
+  }
+  return cudaMemcpyBatchAsync (dsts, srcs, sizes, n, &attr, &idx, 1,
+      streams[s]);
+}
+
+static int
+op_batch1_h2d (int i)
+{
+  return batch_copies (i, 1, cudaMemcpyHostToDevice);
+}
+
+static int
+op_batch4_h2d (int i)
+{
+  return batch_copies (i, 4, cudaMemcpyHostToDevice);
+}
+
+static int
+op_batch16_h2d (int i)
+{
+  return batch_copies (i, 16, cudaMemcpyHostToDevice);
+}
+
+static int
+op_batch4_d2h (int i)
+{
+  return batch_copies (i, 4, cudaMemcpyDeviceToHost);
+}
+
 static int
 op_launch (int i)
 {
@@ -493,6 +545,11 @@ static const struct
   {"cudaMemcpyAsync H2D", op_h2d, 1, 1},
   {"cudaMemcpyAsync D2H", op_d2h, 1, 1},
   {"cudaMemcpy2DAsync H2D", op_h2d_2d, 1, 1},
+  /* calls: copies per call, so the column reads per copy */
+  {"MemcpyBatchAsync 1 H2D", op_batch1_h2d, 1, 1},
+  {"MemcpyBatchAsync 4 H2D/copy", op_batch4_h2d, 4, 4},
+  {"MemcpyBatchAsync 16 H2D/cpy", op_batch16_h2d, 16, 16},
+  {"MemcpyBatchAsync 4 D2H/copy", op_batch4_d2h, 4, 4},
   {"launch + GetLastError", op_launch, 1, 1},
   {"cudaGetLastError", op_get_last_error, 1, 1},
   {"cudaSetDevice", op_set_device, 1, 1},
