@@ -23,6 +23,12 @@ step() {
 }
 
 step 4k-rgba-2x1 90 --frames "$(n 600)" --streams 2 --chunks 1 --live 60 --live-frames "$(n 120)"
+# host CPU at 4 chunks with 1, 2 and 4 frames per submission (fewer launches,
+# timing events and wake-ups per frame; a frame waits for its batch)
+for nb in 1 2 4; do
+  step "4k-rgba-8x4-batch$nb" 45 --frames "$(n 400)" --only raw,overlap,pinned \
+    --streams 8 --chunks 4 --props "batch=$nb"
+done
 # live rows: the spinning wait (wait-mode=spin), raw one-frame latency of the
 # same run; then where the time goes (trace_live)
 for sc in 8x4 8x8; do
@@ -48,12 +54,6 @@ if fits 60 fir-balanced; then
   sum+=("fir-balanced (479 taps) rc $?"); pack
 fi
 step 4k-rgba-sweep 150 --frames "$(n 300)" --only raw,overlap,pinned,registered --sweep
-# host CPU at 4 chunks with 2 and 4 frames per submission (fewer launches and
-# timing events per frame; a frame waits for its batch)
-for nb in 2 4; do
-  step "4k-rgba-8x4-batch$nb" 45 --frames "$(n 300)" --only overlap,pinned \
-    --streams 8 --chunks 4 --props "batch=$nb"
-done
 
 printf '%s\n' "${sum[@]}"
 echo "elapsed $(( $(date +%s) - T0 )) s"
