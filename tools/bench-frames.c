@@ -477,6 +477,9 @@ typedef struct
 
 static gint checker_stop;
 
+/* a 4K frame comes out every ~0.7 ms, a 640x480 one every ~12 us */
+#define CHECKER_POLL_US 50
+
 static gpointer
 checker_thread (gpointer data)
 {
@@ -490,8 +493,15 @@ checker_thread (gpointer data)
   g_mutex_unlock (&c->lock);
   g_free (arg);
   for (;;) {
-    gpointer item = g_async_queue_pop (c->queue);
+    /* Polled, not waited for: a checker asleep in g_async_queue_pop ()
+     * makes every push wake it, a futex call on the element's push thread
+     * (where outputs arrive) that the row would charge to the element. */
+    gpointer item = g_async_queue_try_pop (c->queue);
 
+    if (!item) {
+      g_usleep (CHECKER_POLL_US);
+      continue;
+    }
     if (item == &checker_stop)
       break;
     c->func (item, c->user_data);
