@@ -2052,6 +2052,9 @@ static const struct
   {5, GST_VIDEO_FORMAT_GRAY16_LE, 333, 77, 16, 0, FALSE, FALSE},
   {6, GST_VIDEO_FORMAT_BGRx, 33, 17, 7, 4, FALSE, FALSE},
   {0, GST_VIDEO_FORMAT_GRAY8, 640, 480, 8, 4, FALSE, TRUE},
+  /* rows without padding: a chunk's 2 x 4 plane copies are plain ones, which
+   * the CUDA backend queues in one cudaMemcpyBatchAsync per direction */
+  {0, GST_VIDEO_FORMAT_NV12, 256, 34, 4, 3, FALSE, FALSE},
 };
 
 /* 2 x batch + 1 frames (the last batch partial, sent by EOS), every output

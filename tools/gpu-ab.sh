@@ -85,6 +85,7 @@ if fits 90 sanitizer; then
              "memcheck|GRAY16_LE,width=333,height=77 ! cudavideofilter operation=gamma gamma=2.2 streams=2 chunks=3" \
              "memcheck|RGBA,width=641,height=363 ! cudavideofilter operation=invert streams=2 chunks=3 submit-thread=true" \
              "memcheck|NV12,width=641,height=363 ! cudavideofilter operation=box-blur radius=3 streams=2 chunks=3 batch=4" \
+             "memcheck|RGBA,width=640,height=360 ! cudavideofilter operation=invert streams=2 chunks=3 batch=4" \
              "racecheck|$blur" "synccheck|$blur"; do
     tool=${run%%|*}; p=${run#*|}
     echo "=== $tool: $p" >> "$out/sanitizer.log"
