@@ -2055,6 +2055,9 @@ static const struct
   /* rows without padding: a chunk's 2 x 4 plane copies are plain ones, which
    * the CUDA backend queues in one cudaMemcpyBatchAsync per direction */
   {0, GST_VIDEO_FORMAT_NV12, 256, 34, 4, 3, FALSE, FALSE},
+  /* the same from frames of more than 1 MiB, which the CUDA backend
+   * page-locks in place (cudaHostRegister) instead of staging */
+  {0, GST_VIDEO_FORMAT_RGBA, 640, 480, 4, 3, FALSE, FALSE},
 };
 
 /* 2 x batch + 1 frames (the last batch partial, sent by EOS), every output
@@ -2100,6 +2103,12 @@ GST_START_TEST (test_batch)
   fail_unless (st != NULL, "%s: no statistics", ctx);
   fail_unless (gst_structure_get_uint64 (st, "frames", &frames));
   fail_unless_equals_uint64 (frames, n);
+  if (g_str_equal (co_test_backend, "cuda")
+      && GST_VIDEO_INFO_SIZE (&info) >= (1 << 20)) {
+    /* the harness's frames are malloc()ed: page-locked in place */
+    fail_unless (gst_structure_get_uint64 (st, "frames-registered", &frames));
+    fail_unless_equals_uint64 (frames, n);
+  }
   gst_structure_free (st);
   g_object_get (h->element, "passport", &st, NULL);
   fail_unless (st != NULL && gst_structure_get_uint (st, "batch", &v));
