@@ -512,20 +512,6 @@ drop_slot (GstCudaBaseFilter * self, guint slot, guint n)
     frame_drop (self, &priv->frames[slot * priv->batch + i]);
 }
 
-/* Waits for every submitted frame to finish on the device and drops it.
- * Only while flushing (or with the push task stopped). */
-static void
-drop_in_flight (GstCudaBaseFilter * self, CoEngine * e)
-{
-  GstCudaBaseFilterPrivate *priv = PRIV (self);
-  CoFrame *cf;
-
-  while ((cf = co_engine_wait_oldest (e))) {
-    drop_slot (self, cf->slot, priv->slot_images[cf->slot]);
-    co_engine_release (e, cf);
-  }
-}
-
 /* The batch being filled, if any, is dropped (flush, shutdown).  Only from
  * the streaming thread, or with streaming stopped. */
 static void
@@ -539,6 +525,22 @@ cancel_pending (GstCudaBaseFilter * self, CoEngine * e)
   co_engine_cancel (e, priv->pending);
   priv->pending = NULL;
   priv->pending_n = 0;
+}
+
+/* Waits for every submitted frame to finish on the device and drops it,
+ * then the batch being filled.  Only while flushing (or with the push task
+ * stopped). */
+static void
+drop_in_flight (GstCudaBaseFilter * self, CoEngine * e)
+{
+  GstCudaBaseFilterPrivate *priv = PRIV (self);
+  CoFrame *cf;
+
+  while ((cf = co_engine_wait_oldest (e))) {
+    drop_slot (self, cf->slot, priv->slot_images[cf->slot]);
+    co_engine_release (e, cf);
+  }
+  cancel_pending (self, e);
 }
 
 /* Submits the batch being filled (full, or partial before a serialized
@@ -584,7 +586,6 @@ engine_destroy (GstCudaBaseFilter * self)
   g_mutex_lock (&priv->lock);
   if (e) {
     drop_in_flight (self, e);
-    cancel_pending (self, e);
     priv->engine = NULL;
   }
   g_mutex_unlock (&priv->lock);
@@ -710,8 +711,10 @@ engine_failed:
   return FALSE;
 }
 
-/* Waits until every frame in flight has been pushed.  FALSE when flushing
- * or when pushing failed. */
+/* Submits the batch being filled (a partial one: nothing waits behind a
+ * serialized event, EOS or a rebuild), then waits until every frame in
+ * flight has been pushed.  FALSE when flushing or when pushing failed.
+ * Streaming thread. */
 static gboolean
 drain (GstCudaBaseFilter * self)
 {
@@ -719,6 +722,7 @@ drain (GstCudaBaseFilter * self)
 
   if (!priv->engine)
     return TRUE;
+  submit_pending (self);
   return co_engine_drain (priv->engine);
 }
 
@@ -733,7 +737,6 @@ ensure_engine (GstCudaBaseFilter * self)
     return TRUE;
   if (!priv->caps)
     return FALSE;
-  submit_pending (self);
   drain (self);
   engine_destroy (self);
   caps = gst_caps_ref (priv->caps);
@@ -1028,10 +1031,8 @@ gst_cuda_base_filter_sink_event (GstPad * pad, GstObject * parent,
       /* frames still in flight are dropped once the device is done with
        * them; nothing of the old segment is pushed after this */
       g_mutex_lock (&priv->lock);
-      if (priv->engine) {
+      if (priv->engine)
         drop_in_flight (self, priv->engine);
-        cancel_pending (self, priv->engine);
-      }
       g_mutex_unlock (&priv->lock);
       if (GST_CUDA_BASE_FILTER_GET_CLASS (self)->flush)
         GST_CUDA_BASE_FILTER_GET_CLASS (self)->flush (self);
@@ -1051,7 +1052,6 @@ gst_cuda_base_filter_sink_event (GstPad * pad, GstObject * parent,
       if (priv->caps && gst_caps_is_equal (caps, priv->caps))
         return gst_pad_push_event (srcpad, event);
       /* finish the frames of the old caps, then rebuild */
-      submit_pending (self);
       drain (self);
       gst_caps_replace (&priv->caps, caps);
       engine_destroy (self);
@@ -1063,7 +1063,6 @@ gst_cuda_base_filter_sink_event (GstPad * pad, GstObject * parent,
       return ret;
     }
     case GST_EVENT_EOS:
-      submit_pending (self);
       drain (self);
       if (priv->stats && priv->engine) {
         /* the last window, then the whole run */
@@ -1074,11 +1073,8 @@ gst_cuda_base_filter_sink_event (GstPad * pad, GstObject * parent,
       co_trace_sync (priv->trace);
       return gst_pad_push_event (srcpad, event);
     default:
-      if (GST_EVENT_IS_SERIALIZED (event)) {
-        /* a partial batch goes now: nothing waits behind an event */
-        submit_pending (self);
+      if (GST_EVENT_IS_SERIALIZED (event))
         drain (self);
-      }
       return gst_pad_event_default (pad, parent, event);
   }
 }

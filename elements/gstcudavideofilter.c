@@ -495,8 +495,9 @@ gst_cuda_video_filter_class_init (GstCudaVideoFilterClass * klass)
           "them. For small frames at high rates, where the per-frame host "
           "calls are the bottleneck, and to spend less host CPU per frame "
           "with chunks (4K, 4 chunks, H200: less than half at batch=4). "
-          "A frame waits for the batch to fill (the latency query reports batch - 1 frame durations more); a "
-          "partial batch goes at EOS and before any other serialized event. "
+          "A frame waits for the batch to fill (the latency query reports "
+          "batch - 1 frame durations more); a partial batch goes at EOS and "
+          "before any other serialized event. "
           "Upstream needs (max-in-flight x batch) buffers in flight, which "
           "the proposed pool has (a change takes effect after the frames "
           "in flight)", 1, CO_MAX_BATCH, DEFAULT_BATCH, rw));

@@ -255,7 +255,7 @@ co_cuda_copies (CoCudaState * c, const CoCopy * cps, guint n,
     struct cudaMemcpyAttributes attr;
 
     for (k = 0; k < n; k++) {
-      if (cps[k].width != cps[k].spitch || cps[k].width != cps[k].dpitch)
+      if (!co_copy_is_plain (&cps[k]))
         break;
       dsts[k] = cps[k].dst;
       srcs[k] = cps[k].src;
@@ -272,7 +272,7 @@ co_cuda_copies (CoCudaState * c, const CoCopy * cps, guint n,
   for (k = 0; k < n; k++) {
     const CoCopy *cp = &cps[k];
 
-    if (cp->width == cp->spitch && cp->width == cp->dpitch) {
+    if (co_copy_is_plain (cp)) {
       if (!co_cuda_check (cudaMemcpyAsync (cp->dst, cp->src,
                   cp->width * cp->rows, kind, s), "cudaMemcpyAsync", error))
         return FALSE;

@@ -58,7 +58,7 @@ co_copy_host (const CoCopy * c)
 {
   gsize r;
 
-  if (c->width == c->spitch && c->width == c->dpitch) {
+  if (co_copy_is_plain (c)) {
     memcpy (c->dst, c->src, c->width * c->rows);
     return;
   }

@@ -89,6 +89,13 @@ typedef struct
   gsize rows;
 } CoCopy;
 
+/* Whether @c is one contiguous block (no row padding on either side). */
+static inline gboolean
+co_copy_is_plain (const CoCopy * c)
+{
+  return c->width == c->spitch && c->width == c->dpitch;
+}
+
 typedef struct
 {
   guint n_h2d;
