@@ -9,7 +9,7 @@
  * Filters interleaved raw audio (or any sampled signal: SDR IQ pairs,
  * sensor channels) on a CUDA GPU, with its copies overlapped against
  * compute on the same engine as cudavideofilter: every buffer is cut along
- * time into #GstCudaBaseFilter:chunks chunks; each chunk is copied
+ * time into #GstCudaOverlapFilter:chunks chunks; each chunk is copied
  * host→device, computed and copied device→host on its own CUDA stream.
  * The CPU backend computes the same thing on worker threads.
  *
@@ -18,7 +18,7 @@
  * * `gain`: y = x · 10^(gain-db / 20) (the gain as a float; S16 rounds half
  *   to even and saturates to [−32768, 32767]).
  * * `fir`: y[n] = Σₖ h[k] · x[n − k] per channel, k = 0 … taps − 1, with the
- *   #GstCudaAudioFilter:taps h[k], accumulated in float (S16: rounded half
+ *   #GstCudaOverlapAudioFilter:taps h[k], accumulated in float (S16: rounded half
  *   to even and saturated).  The filter is causal and continuous across
  *   buffers: each output buffer has its input's length, and the output
  *   stream is the first samples of the convolution of the whole input
@@ -27,8 +27,8 @@
  *
  * History: the last taps − 1 input frames of a buffer are the halo of the
  * next one.  The history is reset to zeros on a flush, on a buffer with the
- * DISCONT flag, on a caps change, on a change of #GstCudaAudioFilter:taps
- * or #GstCudaAudioFilter:operation, and when the element goes to READY.
+ * DISCONT flag, on a caps change, on a change of #GstCudaOverlapAudioFilter:taps
+ * or #GstCudaOverlapAudioFilter:operation, and when the element goes to READY.
  *
  * Halos: chunk 0 of a buffer uploads the previous buffer's tail from
  * page-locked host memory (one buffer per engine slot) together with its
@@ -64,8 +64,8 @@
 #include "gstcudaaudiofilter.h"
 #include "co-audio.h"
 
-GST_DEBUG_CATEGORY_STATIC (gst_cuda_audio_filter_debug);
-#define GST_CAT_DEFAULT gst_cuda_audio_filter_debug
+GST_DEBUG_CATEGORY_STATIC (gst_cuda_overlap_audio_filter_debug);
+#define GST_CAT_DEFAULT gst_cuda_overlap_audio_filter_debug
 
 #define CAPS_STR "audio/x-raw, format = (string) { F32LE, S16LE }, " \
   "rate = (int) [ 1, MAX ], channels = (int) [ 1, 64 ], " \
@@ -86,9 +86,9 @@ enum
   PROP_TAPS,
 };
 
-struct _GstCudaAudioFilter
+struct _GstCudaOverlapAudioFilter
 {
-  GstCudaBaseFilter parent;
+  GstCudaOverlapFilter parent;
 
   /* Streaming state: touched by the streaming thread (chain, caps) and by
    * configure/engine_ready, which run there or with no frame in flight. */
@@ -150,10 +150,10 @@ gst_cuda_audio_operation_get_type (void)
   return type;
 }
 
-G_DEFINE_TYPE (GstCudaAudioFilter, gst_cuda_audio_filter,
-    GST_TYPE_CUDA_BASE_FILTER);
+G_DEFINE_TYPE (GstCudaOverlapAudioFilter, gst_cuda_overlap_audio_filter,
+    GST_TYPE_CUDA_OVERLAP_FILTER);
 GST_ELEMENT_REGISTER_DEFINE (cudaaudiofilter, "cudaaudiofilter",
-    GST_RANK_NONE, GST_TYPE_CUDA_AUDIO_FILTER);
+    GST_RANK_NONE, GST_TYPE_CUDA_OVERLAP_AUDIO_FILTER);
 
 /* ---- properties ---------------------------------------------------------- */
 
@@ -203,10 +203,10 @@ taps_from_value (const GValue * value, gchar ** why)
 }
 
 static void
-gst_cuda_audio_filter_set_property (GObject * object, guint id,
+gst_cuda_overlap_audio_filter_set_property (GObject * object, guint id,
     const GValue * value, GParamSpec * pspec)
 {
-  GstCudaAudioFilter *self = GST_CUDA_AUDIO_FILTER (object);
+  GstCudaOverlapAudioFilter *self = GST_CUDA_OVERLAP_AUDIO_FILTER (object);
   gboolean dirty = FALSE;
 
   switch (id) {
@@ -246,14 +246,14 @@ gst_cuda_audio_filter_set_property (GObject * object, guint id,
   /* taps and operation take effect with the next buffer, after the ones in
    * flight: the engine is rebuilt (constants, halo sizes) */
   if (dirty)
-    gst_cuda_base_filter_mark_dirty (GST_CUDA_BASE_FILTER (self));
+    gst_cuda_overlap_filter_mark_dirty (GST_CUDA_OVERLAP_FILTER (self));
 }
 
 static void
-gst_cuda_audio_filter_get_property (GObject * object, guint id,
+gst_cuda_overlap_audio_filter_get_property (GObject * object, guint id,
     GValue * value, GParamSpec * pspec)
 {
-  GstCudaAudioFilter *self = GST_CUDA_AUDIO_FILTER (object);
+  GstCudaOverlapAudioFilter *self = GST_CUDA_OVERLAP_AUDIO_FILTER (object);
   guint i;
 
   GST_OBJECT_LOCK (self);
@@ -283,7 +283,7 @@ gst_cuda_audio_filter_get_property (GObject * object, guint id,
 /* ---- history ------------------------------------------------------------- */
 
 static void
-ring_free (GstCudaAudioFilter * self)
+ring_free (GstCudaOverlapAudioFilter * self)
 {
   guint i;
 
@@ -298,7 +298,7 @@ ring_free (GstCudaAudioFilter * self)
 }
 
 static void
-history_free (GstCudaAudioFilter * self)
+history_free (GstCudaOverlapAudioFilter * self)
 {
   ring_free (self);
   g_clear_pointer (&self->tail, g_free);
@@ -342,10 +342,10 @@ audio_info_from_caps (GstAudioInfo * info, GstCaps * caps)
 }
 
 static gsize
-gst_cuda_audio_filter_configure (GstCudaBaseFilter * base, GstCaps * caps,
-    CoEngineConfig * cfg, GError ** error)
+gst_cuda_overlap_audio_filter_configure (GstCudaOverlapFilter * base,
+    GstCaps * caps, CoEngineConfig * cfg, GError ** error)
 {
-  GstCudaAudioFilter *self = GST_CUDA_AUDIO_FILTER (base);
+  GstCudaOverlapAudioFilter *self = GST_CUDA_OVERLAP_AUDIO_FILTER (base);
   CoAudioDesc *d = &self->desc;
   GstAudioInfo info;
   CoAudioOp op;
@@ -432,10 +432,10 @@ gst_cuda_audio_filter_configure (GstCudaBaseFilter * base, GstCaps * caps,
 }
 
 static gboolean
-gst_cuda_audio_filter_engine_ready (GstCudaBaseFilter * base, CoEngine * e,
-    GError ** error)
+gst_cuda_overlap_audio_filter_engine_ready (GstCudaOverlapFilter * base,
+    CoEngine * e, GError ** error)
 {
-  GstCudaAudioFilter *self = GST_CUDA_AUDIO_FILTER (base);
+  GstCudaOverlapAudioFilter *self = GST_CUDA_OVERLAP_AUDIO_FILTER (base);
   CoAudioDesc *d = &self->desc;
   guint i, n = co_engine_max_in_flight (e);
 
@@ -456,7 +456,7 @@ gst_cuda_audio_filter_engine_ready (GstCudaBaseFilter * base, CoEngine * e,
 
     if (self->ring_pinned)
       self->ring[i] = co_cuda_host_alloc (self->halo_bytes,
-          gst_cuda_base_filter_device_id (base), &why);
+          gst_cuda_overlap_filter_device_id (base), &why);
     else
       self->ring[i] = g_try_malloc (self->halo_bytes);
     if (!self->ring[i]) {
@@ -474,9 +474,10 @@ gst_cuda_audio_filter_engine_ready (GstCudaBaseFilter * base, CoEngine * e,
 /* ---- streaming ----------------------------------------------------------- */
 
 static GstFlowReturn
-gst_cuda_audio_filter_sink_buffer (GstCudaBaseFilter * base, GstBuffer * buf)
+gst_cuda_overlap_audio_filter_sink_buffer (GstCudaOverlapFilter * base,
+    GstBuffer * buf)
 {
-  GstCudaAudioFilter *self = GST_CUDA_AUDIO_FILTER (base);
+  GstCudaOverlapAudioFilter *self = GST_CUDA_OVERLAP_AUDIO_FILTER (base);
   gsize size = gst_buffer_get_size (buf);
   gint64 frames, cap;
 
@@ -503,16 +504,16 @@ gst_cuda_audio_filter_sink_buffer (GstCudaBaseFilter * base, GstBuffer * buf)
         "grow from %" G_GINT64_FORMAT " to %" G_GINT64_FORMAT " frames",
         frames, self->capacity, cap);
     self->capacity = cap;
-    gst_cuda_base_filter_mark_dirty (base);
+    gst_cuda_overlap_filter_mark_dirty (base);
   }
   return GST_FLOW_OK;
 }
 
 static GstFlowReturn
-gst_cuda_audio_filter_prepare (GstCudaBaseFilter * base, CoEngine * e,
-    GstCudaBaseFilterFrame * fr, CoFrame * cf)
+gst_cuda_overlap_audio_filter_prepare (GstCudaOverlapFilter * base,
+    CoEngine * e, GstCudaOverlapFilterFrame * fr, CoFrame * cf)
 {
-  GstCudaAudioFilter *self = GST_CUDA_AUDIO_FILTER (base);
+  GstCudaOverlapAudioFilter *self = GST_CUDA_OVERLAP_AUDIO_FILTER (base);
   FramePriv *fp = fr->priv;
   gsize size = gst_buffer_get_size (fr->inbuf);
   gint64 frames = size / self->bpf;
@@ -533,7 +534,7 @@ gst_cuda_audio_filter_prepare (GstCudaBaseFilter * base, CoEngine * e,
         ("could not map an input buffer of %" G_GSIZE_FORMAT " bytes", size));
     return GST_FLOW_ERROR;
   }
-  gst_cuda_base_filter_frame_check_input (fr, fp->in.data, size);
+  gst_cuda_overlap_filter_frame_check_input (fr, fp->in.data, size);
   gst_buffer_set_size (fr->outbuf, size);
   fp->out_mapped = gst_buffer_map (fr->outbuf, &fp->out, GST_MAP_WRITE);
   if (!fp->out_mapped) {
@@ -581,8 +582,8 @@ gst_cuda_audio_filter_prepare (GstCudaBaseFilter * base, CoEngine * e,
 }
 
 static void
-gst_cuda_audio_filter_finish (GstCudaBaseFilter * base,
-    GstCudaBaseFilterFrame * fr)
+gst_cuda_overlap_audio_filter_finish (GstCudaOverlapFilter * base,
+    GstCudaOverlapFilterFrame * fr)
 {
   FramePriv *fp = fr->priv;
 
@@ -594,17 +595,17 @@ gst_cuda_audio_filter_finish (GstCudaBaseFilter * base,
 }
 
 static void
-gst_cuda_audio_filter_flush (GstCudaBaseFilter * base)
+gst_cuda_overlap_audio_filter_flush (GstCudaOverlapFilter * base)
 {
-  GstCudaAudioFilter *self = GST_CUDA_AUDIO_FILTER (base);
+  GstCudaOverlapAudioFilter *self = GST_CUDA_OVERLAP_AUDIO_FILTER (base);
 
   GST_DEBUG_OBJECT (self, "flushed: history reset");
   g_atomic_int_set (&self->reset, TRUE);
 }
 
 static GstBufferPool *
-gst_cuda_audio_filter_make_pool (GstCudaBaseFilter * base, GstCaps * caps,
-    gsize size, GstAllocator * allocator, guint min, guint max)
+gst_cuda_overlap_audio_filter_make_pool (GstCudaOverlapFilter * base,
+    GstCaps * caps, gsize size, GstAllocator * allocator, guint min, guint max)
 {
   GstBufferPool *pool;
   GstStructure *config;
@@ -626,9 +627,9 @@ gst_cuda_audio_filter_make_pool (GstCudaBaseFilter * base, GstCaps * caps,
 }
 
 static GstClockTime
-gst_cuda_audio_filter_frame_duration (GstCudaBaseFilter * base)
+gst_cuda_overlap_audio_filter_frame_duration (GstCudaOverlapFilter * base)
 {
-  GstCudaAudioFilter *self = GST_CUDA_AUDIO_FILTER (base);
+  GstCudaOverlapAudioFilter *self = GST_CUDA_OVERLAP_AUDIO_FILTER (base);
   GstClockTime dur;
 
   GST_OBJECT_LOCK (self);
@@ -638,9 +639,9 @@ gst_cuda_audio_filter_frame_duration (GstCudaBaseFilter * base)
 }
 
 static const gchar *
-gst_cuda_audio_filter_operation_nick (GstCudaBaseFilter * base)
+gst_cuda_overlap_audio_filter_operation_nick (GstCudaOverlapFilter * base)
 {
-  GstCudaAudioFilter *self = GST_CUDA_AUDIO_FILTER (base);
+  GstCudaOverlapAudioFilter *self = GST_CUDA_OVERLAP_AUDIO_FILTER (base);
   GEnumClass *klass = g_type_class_peek (GST_TYPE_CUDA_AUDIO_OPERATION);
   GEnumValue *v = g_enum_get_value (klass, self->desc.op);
 
@@ -648,14 +649,16 @@ gst_cuda_audio_filter_operation_nick (GstCudaBaseFilter * base)
 }
 
 static GstStateChangeReturn
-gst_cuda_audio_filter_change_state (GstElement * element,
+gst_cuda_overlap_audio_filter_change_state (GstElement * element,
     GstStateChange transition)
 {
-  GstCudaAudioFilter *self = GST_CUDA_AUDIO_FILTER (element);
+  GstCudaOverlapAudioFilter *self = GST_CUDA_OVERLAP_AUDIO_FILTER (element);
   GstStateChangeReturn ret;
 
-  ret = GST_ELEMENT_CLASS (gst_cuda_audio_filter_parent_class)->change_state
-      (element, transition);
+  ret =
+      GST_ELEMENT_CLASS
+      (gst_cuda_overlap_audio_filter_parent_class)->change_state (element,
+      transition);
 
   if (transition == GST_STATE_CHANGE_PAUSED_TO_READY) {
     /* the engine is gone: nothing reads the history any more */
@@ -672,30 +675,32 @@ gst_cuda_audio_filter_change_state (GstElement * element,
 }
 
 static void
-gst_cuda_audio_filter_finalize (GObject * object)
+gst_cuda_overlap_audio_filter_finalize (GObject * object)
 {
-  GstCudaAudioFilter *self = GST_CUDA_AUDIO_FILTER (object);
+  GstCudaOverlapAudioFilter *self = GST_CUDA_OVERLAP_AUDIO_FILTER (object);
 
   history_free (self);
   gst_caps_replace (&self->cfg_caps, NULL);
   g_free (self->cur_taps);
   g_array_unref (self->taps);
-  G_OBJECT_CLASS (gst_cuda_audio_filter_parent_class)->finalize (object);
+  G_OBJECT_CLASS (gst_cuda_overlap_audio_filter_parent_class)->finalize
+      (object);
 }
 
 static void
-gst_cuda_audio_filter_class_init (GstCudaAudioFilterClass * klass)
+gst_cuda_overlap_audio_filter_class_init (GstCudaOverlapAudioFilterClass *
+    klass)
 {
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
-  GstCudaBaseFilterClass *base_class = GST_CUDA_BASE_FILTER_CLASS (klass);
+  GstCudaOverlapFilterClass *base_class = GST_CUDA_OVERLAP_FILTER_CLASS (klass);
   GParamFlags rw = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
       GST_PARAM_MUTABLE_PLAYING;
 
-  gobject_class->set_property = gst_cuda_audio_filter_set_property;
-  gobject_class->get_property = gst_cuda_audio_filter_get_property;
-  gobject_class->finalize = gst_cuda_audio_filter_finalize;
-  element_class->change_state = gst_cuda_audio_filter_change_state;
+  gobject_class->set_property = gst_cuda_overlap_audio_filter_set_property;
+  gobject_class->get_property = gst_cuda_overlap_audio_filter_get_property;
+  gobject_class->finalize = gst_cuda_overlap_audio_filter_finalize;
+  element_class->change_state = gst_cuda_overlap_audio_filter_change_state;
 
   g_object_class_install_property (gobject_class, PROP_OPERATION,
       g_param_spec_enum ("operation", "Operation",
@@ -707,7 +712,7 @@ gst_cuda_audio_filter_class_init (GstCudaAudioFilterClass * klass)
           "Gain of operation=gain in decibels: y = x * 10^(gain-db / 20) "
           "(S16: rounded and saturated)", -120.0, 60.0, DEFAULT_GAIN_DB, rw));
   /**
-   * GstCudaAudioFilter:taps:
+   * GstCudaOverlapAudioFilter:taps:
    *
    * The FIR coefficients h[0] … h[n−1] of operation=fir, 1 to 4096 of
    * them, used as floats: y[n] = Σₖ h[k] · x[n − k].  From gst-launch:
@@ -732,23 +737,23 @@ gst_cuda_audio_filter_class_init (GstCudaAudioFilterClass * klass)
       "cudaoverlap developers");
 
   base_class->frame_priv_size = sizeof (FramePriv);
-  base_class->configure = gst_cuda_audio_filter_configure;
-  base_class->engine_ready = gst_cuda_audio_filter_engine_ready;
-  base_class->prepare = gst_cuda_audio_filter_prepare;
-  base_class->finish = gst_cuda_audio_filter_finish;
-  base_class->make_pool = gst_cuda_audio_filter_make_pool;
-  base_class->frame_duration = gst_cuda_audio_filter_frame_duration;
-  base_class->operation_nick = gst_cuda_audio_filter_operation_nick;
-  base_class->sink_buffer = gst_cuda_audio_filter_sink_buffer;
-  base_class->flush = gst_cuda_audio_filter_flush;
+  base_class->configure = gst_cuda_overlap_audio_filter_configure;
+  base_class->engine_ready = gst_cuda_overlap_audio_filter_engine_ready;
+  base_class->prepare = gst_cuda_overlap_audio_filter_prepare;
+  base_class->finish = gst_cuda_overlap_audio_filter_finish;
+  base_class->make_pool = gst_cuda_overlap_audio_filter_make_pool;
+  base_class->frame_duration = gst_cuda_overlap_audio_filter_frame_duration;
+  base_class->operation_nick = gst_cuda_overlap_audio_filter_operation_nick;
+  base_class->sink_buffer = gst_cuda_overlap_audio_filter_sink_buffer;
+  base_class->flush = gst_cuda_overlap_audio_filter_flush;
 
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_AUDIO_OPERATION, 0);
-  GST_DEBUG_CATEGORY_INIT (gst_cuda_audio_filter_debug, "cudaaudiofilter", 0,
-      "cudaoverlap audio filter");
+  GST_DEBUG_CATEGORY_INIT (gst_cuda_overlap_audio_filter_debug,
+      "cudaoverlap-audio", 0, "cudaoverlap audio filter");
 }
 
 static void
-gst_cuda_audio_filter_init (GstCudaAudioFilter * self)
+gst_cuda_overlap_audio_filter_init (GstCudaOverlapAudioFilter * self)
 {
   gdouble one = 1.0;
 

@@ -7,7 +7,7 @@
  * @title: cudavideofilter
  *
  * Processes raw video on a CUDA GPU with its copies overlapped against
- * compute: every frame is cut into #GstCudaBaseFilter:chunks horizontal
+ * compute: every frame is cut into #GstCudaOverlapFilter:chunks horizontal
  * bands; each band is copied host→device, computed and copied device→host
  * on its own CUDA stream, so one band's (or frame's) copies run while
  * another's kernel does.  Buffers come from, and are proposed upstream as,
@@ -24,7 +24,7 @@
  * Alpha and padding bytes pass through unchanged.
  *
  * The element posts `cudaoverlap-passport` once when streaming starts and
- * `cudaoverlap-stats` every #GstCudaBaseFilter:stats-interval and at EOS;
+ * `cudaoverlap-stats` every #GstCudaOverlapFilter:stats-interval and at EOS;
  * docs/stats.md describes every field.
  *
  * ## Example launch lines
@@ -61,8 +61,8 @@
 #include "gstcudavideofilter.h"
 #include "co-video.h"
 
-GST_DEBUG_CATEGORY_STATIC (gst_cuda_video_filter_debug);
-#define GST_CAT_DEFAULT gst_cuda_video_filter_debug
+GST_DEBUG_CATEGORY_STATIC (gst_cuda_overlap_video_filter_debug);
+#define GST_CAT_DEFAULT gst_cuda_overlap_video_filter_debug
 
 #define FORMATS "{ GRAY8, GRAY16_LE, RGBA, BGRA, ARGB, ABGR, RGBx, BGRx, " \
   "xRGB, xBGR, NV12, I420 }"
@@ -82,9 +82,9 @@ enum
   PROP_BATCH,
 };
 
-struct _GstCudaVideoFilter
+struct _GstCudaOverlapVideoFilter
 {
-  GstCudaBaseFilter parent;
+  GstCudaOverlapFilter parent;
 
   GstVideoInfo info;
   CoVideoDesc desc;
@@ -131,16 +131,16 @@ gst_cuda_video_operation_get_type (void)
   return type;
 }
 
-G_DEFINE_TYPE (GstCudaVideoFilter, gst_cuda_video_filter,
-    GST_TYPE_CUDA_BASE_FILTER);
+G_DEFINE_TYPE (GstCudaOverlapVideoFilter, gst_cuda_overlap_video_filter,
+    GST_TYPE_CUDA_OVERLAP_FILTER);
 GST_ELEMENT_REGISTER_DEFINE (cudavideofilter, "cudavideofilter",
-    GST_RANK_NONE, GST_TYPE_CUDA_VIDEO_FILTER);
+    GST_RANK_NONE, GST_TYPE_CUDA_OVERLAP_VIDEO_FILTER);
 
 static void
-gst_cuda_video_filter_set_property (GObject * object, guint id,
+gst_cuda_overlap_video_filter_set_property (GObject * object, guint id,
     const GValue * value, GParamSpec * pspec)
 {
-  GstCudaVideoFilter *self = GST_CUDA_VIDEO_FILTER (object);
+  GstCudaOverlapVideoFilter *self = GST_CUDA_OVERLAP_VIDEO_FILTER (object);
 
   GST_OBJECT_LOCK (self);
   switch (id) {
@@ -162,14 +162,14 @@ gst_cuda_video_filter_set_property (GObject * object, guint id,
   }
   GST_OBJECT_UNLOCK (self);
   /* takes effect with the next frame, after the ones in flight */
-  gst_cuda_base_filter_mark_dirty (GST_CUDA_BASE_FILTER (self));
+  gst_cuda_overlap_filter_mark_dirty (GST_CUDA_OVERLAP_FILTER (self));
 }
 
 static void
-gst_cuda_video_filter_get_property (GObject * object, guint id,
+gst_cuda_overlap_video_filter_get_property (GObject * object, guint id,
     GValue * value, GParamSpec * pspec)
 {
-  GstCudaVideoFilter *self = GST_CUDA_VIDEO_FILTER (object);
+  GstCudaOverlapVideoFilter *self = GST_CUDA_OVERLAP_VIDEO_FILTER (object);
 
   GST_OBJECT_LOCK (self);
   switch (id) {
@@ -256,10 +256,10 @@ describe_format (const GstVideoInfo * info, CoVideoDesc * d)
 }
 
 static gsize
-gst_cuda_video_filter_configure (GstCudaBaseFilter * base, GstCaps * caps,
-    CoEngineConfig * cfg, GError ** error)
+gst_cuda_overlap_video_filter_configure (GstCudaOverlapFilter * base,
+    GstCaps * caps, CoEngineConfig * cfg, GError ** error)
 {
-  GstCudaVideoFilter *self = GST_CUDA_VIDEO_FILTER (base);
+  GstCudaOverlapVideoFilter *self = GST_CUDA_OVERLAP_VIDEO_FILTER (base);
   CoVideoDesc *d = &self->desc;
 
   if (!gst_video_info_from_caps (&self->info, caps)) {
@@ -294,10 +294,10 @@ gst_cuda_video_filter_configure (GstCudaBaseFilter * base, GstCaps * caps,
 }
 
 static gboolean
-gst_cuda_video_filter_engine_ready (GstCudaBaseFilter * base, CoEngine * e,
-    GError ** error)
+gst_cuda_overlap_video_filter_engine_ready (GstCudaOverlapFilter * base,
+    CoEngine * e, GError ** error)
 {
-  GstCudaVideoFilter *self = GST_CUDA_VIDEO_FILTER (base);
+  GstCudaOverlapVideoFilter *self = GST_CUDA_OVERLAP_VIDEO_FILTER (base);
   guint32 max = self->desc.planes[0].comp_bytes == 2 ? 65535 : 255;
   guint16 *lut;
   gdouble gamma;
@@ -325,10 +325,10 @@ plane_extent (const CoVideoPlaneDesc * pl, gsize stride)
 }
 
 static GstFlowReturn
-gst_cuda_video_filter_prepare (GstCudaBaseFilter * base, CoEngine * e,
-    GstCudaBaseFilterFrame * fr, CoFrame * cf)
+gst_cuda_overlap_video_filter_prepare (GstCudaOverlapFilter * base,
+    CoEngine * e, GstCudaOverlapFilterFrame * fr, CoFrame * cf)
 {
-  GstCudaVideoFilter *self = GST_CUDA_VIDEO_FILTER (base);
+  GstCudaOverlapVideoFilter *self = GST_CUDA_OVERLAP_VIDEO_FILTER (base);
   FramePriv *fp = fr->priv;
   guint8 *in[CO_VIDEO_MAX_PLANES], *out[CO_VIDEO_MAX_PLANES];
   gint in_stride[CO_VIDEO_MAX_PLANES], out_stride[CO_VIDEO_MAX_PLANES];
@@ -377,7 +377,7 @@ gst_cuda_video_filter_prepare (GstCudaBaseFilter * base, CoEngine * e,
   for (i = 0; i < self->desc.n_planes; i++) {
     in[i] = GST_VIDEO_FRAME_PLANE_DATA (&fp->in, i);
     in_stride[i] = GST_VIDEO_FRAME_PLANE_STRIDE (&fp->in, i);
-    gst_cuda_base_filter_frame_check_input (fr, in[i],
+    gst_cuda_overlap_filter_frame_check_input (fr, in[i],
         plane_extent (&self->desc.planes[i], in_stride[i]));
     out[i] = GST_VIDEO_FRAME_PLANE_DATA (&fp->out, i);
     out_stride[i] = GST_VIDEO_FRAME_PLANE_STRIDE (&fp->out, i);
@@ -391,14 +391,14 @@ gst_cuda_video_filter_prepare (GstCudaBaseFilter * base, CoEngine * e,
 }
 
 static guint
-gst_cuda_video_filter_batch_size (GstCudaBaseFilter * base)
+gst_cuda_overlap_video_filter_batch_size (GstCudaOverlapFilter * base)
 {
-  return GST_CUDA_VIDEO_FILTER (base)->batch_eff;
+  return GST_CUDA_OVERLAP_VIDEO_FILTER (base)->batch_eff;
 }
 
 static void
-gst_cuda_video_filter_finish (GstCudaBaseFilter * base,
-    GstCudaBaseFilterFrame * fr)
+gst_cuda_overlap_video_filter_finish (GstCudaOverlapFilter * base,
+    GstCudaOverlapFilterFrame * fr)
 {
   FramePriv *fp = fr->priv;
 
@@ -410,8 +410,8 @@ gst_cuda_video_filter_finish (GstCudaBaseFilter * base,
 }
 
 static GstBufferPool *
-gst_cuda_video_filter_make_pool (GstCudaBaseFilter * base, GstCaps * caps,
-    gsize size, GstAllocator * allocator, guint min, guint max)
+gst_cuda_overlap_video_filter_make_pool (GstCudaOverlapFilter * base,
+    GstCaps * caps, gsize size, GstAllocator * allocator, guint min, guint max)
 {
   GstBufferPool *pool = gst_video_buffer_pool_new ();
   GstStructure *config = gst_buffer_pool_get_config (pool);
@@ -436,16 +436,16 @@ gst_cuda_video_filter_make_pool (GstCudaBaseFilter * base, GstCaps * caps,
 }
 
 static void
-gst_cuda_video_filter_propose_allocation (GstCudaBaseFilter * base,
+gst_cuda_overlap_video_filter_propose_allocation (GstCudaOverlapFilter * base,
     GstQuery * query)
 {
   gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
 }
 
 static GstClockTime
-gst_cuda_video_filter_frame_duration (GstCudaBaseFilter * base)
+gst_cuda_overlap_video_filter_frame_duration (GstCudaOverlapFilter * base)
 {
-  GstCudaVideoFilter *self = GST_CUDA_VIDEO_FILTER (base);
+  GstCudaOverlapVideoFilter *self = GST_CUDA_OVERLAP_VIDEO_FILTER (base);
 
   if (GST_VIDEO_INFO_FPS_N (&self->info) <= 0)
     return GST_CLOCK_TIME_NONE;
@@ -454,9 +454,9 @@ gst_cuda_video_filter_frame_duration (GstCudaBaseFilter * base)
 }
 
 static const gchar *
-gst_cuda_video_filter_operation_nick (GstCudaBaseFilter * base)
+gst_cuda_overlap_video_filter_operation_nick (GstCudaOverlapFilter * base)
 {
-  GstCudaVideoFilter *self = GST_CUDA_VIDEO_FILTER (base);
+  GstCudaOverlapVideoFilter *self = GST_CUDA_OVERLAP_VIDEO_FILTER (base);
   GEnumClass *klass = g_type_class_peek (GST_TYPE_CUDA_VIDEO_OPERATION);
   GEnumValue *v = g_enum_get_value (klass, self->desc.op);
 
@@ -464,16 +464,17 @@ gst_cuda_video_filter_operation_nick (GstCudaBaseFilter * base)
 }
 
 static void
-gst_cuda_video_filter_class_init (GstCudaVideoFilterClass * klass)
+gst_cuda_overlap_video_filter_class_init (GstCudaOverlapVideoFilterClass *
+    klass)
 {
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
-  GstCudaBaseFilterClass *base_class = GST_CUDA_BASE_FILTER_CLASS (klass);
+  GstCudaOverlapFilterClass *base_class = GST_CUDA_OVERLAP_FILTER_CLASS (klass);
   GParamFlags rw = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
       GST_PARAM_MUTABLE_PLAYING;
 
-  gobject_class->set_property = gst_cuda_video_filter_set_property;
-  gobject_class->get_property = gst_cuda_video_filter_get_property;
+  gobject_class->set_property = gst_cuda_overlap_video_filter_set_property;
+  gobject_class->get_property = gst_cuda_overlap_video_filter_get_property;
 
   g_object_class_install_property (gobject_class, PROP_OPERATION,
       g_param_spec_enum ("operation", "Operation",
@@ -511,23 +512,24 @@ gst_cuda_video_filter_class_init (GstCudaVideoFilterClass * klass)
       "streams", "cudaoverlap developers");
 
   base_class->frame_priv_size = sizeof (FramePriv);
-  base_class->configure = gst_cuda_video_filter_configure;
-  base_class->engine_ready = gst_cuda_video_filter_engine_ready;
-  base_class->prepare = gst_cuda_video_filter_prepare;
-  base_class->finish = gst_cuda_video_filter_finish;
-  base_class->make_pool = gst_cuda_video_filter_make_pool;
-  base_class->propose_allocation = gst_cuda_video_filter_propose_allocation;
-  base_class->frame_duration = gst_cuda_video_filter_frame_duration;
-  base_class->operation_nick = gst_cuda_video_filter_operation_nick;
-  base_class->batch_size = gst_cuda_video_filter_batch_size;
+  base_class->configure = gst_cuda_overlap_video_filter_configure;
+  base_class->engine_ready = gst_cuda_overlap_video_filter_engine_ready;
+  base_class->prepare = gst_cuda_overlap_video_filter_prepare;
+  base_class->finish = gst_cuda_overlap_video_filter_finish;
+  base_class->make_pool = gst_cuda_overlap_video_filter_make_pool;
+  base_class->propose_allocation =
+      gst_cuda_overlap_video_filter_propose_allocation;
+  base_class->frame_duration = gst_cuda_overlap_video_filter_frame_duration;
+  base_class->operation_nick = gst_cuda_overlap_video_filter_operation_nick;
+  base_class->batch_size = gst_cuda_overlap_video_filter_batch_size;
 
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_VIDEO_OPERATION, 0);
-  GST_DEBUG_CATEGORY_INIT (gst_cuda_video_filter_debug, "cudavideofilter", 0,
-      "cudaoverlap video filter");
+  GST_DEBUG_CATEGORY_INIT (gst_cuda_overlap_video_filter_debug,
+      "cudaoverlap-video", 0, "cudaoverlap video filter");
 }
 
 static void
-gst_cuda_video_filter_init (GstCudaVideoFilter * self)
+gst_cuda_overlap_video_filter_init (GstCudaOverlapVideoFilter * self)
 {
   self->operation = DEFAULT_OPERATION;
   self->gamma = DEFAULT_GAMMA;

@@ -16,8 +16,8 @@
  * while waiting on the engine.  Order: priv->lock, then the object lock.
  */
 /**
- * SECTION:gstcudabasefilter
- * @title: GstCudaBaseFilter
+ * SECTION:gstcudaoverlapfilter
+ * @title: GstCudaOverlapFilter
  * @short_description: base of the cudaoverlap elements: the overlap engine,
  *   page-locked pools, statistics
  *
@@ -68,11 +68,11 @@
 #include <string.h>
 #include <nvtx3/nvToolsExt.h>
 
-#include "gstcudabasefilter.h"
-#include "gstcudabasefilter-private.h"
+#include "gstcudaoverlapfilter.h"
+#include "gstcudaoverlapfilter-private.h"
 
-GST_DEBUG_CATEGORY (gst_cuda_base_filter_debug);
-#define GST_CAT_DEFAULT gst_cuda_base_filter_debug
+GST_DEBUG_CATEGORY (gst_cuda_overlap_filter_debug);
+#define GST_CAT_DEFAULT gst_cuda_overlap_filter_debug
 
 #define DEFAULT_STREAMS 4
 #define DEFAULT_CHUNKS 4
@@ -112,13 +112,13 @@ enum
 };
 
 
-G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (GstCudaBaseFilter, gst_cuda_base_filter,
-    GST_TYPE_ELEMENT);
+G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (GstCudaOverlapFilter,
+    gst_cuda_overlap_filter, GST_TYPE_ELEMENT);
 
-GstCudaBaseFilterPrivate *
-gst_cuda_base_filter_priv (gpointer self)
+GstCudaOverlapFilterPrivate *
+gst_cuda_overlap_filter_priv (gpointer self)
 {
-  return gst_cuda_base_filter_get_instance_private (GST_CUDA_BASE_FILTER
+  return gst_cuda_overlap_filter_get_instance_private (GST_CUDA_OVERLAP_FILTER
       (self));
 }
 
@@ -177,38 +177,38 @@ gst_cuda_overlap_backend_get_type (void)
   return type;
 }
 
-static void gst_cuda_base_filter_constructed (GObject * object);
-static void gst_cuda_base_filter_finalize (GObject * object);
-static void gst_cuda_base_filter_set_property (GObject * object, guint id,
+static void gst_cuda_overlap_filter_constructed (GObject * object);
+static void gst_cuda_overlap_filter_finalize (GObject * object);
+static void gst_cuda_overlap_filter_set_property (GObject * object, guint id,
     const GValue * value, GParamSpec * pspec);
-static void gst_cuda_base_filter_get_property (GObject * object, guint id,
+static void gst_cuda_overlap_filter_get_property (GObject * object, guint id,
     GValue * value, GParamSpec * pspec);
-static GstStateChangeReturn gst_cuda_base_filter_change_state (GstElement *
+static GstStateChangeReturn gst_cuda_overlap_filter_change_state (GstElement *
     element, GstStateChange transition);
-static GstFlowReturn gst_cuda_base_filter_chain (GstPad * pad,
+static GstFlowReturn gst_cuda_overlap_filter_chain (GstPad * pad,
     GstObject * parent, GstBuffer * buf);
-static gboolean gst_cuda_base_filter_sink_event (GstPad * pad,
+static gboolean gst_cuda_overlap_filter_sink_event (GstPad * pad,
     GstObject * parent, GstEvent * event);
-static gboolean gst_cuda_base_filter_sink_query (GstPad * pad,
+static gboolean gst_cuda_overlap_filter_sink_query (GstPad * pad,
     GstObject * parent, GstQuery * query);
-static gboolean gst_cuda_base_filter_src_query (GstPad * pad,
+static gboolean gst_cuda_overlap_filter_src_query (GstPad * pad,
     GstObject * parent, GstQuery * query);
-static gboolean gst_cuda_base_filter_src_activate_mode (GstPad * pad,
+static gboolean gst_cuda_overlap_filter_src_activate_mode (GstPad * pad,
     GstObject * parent, GstPadMode mode, gboolean active);
-static void gst_cuda_base_filter_loop (GstCudaBaseFilter * self);
+static void gst_cuda_overlap_filter_loop (GstCudaOverlapFilter * self);
 
 static void
-gst_cuda_base_filter_class_init (GstCudaBaseFilterClass * klass)
+gst_cuda_overlap_filter_class_init (GstCudaOverlapFilterClass * klass)
 {
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GParamFlags rw = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS;
 
-  gobject_class->constructed = gst_cuda_base_filter_constructed;
-  gobject_class->finalize = gst_cuda_base_filter_finalize;
-  gobject_class->set_property = gst_cuda_base_filter_set_property;
-  gobject_class->get_property = gst_cuda_base_filter_get_property;
-  element_class->change_state = gst_cuda_base_filter_change_state;
+  gobject_class->constructed = gst_cuda_overlap_filter_constructed;
+  gobject_class->finalize = gst_cuda_overlap_filter_finalize;
+  gobject_class->set_property = gst_cuda_overlap_filter_set_property;
+  gobject_class->get_property = gst_cuda_overlap_filter_get_property;
+  element_class->change_state = gst_cuda_overlap_filter_change_state;
 
   g_object_class_install_property (gobject_class, PROP_STREAMS,
       g_param_spec_uint ("streams", "Streams",
@@ -283,19 +283,19 @@ gst_cuda_base_filter_class_init (GstCudaBaseFilterClass * klass)
           "chrome://tracing) of every copy, kernel and host step to this "
           "file (NULL: none)", NULL, rw | GST_PARAM_MUTABLE_READY));
 
-  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_BASE_FILTER, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_OVERLAP_FILTER, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_OVERLAP_MODE, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_OVERLAP_BACKEND, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_OVERLAP_WAIT_MODE, 0);
 
-  GST_DEBUG_CATEGORY_INIT (gst_cuda_base_filter_debug, "cudabasefilter", 0,
+  GST_DEBUG_CATEGORY_INIT (gst_cuda_overlap_filter_debug, "cudaoverlap", 0,
       "cudaoverlap engine element base");
 }
 
 static void
-gst_cuda_base_filter_init (GstCudaBaseFilter * self)
+gst_cuda_overlap_filter_init (GstCudaOverlapFilter * self)
 {
-  GstCudaBaseFilterPrivate *priv = PRIV (self);
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
 
   g_mutex_init (&priv->lock);
   priv->streams = DEFAULT_STREAMS;
@@ -313,36 +313,36 @@ gst_cuda_base_filter_init (GstCudaBaseFilter * self)
 /* The pads come from the subclass's templates, which instance init of this
  * abstract class cannot see yet. */
 static void
-gst_cuda_base_filter_constructed (GObject * object)
+gst_cuda_overlap_filter_constructed (GObject * object)
 {
-  GstCudaBaseFilter *self = GST_CUDA_BASE_FILTER (object);
+  GstCudaOverlapFilter *self = GST_CUDA_OVERLAP_FILTER (object);
   GstElementClass *klass = GST_ELEMENT_GET_CLASS (self);
   GstPad *sinkpad, *srcpad;
 
-  G_OBJECT_CLASS (gst_cuda_base_filter_parent_class)->constructed (object);
+  G_OBJECT_CLASS (gst_cuda_overlap_filter_parent_class)->constructed (object);
 
   sinkpad = gst_pad_new_from_template (gst_element_class_get_pad_template
       (klass, "sink"), "sink");
-  gst_pad_set_chain_function (sinkpad, gst_cuda_base_filter_chain);
-  gst_pad_set_event_function (sinkpad, gst_cuda_base_filter_sink_event);
-  gst_pad_set_query_function (sinkpad, gst_cuda_base_filter_sink_query);
+  gst_pad_set_chain_function (sinkpad, gst_cuda_overlap_filter_chain);
+  gst_pad_set_event_function (sinkpad, gst_cuda_overlap_filter_sink_event);
+  gst_pad_set_query_function (sinkpad, gst_cuda_overlap_filter_sink_query);
   GST_PAD_SET_PROXY_CAPS (sinkpad);
   gst_element_add_pad (GST_ELEMENT (self), sinkpad);
 
   srcpad = gst_pad_new_from_template (gst_element_class_get_pad_template
       (klass, "src"), "src");
   gst_pad_set_activatemode_function (srcpad,
-      gst_cuda_base_filter_src_activate_mode);
-  gst_pad_set_query_function (srcpad, gst_cuda_base_filter_src_query);
+      gst_cuda_overlap_filter_src_activate_mode);
+  gst_pad_set_query_function (srcpad, gst_cuda_overlap_filter_src_query);
   gst_pad_use_fixed_caps (srcpad);
   GST_PAD_SET_PROXY_CAPS (srcpad);
   gst_element_add_pad (GST_ELEMENT (self), srcpad);
 }
 
 static void
-gst_cuda_base_filter_finalize (GObject * object)
+gst_cuda_overlap_filter_finalize (GObject * object)
 {
-  GstCudaBaseFilterPrivate *priv = PRIV (object);
+  GstCudaOverlapFilterPrivate *priv = PRIV (object);
 
   g_mutex_clear (&priv->lock);
   g_free (priv->trace_file);
@@ -350,14 +350,14 @@ gst_cuda_base_filter_finalize (GObject * object)
     gst_structure_free (priv->last_stats);
   if (priv->passport)
     gst_structure_free (priv->passport);
-  G_OBJECT_CLASS (gst_cuda_base_filter_parent_class)->finalize (object);
+  G_OBJECT_CLASS (gst_cuda_overlap_filter_parent_class)->finalize (object);
 }
 
 static void
-gst_cuda_base_filter_set_property (GObject * object, guint id,
+gst_cuda_overlap_filter_set_property (GObject * object, guint id,
     const GValue * value, GParamSpec * pspec)
 {
-  GstCudaBaseFilterPrivate *priv = PRIV (object);
+  GstCudaOverlapFilterPrivate *priv = PRIV (object);
 
   GST_OBJECT_LOCK (object);
   switch (id) {
@@ -403,10 +403,10 @@ gst_cuda_base_filter_set_property (GObject * object, guint id,
 }
 
 static void
-gst_cuda_base_filter_get_property (GObject * object, guint id,
+gst_cuda_overlap_filter_get_property (GObject * object, guint id,
     GValue * value, GParamSpec * pspec)
 {
-  GstCudaBaseFilterPrivate *priv = PRIV (object);
+  GstCudaOverlapFilterPrivate *priv = PRIV (object);
 
   GST_OBJECT_LOCK (object);
   switch (id) {
@@ -457,9 +457,9 @@ gst_cuda_base_filter_get_property (GObject * object, guint id,
 }
 
 void
-gst_cuda_base_filter_mark_dirty (GstCudaBaseFilter * self)
+gst_cuda_overlap_filter_mark_dirty (GstCudaOverlapFilter * self)
 {
-  GstCudaBaseFilterPrivate *priv = PRIV (self);
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
 
   g_mutex_lock (&priv->lock);
   priv->dirty = TRUE;
@@ -467,21 +467,21 @@ gst_cuda_base_filter_mark_dirty (GstCudaBaseFilter * self)
 }
 
 CoBackendKind
-gst_cuda_base_filter_backend (GstCudaBaseFilter * self)
+gst_cuda_overlap_filter_backend (GstCudaOverlapFilter * self)
 {
-  GstCudaBaseFilterPrivate *priv = PRIV (self);
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
 
   return priv->engine ? co_engine_backend (priv->engine) : priv->backend;
 }
 
 gint
-gst_cuda_base_filter_device_id (GstCudaBaseFilter * self)
+gst_cuda_overlap_filter_device_id (GstCudaOverlapFilter * self)
 {
   return PRIV (self)->device_id;
 }
 
 void
-gst_cuda_base_filter_frame_check_input (GstCudaBaseFilterFrame * fr,
+gst_cuda_overlap_filter_frame_check_input (GstCudaOverlapFilterFrame * fr,
     gconstpointer data, gsize size)
 {
   if (fr->path != CO_PATH_PAGEABLE)
@@ -491,9 +491,9 @@ gst_cuda_base_filter_frame_check_input (GstCudaBaseFilterFrame * fr,
 /* ---- engine life cycle --------------------------------------------------- */
 
 static void
-frame_drop (GstCudaBaseFilter * self, GstCudaBaseFilterFrame * fr)
+frame_drop (GstCudaOverlapFilter * self, GstCudaOverlapFilterFrame * fr)
 {
-  GstCudaBaseFilterClass *klass = GST_CUDA_BASE_FILTER_GET_CLASS (self);
+  GstCudaOverlapFilterClass *klass = GST_CUDA_OVERLAP_FILTER_GET_CLASS (self);
 
   if (fr->inbuf || fr->outbuf)
     klass->finish (self, fr);
@@ -503,9 +503,9 @@ frame_drop (GstCudaBaseFilter * self, GstCudaBaseFilterFrame * fr)
 
 /* Drops the first @n buffers of @slot's batch. */
 static void
-drop_slot (GstCudaBaseFilter * self, guint slot, guint n)
+drop_slot (GstCudaOverlapFilter * self, guint slot, guint n)
 {
-  GstCudaBaseFilterPrivate *priv = PRIV (self);
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
   guint i;
 
   for (i = 0; i < n; i++)
@@ -515,9 +515,9 @@ drop_slot (GstCudaBaseFilter * self, guint slot, guint n)
 /* The batch being filled, if any, is dropped (flush, shutdown).  Only from
  * the streaming thread, or with streaming stopped. */
 static void
-cancel_pending (GstCudaBaseFilter * self, CoEngine * e)
+cancel_pending (GstCudaOverlapFilter * self, CoEngine * e)
 {
-  GstCudaBaseFilterPrivate *priv = PRIV (self);
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
 
   if (!priv->pending)
     return;
@@ -531,9 +531,9 @@ cancel_pending (GstCudaBaseFilter * self, CoEngine * e)
  * then the batch being filled.  Only while flushing (or with the push task
  * stopped). */
 static void
-drop_in_flight (GstCudaBaseFilter * self, CoEngine * e)
+drop_in_flight (GstCudaOverlapFilter * self, CoEngine * e)
 {
-  GstCudaBaseFilterPrivate *priv = PRIV (self);
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
   CoFrame *cf;
 
   while ((cf = co_engine_wait_oldest (e))) {
@@ -546,9 +546,9 @@ drop_in_flight (GstCudaBaseFilter * self, CoEngine * e)
 /* Submits the batch being filled (full, or partial before a serialized
  * event).  Streaming thread. */
 static GstFlowReturn
-submit_pending (GstCudaBaseFilter * self)
+submit_pending (GstCudaOverlapFilter * self)
 {
-  GstCudaBaseFilterPrivate *priv = PRIV (self);
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
   CoFrame *cf = priv->pending;
   GError *err = NULL;
 
@@ -567,9 +567,9 @@ submit_pending (GstCudaBaseFilter * self)
 }
 
 static void
-engine_destroy (GstCudaBaseFilter * self)
+engine_destroy (GstCudaOverlapFilter * self)
 {
-  GstCudaBaseFilterPrivate *priv = PRIV (self);
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
   CoEngine *e;
   guint i;
 
@@ -606,10 +606,10 @@ engine_destroy (GstCudaBaseFilter * self)
 }
 
 static gboolean
-engine_create (GstCudaBaseFilter * self, GstCaps * caps)
+engine_create (GstCudaOverlapFilter * self, GstCaps * caps)
 {
-  GstCudaBaseFilterPrivate *priv = PRIV (self);
-  GstCudaBaseFilterClass *klass = GST_CUDA_BASE_FILTER_GET_CLASS (self);
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
+  GstCudaOverlapFilterClass *klass = GST_CUDA_OVERLAP_FILTER_GET_CLASS (self);
   CoEngineConfig cfg = { 0, };
   GError *err = NULL;
   CoEngine *e;
@@ -666,7 +666,7 @@ engine_create (GstCudaBaseFilter * self, GstCaps * caps)
   }
 
   priv->n_frames = n * priv->batch;
-  priv->frames = g_new0 (GstCudaBaseFilterFrame, priv->n_frames);
+  priv->frames = g_new0 (GstCudaOverlapFilterFrame, priv->n_frames);
   for (i = 0; i < priv->n_frames; i++) {
     priv->frames[i].image = i % priv->batch;
     priv->frames[i].priv = g_malloc0 (MAX (klass->frame_priv_size, 1));
@@ -683,13 +683,13 @@ engine_create (GstCudaBaseFilter * self, GstCaps * caps)
   priv->srcresult = GST_FLOW_OK;
   g_mutex_unlock (&priv->lock);
 
-  _gst_cuda_base_filter_post_passport (self, caps, out_size);
+  _gst_cuda_overlap_filter_post_passport (self, caps, out_size);
   GST_INFO_OBJECT (self, "engine ready: backend %s, %u streams, %u chunks, "
       "%u frames in flight at most, %u buffers per frame",
       co_engine_backend (e) == CO_BACKEND_CUDA ? "cuda" : "cpu",
       co_engine_streams (e), co_engine_chunks (e), n, priv->batch);
 
-  gst_pad_start_task (srcpad, (GstTaskFunction) gst_cuda_base_filter_loop,
+  gst_pad_start_task (srcpad, (GstTaskFunction) gst_cuda_overlap_filter_loop,
       self, NULL);
   return TRUE;
 
@@ -716,9 +716,9 @@ engine_failed:
  * flight has been pushed.  FALSE when flushing or when pushing failed.
  * Streaming thread. */
 static gboolean
-drain (GstCudaBaseFilter * self)
+drain (GstCudaOverlapFilter * self)
 {
-  GstCudaBaseFilterPrivate *priv = PRIV (self);
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
 
   if (!priv->engine)
     return TRUE;
@@ -727,9 +727,9 @@ drain (GstCudaBaseFilter * self)
 }
 
 static gboolean
-ensure_engine (GstCudaBaseFilter * self)
+ensure_engine (GstCudaOverlapFilter * self)
 {
-  GstCudaBaseFilterPrivate *priv = PRIV (self);
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
   GstCaps *caps;
   gboolean ret;
 
@@ -767,12 +767,13 @@ copy_metadata (GstBuffer * out, GstBuffer * in)
 }
 
 static GstFlowReturn
-gst_cuda_base_filter_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
+gst_cuda_overlap_filter_chain (GstPad * pad, GstObject * parent,
+    GstBuffer * buf)
 {
-  GstCudaBaseFilter *self = GST_CUDA_BASE_FILTER (parent);
-  GstCudaBaseFilterPrivate *priv = PRIV (self);
-  GstCudaBaseFilterClass *klass = GST_CUDA_BASE_FILTER_GET_CLASS (self);
-  GstCudaBaseFilterFrame *fr;
+  GstCudaOverlapFilter *self = GST_CUDA_OVERLAP_FILTER (parent);
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
+  GstCudaOverlapFilterClass *klass = GST_CUDA_OVERLAP_FILTER_GET_CLASS (self);
+  GstCudaOverlapFilterFrame *fr;
   GstBuffer *outbuf = NULL;
   GstFlowReturn ret;
   CoFrame *cf;
@@ -832,7 +833,7 @@ gst_cuda_base_filter_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
   fr->outbuf = outbuf;
   fr->chain_ns = t0;
   fr->path = co_hostmem_prepare (buf, co_engine_backend (e) ==
-      CO_BACKEND_CUDA ? gst_cuda_base_filter_device_id (self) : -2,
+      CO_BACKEND_CUDA ? gst_cuda_overlap_filter_device_id (self) : -2,
       MIN_REGISTER_BYTES);
   copy_metadata (outbuf, buf);
 
@@ -882,11 +883,11 @@ done:
 }
 
 static void
-gst_cuda_base_filter_loop (GstCudaBaseFilter * self)
+gst_cuda_overlap_filter_loop (GstCudaOverlapFilter * self)
 {
-  GstCudaBaseFilterPrivate *priv = PRIV (self);
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
   GstPad *srcpad = GST_ELEMENT (self)->srcpads->data;
-  GstCudaBaseFilterFrame *frames;
+  GstCudaOverlapFilterFrame *frames;
   GstFlowReturn ret;
   CoEngine *e = priv->engine;
   CoFrame *cf;
@@ -917,11 +918,11 @@ gst_cuda_base_filter_loop (GstCudaBaseFilter * self)
   }
 
   for (i = 0; i < n; i++) {
-    GstCudaBaseFilterFrame *fr = &frames[i];
+    GstCudaOverlapFilterFrame *fr = &frames[i];
     GstBuffer *outbuf;
     guint64 t2, t3;
 
-    GST_CUDA_BASE_FILTER_GET_CLASS (self)->finish (self, fr);
+    GST_CUDA_OVERLAP_FILTER_GET_CLASS (self)->finish (self, fr);
     outbuf = g_steal_pointer (&fr->outbuf);
 
     g_mutex_lock (&priv->lock);
@@ -950,7 +951,7 @@ gst_cuda_base_filter_loop (GstCudaBaseFilter * self)
       GST_DEBUG_OBJECT (self, "push returned %s", gst_flow_get_name (ret));
 
     gst_clear_buffer (&fr->inbuf);
-    _gst_cuda_base_filter_record_frame (self, fr, cf, t2);
+    _gst_cuda_overlap_filter_record_frame (self, fr, cf, t2);
     if (priv->trace)
       co_trace_complete (priv->trace, 1, TID_PUSH, "push", "host", t2,
           t3 - t2, NULL);
@@ -963,7 +964,7 @@ gst_cuda_base_filter_loop (GstCudaBaseFilter * self)
   GST_OBJECT_UNLOCK (self);
   if (interval > 0 && t1 - priv->last_post_ns >= interval) {
     priv->last_post_ns = t1;
-    _gst_cuda_base_filter_post_stats (self, FALSE);
+    _gst_cuda_overlap_filter_post_stats (self, FALSE);
   }
 
   /* released after the push so that drain() means "all pushed" */
@@ -971,11 +972,11 @@ gst_cuda_base_filter_loop (GstCudaBaseFilter * self)
 }
 
 static gboolean
-gst_cuda_base_filter_src_activate_mode (GstPad * pad, GstObject * parent,
+gst_cuda_overlap_filter_src_activate_mode (GstPad * pad, GstObject * parent,
     GstPadMode mode, gboolean active)
 {
-  GstCudaBaseFilter *self = GST_CUDA_BASE_FILTER (parent);
-  GstCudaBaseFilterPrivate *priv = PRIV (self);
+  GstCudaOverlapFilter *self = GST_CUDA_OVERLAP_FILTER (parent);
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
 
   if (mode != GST_PAD_MODE_PUSH)
     return FALSE;
@@ -993,9 +994,9 @@ gst_cuda_base_filter_src_activate_mode (GstPad * pad, GstObject * parent,
 }
 
 static void
-set_flushing (GstCudaBaseFilter * self, gboolean flushing)
+set_flushing (GstCudaOverlapFilter * self, gboolean flushing)
 {
-  GstCudaBaseFilterPrivate *priv = PRIV (self);
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
 
   g_mutex_lock (&priv->lock);
   if (priv->engine)
@@ -1007,11 +1008,11 @@ set_flushing (GstCudaBaseFilter * self, gboolean flushing)
 }
 
 static gboolean
-gst_cuda_base_filter_sink_event (GstPad * pad, GstObject * parent,
+gst_cuda_overlap_filter_sink_event (GstPad * pad, GstObject * parent,
     GstEvent * event)
 {
-  GstCudaBaseFilter *self = GST_CUDA_BASE_FILTER (parent);
-  GstCudaBaseFilterPrivate *priv = PRIV (self);
+  GstCudaOverlapFilter *self = GST_CUDA_OVERLAP_FILTER (parent);
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
   GstPad *srcpad = GST_ELEMENT (self)->srcpads->data;
 
   GST_LOG_OBJECT (self, "event %" GST_PTR_FORMAT, event);
@@ -1034,14 +1035,14 @@ gst_cuda_base_filter_sink_event (GstPad * pad, GstObject * parent,
       if (priv->engine)
         drop_in_flight (self, priv->engine);
       g_mutex_unlock (&priv->lock);
-      if (GST_CUDA_BASE_FILTER_GET_CLASS (self)->flush)
-        GST_CUDA_BASE_FILTER_GET_CLASS (self)->flush (self);
+      if (GST_CUDA_OVERLAP_FILTER_GET_CLASS (self)->flush)
+        GST_CUDA_OVERLAP_FILTER_GET_CLASS (self)->flush (self);
       co_trace_sync (priv->trace);
       set_flushing (self, FALSE);
       ret = gst_pad_push_event (srcpad, event);
       if (priv->engine)
         gst_pad_start_task (srcpad,
-            (GstTaskFunction) gst_cuda_base_filter_loop, self, NULL);
+            (GstTaskFunction) gst_cuda_overlap_filter_loop, self, NULL);
       return ret;
     }
     case GST_EVENT_CAPS:{
@@ -1067,8 +1068,8 @@ gst_cuda_base_filter_sink_event (GstPad * pad, GstObject * parent,
       if (priv->stats && priv->engine) {
         /* the last window, then the whole run */
         if (co_engine_in_flight (priv->engine) == 0)
-          _gst_cuda_base_filter_post_stats (self, FALSE);
-        _gst_cuda_base_filter_post_stats (self, TRUE);
+          _gst_cuda_overlap_filter_post_stats (self, FALSE);
+        _gst_cuda_overlap_filter_post_stats (self, TRUE);
       }
       co_trace_sync (priv->trace);
       return gst_pad_push_event (srcpad, event);
@@ -1080,12 +1081,12 @@ gst_cuda_base_filter_sink_event (GstPad * pad, GstObject * parent,
 }
 
 static gboolean
-gst_cuda_base_filter_sink_query (GstPad * pad, GstObject * parent,
+gst_cuda_overlap_filter_sink_query (GstPad * pad, GstObject * parent,
     GstQuery * query)
 {
-  GstCudaBaseFilter *self = GST_CUDA_BASE_FILTER (parent);
-  GstCudaBaseFilterPrivate *priv = PRIV (self);
-  GstCudaBaseFilterClass *klass = GST_CUDA_BASE_FILTER_GET_CLASS (self);
+  GstCudaOverlapFilter *self = GST_CUDA_OVERLAP_FILTER (parent);
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
+  GstCudaOverlapFilterClass *klass = GST_CUDA_OVERLAP_FILTER_GET_CLASS (self);
 
   if (GST_QUERY_TYPE (query) == GST_QUERY_ALLOCATION) {
     GstCaps *caps;
@@ -1126,12 +1127,12 @@ gst_cuda_base_filter_sink_query (GstPad * pad, GstObject * parent,
 }
 
 static gboolean
-gst_cuda_base_filter_src_query (GstPad * pad, GstObject * parent,
+gst_cuda_overlap_filter_src_query (GstPad * pad, GstObject * parent,
     GstQuery * query)
 {
-  GstCudaBaseFilter *self = GST_CUDA_BASE_FILTER (parent);
-  GstCudaBaseFilterPrivate *priv = PRIV (self);
-  GstCudaBaseFilterClass *klass = GST_CUDA_BASE_FILTER_GET_CLASS (self);
+  GstCudaOverlapFilter *self = GST_CUDA_OVERLAP_FILTER (parent);
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
+  GstCudaOverlapFilterClass *klass = GST_CUDA_OVERLAP_FILTER_GET_CLASS (self);
 
   if (GST_QUERY_TYPE (query) == GST_QUERY_LATENCY) {
     GstClockTime min, max, dur;
@@ -1161,11 +1162,11 @@ gst_cuda_base_filter_src_query (GstPad * pad, GstObject * parent,
 }
 
 static GstStateChangeReturn
-gst_cuda_base_filter_change_state (GstElement * element,
+gst_cuda_overlap_filter_change_state (GstElement * element,
     GstStateChange transition)
 {
-  GstCudaBaseFilter *self = GST_CUDA_BASE_FILTER (element);
-  GstCudaBaseFilterPrivate *priv = PRIV (self);
+  GstCudaOverlapFilter *self = GST_CUDA_OVERLAP_FILTER (element);
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
   GstStateChangeReturn ret;
 
   switch (transition) {
@@ -1189,7 +1190,7 @@ gst_cuda_base_filter_change_state (GstElement * element,
     }
     case GST_STATE_CHANGE_READY_TO_PAUSED:
       priv->srcresult = GST_FLOW_OK;
-      _gst_cuda_base_filter_trace_open (self);
+      _gst_cuda_overlap_filter_trace_open (self);
       break;
     case GST_STATE_CHANGE_PAUSED_TO_READY:
       set_flushing (self, TRUE);
@@ -1198,7 +1199,7 @@ gst_cuda_base_filter_change_state (GstElement * element,
       break;
   }
 
-  ret = GST_ELEMENT_CLASS (gst_cuda_base_filter_parent_class)->change_state
+  ret = GST_ELEMENT_CLASS (gst_cuda_overlap_filter_parent_class)->change_state
       (element, transition);
 
   switch (transition) {

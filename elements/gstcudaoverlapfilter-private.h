@@ -1,17 +1,17 @@
-/* cudaoverlap: GstCudaBaseFilter internals shared by its two files.
+/* cudaoverlap: GstCudaOverlapFilter internals shared by its two files.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * gstcudabasefilter.c: pads, events, queries, the engine's life cycle and
+ * gstcudaoverlapfilter.c: pads, events, queries, the engine's life cycle and
  *   the two streaming threads.
- * gstcudabasefilter-stats.c: statistics and passport messages, the trace.
+ * gstcudaoverlapfilter-stats.c: statistics and passport messages, the trace.
  */
-#ifndef __GST_CUDA_BASE_FILTER_PRIVATE_H__
-#define __GST_CUDA_BASE_FILTER_PRIVATE_H__
+#ifndef __GST_CUDA_OVERLAP_FILTER_PRIVATE_H__
+#define __GST_CUDA_OVERLAP_FILTER_PRIVATE_H__
 
-#include "gstcudabasefilter.h"
+#include "gstcudaoverlapfilter.h"
 
-G_BEGIN_DECLS GST_DEBUG_CATEGORY_EXTERN (gst_cuda_base_filter_debug);
+G_BEGIN_DECLS GST_DEBUG_CATEGORY_EXTERN (gst_cuda_overlap_filter_debug);
 
 /* Track ids in the trace file. */
 enum
@@ -30,7 +30,7 @@ typedef struct
   gboolean dirty;
   GstBufferPool *pool;          /* output */
   GstAllocator *allocator;      /* page-locked, CUDA backend only */
-  GstCudaBaseFilterFrame *frames;       /* batch per engine slot */
+  GstCudaOverlapFilterFrame *frames;    /* batch per engine slot */
   guint n_frames;
   guint batch;                  /* images per engine frame, >= 1 */
   guint *slot_images;           /* per slot: images of its submitted batch */
@@ -57,20 +57,20 @@ typedef struct
   guint64 stats_interval;
   gboolean post_messages;
   gchar *trace_file;
-} GstCudaBaseFilterPrivate;
+} GstCudaOverlapFilterPrivate;
 
-GstCudaBaseFilterPrivate *gst_cuda_base_filter_priv (gpointer self);
-#define PRIV(self) gst_cuda_base_filter_priv (self)
+GstCudaOverlapFilterPrivate *gst_cuda_overlap_filter_priv (gpointer self);
+#define PRIV(self) gst_cuda_overlap_filter_priv (self)
 
-/* gstcudabasefilter-stats.c */
-const gchar *_gst_cuda_base_filter_enum_nick (GType type, gint value);
-void _gst_cuda_base_filter_post_stats (GstCudaBaseFilter * self,
+/* gstcudaoverlapfilter-stats.c */
+const gchar *_gst_cuda_overlap_filter_enum_nick (GType type, gint value);
+void _gst_cuda_overlap_filter_post_stats (GstCudaOverlapFilter * self,
     gboolean whole_run);
-void _gst_cuda_base_filter_post_passport (GstCudaBaseFilter * self,
+void _gst_cuda_overlap_filter_post_passport (GstCudaOverlapFilter * self,
     GstCaps * caps, gsize frame_bytes);
-void _gst_cuda_base_filter_trace_open (GstCudaBaseFilter * self);
-void _gst_cuda_base_filter_record_frame (GstCudaBaseFilter * self,
-    GstCudaBaseFilterFrame * fr, CoFrame * cf, guint64 push_ns);
+void _gst_cuda_overlap_filter_trace_open (GstCudaOverlapFilter * self);
+void _gst_cuda_overlap_filter_record_frame (GstCudaOverlapFilter * self,
+    GstCudaOverlapFilterFrame * fr, CoFrame * cf, guint64 push_ns);
 
 G_END_DECLS
 #endif

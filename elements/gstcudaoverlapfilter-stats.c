@@ -1,4 +1,4 @@
-/* cudaoverlap: GstCudaBaseFilter's statistics, passport and trace.
+/* cudaoverlap: GstCudaOverlapFilter's statistics, passport and trace.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
@@ -10,12 +10,12 @@
 #include "config.h"
 #endif
 
-#include "gstcudabasefilter-private.h"
+#include "gstcudaoverlapfilter-private.h"
 
-#define GST_CAT_DEFAULT gst_cuda_base_filter_debug
+#define GST_CAT_DEFAULT gst_cuda_overlap_filter_debug
 
 const gchar *
-_gst_cuda_base_filter_enum_nick (GType type, gint value)
+_gst_cuda_overlap_filter_enum_nick (GType type, gint value)
 {
   GEnumClass *klass = g_type_class_ref (type);
   GEnumValue *v = g_enum_get_value (klass, value);
@@ -28,10 +28,10 @@ _gst_cuda_base_filter_enum_nick (GType type, gint value)
 /* ---- statistics, passport and trace ------------------------------------ */
 
 static GstStructure *
-stats_structure (GstCudaBaseFilter * self, const CoStatsSummary * s)
+stats_structure (GstCudaOverlapFilter * self, const CoStatsSummary * s)
 {
-  GstCudaBaseFilterPrivate *priv = PRIV (self);
-  GstCudaBaseFilterClass *klass = GST_CUDA_BASE_FILTER_GET_CLASS (self);
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
+  GstCudaOverlapFilterClass *klass = GST_CUDA_OVERLAP_FILTER_GET_CLASS (self);
   CoEngine *e = priv->engine;
 
   return gst_structure_new ("cudaoverlap-stats",
@@ -63,9 +63,9 @@ stats_structure (GstCudaBaseFilter * self, const CoStatsSummary * s)
       "streams", G_TYPE_UINT, e ? co_engine_streams (e) : 0,
       "chunks", G_TYPE_UINT, e ? co_engine_chunks (e) : 0,
       "mode", G_TYPE_STRING,
-      _gst_cuda_base_filter_enum_nick (GST_TYPE_CUDA_OVERLAP_MODE, priv->mode),
-      "backend", G_TYPE_STRING,
-      _gst_cuda_base_filter_enum_nick (GST_TYPE_CUDA_OVERLAP_BACKEND,
+      _gst_cuda_overlap_filter_enum_nick (GST_TYPE_CUDA_OVERLAP_MODE,
+          priv->mode), "backend", G_TYPE_STRING,
+      _gst_cuda_overlap_filter_enum_nick (GST_TYPE_CUDA_OVERLAP_BACKEND,
           e ? co_engine_backend (e) : priv->backend), "operation",
       G_TYPE_STRING, klass->operation_nick (self), NULL);
 }
@@ -73,10 +73,10 @@ stats_structure (GstCudaBaseFilter * self, const CoStatsSummary * s)
 /* Keeps a copy of @st for its read-only property (@slot, under the object
  * lock) and posts it as an element message while post-messages is TRUE. */
 static void
-keep_and_post (GstCudaBaseFilter * self, GstStructure ** slot,
+keep_and_post (GstCudaOverlapFilter * self, GstStructure ** slot,
     GstStructure * st)
 {
-  GstCudaBaseFilterPrivate *priv = PRIV (self);
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
   gboolean post;
 
   GST_OBJECT_LOCK (self);
@@ -95,9 +95,10 @@ keep_and_post (GstCudaBaseFilter * self, GstStructure ** slot,
 }
 
 void
-_gst_cuda_base_filter_post_stats (GstCudaBaseFilter * self, gboolean whole_run)
+_gst_cuda_overlap_filter_post_stats (GstCudaOverlapFilter * self,
+    gboolean whole_run)
 {
-  GstCudaBaseFilterPrivate *priv = PRIV (self);
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
   CoStatsSummary s;
   GstStructure *st;
 
@@ -115,11 +116,11 @@ _gst_cuda_base_filter_post_stats (GstCudaBaseFilter * self, gboolean whole_run)
 }
 
 void
-_gst_cuda_base_filter_post_passport (GstCudaBaseFilter * self, GstCaps * caps,
-    gsize frame_bytes)
+_gst_cuda_overlap_filter_post_passport (GstCudaOverlapFilter * self,
+    GstCaps * caps, gsize frame_bytes)
 {
-  GstCudaBaseFilterPrivate *priv = PRIV (self);
-  GstCudaBaseFilterClass *klass = GST_CUDA_BASE_FILTER_GET_CLASS (self);
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
+  GstCudaOverlapFilterClass *klass = GST_CUDA_OVERLAP_FILTER_GET_CLASS (self);
   CoDeviceInfo info;
   GstStructure *st;
   gchar *caps_str = gst_caps_to_string (caps), *cc;
@@ -139,12 +140,12 @@ _gst_cuda_base_filter_post_passport (GstCudaBaseFilter * self, GstCaps * caps,
       "max-in-flight", G_TYPE_UINT, co_engine_max_in_flight (priv->engine),
       "batch", G_TYPE_UINT, priv->batch,
       "mode", G_TYPE_STRING,
-      _gst_cuda_base_filter_enum_nick (GST_TYPE_CUDA_OVERLAP_MODE, priv->mode),
-      "wait-mode", G_TYPE_STRING,
-      _gst_cuda_base_filter_enum_nick (GST_TYPE_CUDA_OVERLAP_WAIT_MODE,
+      _gst_cuda_overlap_filter_enum_nick (GST_TYPE_CUDA_OVERLAP_MODE,
+          priv->mode), "wait-mode", G_TYPE_STRING,
+      _gst_cuda_overlap_filter_enum_nick (GST_TYPE_CUDA_OVERLAP_WAIT_MODE,
           priv->wait_mode), "submit-thread", G_TYPE_BOOLEAN,
       priv->submit_thread, "backend", G_TYPE_STRING,
-      _gst_cuda_base_filter_enum_nick (GST_TYPE_CUDA_OVERLAP_BACKEND,
+      _gst_cuda_overlap_filter_enum_nick (GST_TYPE_CUDA_OVERLAP_BACKEND,
           co_engine_backend (priv->engine)), "operation", G_TYPE_STRING,
       klass->operation_nick (self), "caps", G_TYPE_STRING, caps_str,
       "frame-bytes", G_TYPE_UINT64, (guint64) frame_bytes, "plugin-version",
@@ -156,9 +157,9 @@ _gst_cuda_base_filter_post_passport (GstCudaBaseFilter * self, GstCaps * caps,
 }
 
 void
-_gst_cuda_base_filter_trace_open (GstCudaBaseFilter * self)
+_gst_cuda_overlap_filter_trace_open (GstCudaOverlapFilter * self)
 {
-  GstCudaBaseFilterPrivate *priv = PRIV (self);
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
   gchar *path, msg[512];
   guint i;
   static const gchar *kinds[3] = { "H2D", "kernel", "D2H" };
@@ -190,10 +191,10 @@ _gst_cuda_base_filter_trace_open (GstCudaBaseFilter * self)
 }
 
 void
-_gst_cuda_base_filter_record_frame (GstCudaBaseFilter * self,
-    GstCudaBaseFilterFrame * fr, CoFrame * cf, guint64 push_ns)
+_gst_cuda_overlap_filter_record_frame (GstCudaOverlapFilter * self,
+    GstCudaOverlapFilterFrame * fr, CoFrame * cf, guint64 push_ns)
 {
-  GstCudaBaseFilterPrivate *priv = PRIV (self);
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
   CoOpRecord ops[CO_MAX_CHUNKS * 3];
   gsize n = 0;
   guint i, k;

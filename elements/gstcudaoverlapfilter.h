@@ -2,8 +2,8 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
-#ifndef __GST_CUDA_BASE_FILTER_H__
-#define __GST_CUDA_BASE_FILTER_H__
+#ifndef __GST_CUDA_OVERLAP_FILTER_H__
+#define __GST_CUDA_OVERLAP_FILTER_H__
 
 #include <gst/gst.h>
 #include "co-engine.h"
@@ -12,9 +12,9 @@
 #include "co-trace.h"
 
 G_BEGIN_DECLS
-#define GST_TYPE_CUDA_BASE_FILTER (gst_cuda_base_filter_get_type ())
-G_DECLARE_DERIVABLE_TYPE (GstCudaBaseFilter, gst_cuda_base_filter, GST,
-    CUDA_BASE_FILTER, GstElement);
+#define GST_TYPE_CUDA_OVERLAP_FILTER (gst_cuda_overlap_filter_get_type ())
+G_DECLARE_DERIVABLE_TYPE (GstCudaOverlapFilter, gst_cuda_overlap_filter, GST,
+    CUDA_OVERLAP_FILTER, GstElement);
 
 #define GST_TYPE_CUDA_OVERLAP_MODE (gst_cuda_overlap_mode_get_type ())
 GType gst_cuda_overlap_mode_get_type (void);
@@ -33,10 +33,10 @@ typedef struct
   CoMemPath path;
   guint image;                  /* its place in the slot's batch (0: first) */
   gpointer priv;                /* subclass: klass->frame_priv_size bytes */
-} GstCudaBaseFilterFrame;
+} GstCudaOverlapFilterFrame;
 
 /**
- * GstCudaBaseFilterClass:
+ * GstCudaOverlapFilterClass:
  * @configure: new caps: fill the engine's sizes (dev_in_size, dev_out_size,
  *   const_size) in @config and return the output buffer size (0 on error,
  *   with @error set).  Called with no frame in flight.
@@ -52,7 +52,7 @@ typedef struct
  * @operation_nick: the operation, for statistics and the passport.
  * @sink_buffer: optional: sees every input buffer in chain before the
  *   engine is checked (or rebuilt) and a slot taken.  It may call
- *   gst_cuda_base_filter_mark_dirty() so that this very buffer is
+ *   gst_cuda_overlap_filter_mark_dirty() so that this very buffer is
  *   processed by a rebuilt engine (built after the frames in flight were
  *   pushed), e.g. with larger slots.  Anything but GST_FLOW_OK drops the
  *   buffer and is returned (post an element error for GST_FLOW_ERROR).
@@ -63,40 +63,41 @@ typedef struct
  *   a batch with frame->image 0, 1, ... on the same @cf, which is submitted
  *   when it is full or before any serialized event (a partial batch).
  */
-struct _GstCudaBaseFilterClass
+struct _GstCudaOverlapFilterClass
 {
   GstElementClass parent_class;
 
   gsize frame_priv_size;
 
-    gsize (*configure) (GstCudaBaseFilter * self, GstCaps * caps,
+    gsize (*configure) (GstCudaOverlapFilter * self, GstCaps * caps,
       CoEngineConfig * config, GError ** error);
-    gboolean (*engine_ready) (GstCudaBaseFilter * self, CoEngine * engine,
+    gboolean (*engine_ready) (GstCudaOverlapFilter * self, CoEngine * engine,
       GError ** error);
-    GstFlowReturn (*prepare) (GstCudaBaseFilter * self, CoEngine * engine,
-      GstCudaBaseFilterFrame * frame, CoFrame * cf);
-  void (*finish) (GstCudaBaseFilter * self, GstCudaBaseFilterFrame * frame);
-  GstBufferPool *(*make_pool) (GstCudaBaseFilter * self, GstCaps * caps,
+    GstFlowReturn (*prepare) (GstCudaOverlapFilter * self, CoEngine * engine,
+      GstCudaOverlapFilterFrame * frame, CoFrame * cf);
+  void (*finish) (GstCudaOverlapFilter * self,
+      GstCudaOverlapFilterFrame * frame);
+  GstBufferPool *(*make_pool) (GstCudaOverlapFilter * self, GstCaps * caps,
       gsize size, GstAllocator * allocator, guint min, guint max);
-    GstClockTime (*frame_duration) (GstCudaBaseFilter * self);
-  void (*propose_allocation) (GstCudaBaseFilter * self, GstQuery * query);
-  const gchar *(*operation_nick) (GstCudaBaseFilter * self);
-    GstFlowReturn (*sink_buffer) (GstCudaBaseFilter * self, GstBuffer * buf);
-  void (*flush) (GstCudaBaseFilter * self);
-    guint (*batch_size) (GstCudaBaseFilter * self);
+    GstClockTime (*frame_duration) (GstCudaOverlapFilter * self);
+  void (*propose_allocation) (GstCudaOverlapFilter * self, GstQuery * query);
+  const gchar *(*operation_nick) (GstCudaOverlapFilter * self);
+    GstFlowReturn (*sink_buffer) (GstCudaOverlapFilter * self, GstBuffer * buf);
+  void (*flush) (GstCudaOverlapFilter * self);
+    guint (*batch_size) (GstCudaOverlapFilter * self);
 };
 
 /* For subclasses: ask for an engine rebuild before the next buffer (a
  * property that changes the plan or the constants was set). */
-void gst_cuda_base_filter_mark_dirty (GstCudaBaseFilter * self);
-CoBackendKind gst_cuda_base_filter_backend (GstCudaBaseFilter * self);
-gint gst_cuda_base_filter_device_id (GstCudaBaseFilter * self);
+void gst_cuda_overlap_filter_mark_dirty (GstCudaOverlapFilter * self);
+CoBackendKind gst_cuda_overlap_filter_backend (GstCudaOverlapFilter * self);
+gint gst_cuda_overlap_filter_device_id (GstCudaOverlapFilter * self);
 /* For @prepare: the @size input bytes at @data (mapped from frame->inbuf)
  * will be copied; if they are not in page-locked memory (e.g. mapping
  * merged several memories into a temporary copy), the frame's memory path
  * becomes pageable. */
-void gst_cuda_base_filter_frame_check_input (GstCudaBaseFilterFrame * frame,
-    gconstpointer data, gsize size);
+void gst_cuda_overlap_filter_frame_check_input (GstCudaOverlapFilterFrame *
+    frame, gconstpointer data, gsize size);
 
 G_END_DECLS
 #endif
