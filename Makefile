@@ -16,7 +16,7 @@ deps:
 	@tools/install-deps.sh $(DEBS)
 
 $(BUILD)/build.ninja:
-	meson setup $(BUILD)
+	meson setup $(BUILD) -Dfault-injection=true
 
 build: deps $(BUILD)/build.ninja
 	ninja -C $(BUILD)

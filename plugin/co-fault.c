@@ -1,0 +1,94 @@
+/* cudaoverlap: fault injection for tests (see co-fault.h).
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include <string.h>
+
+#include "co-fault.h"
+
+#ifdef CO_FAULT_INJECTION
+
+static GMutex co_fault_lock;
+static gchar *co_fault_point;   /* armed point, "*" for any; NULL: off */
+static gint64 co_fault_nth = -1;
+static guint64 co_fault_seen;   /* calls of the armed point since arming */
+static guint64 co_fault_failed;
+static GHashTable *co_fault_counts;     /* name -> guint64 calls */
+
+gboolean
+co_fault_hit (const gchar * point)
+{
+  gboolean hit = FALSE;
+  guint64 *n;
+
+  g_mutex_lock (&co_fault_lock);
+  if (!co_fault_counts)
+    co_fault_counts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+        g_free);
+  n = g_hash_table_lookup (co_fault_counts, point);
+  if (!n) {
+    n = g_new0 (guint64, 1);
+    g_hash_table_insert (co_fault_counts, g_strdup (point), n);
+  }
+  (*n)++;
+  if (co_fault_point && co_fault_nth >= 0 &&
+      (strcmp (co_fault_point, "*") == 0 ||
+          strcmp (co_fault_point, point) == 0)) {
+    hit = co_fault_seen >= (guint64) co_fault_nth;
+    co_fault_seen++;
+    if (hit)
+      co_fault_failed++;
+  }
+  g_mutex_unlock (&co_fault_lock);
+  return hit;
+}
+
+void
+co_fault_arm (const gchar * point, gint64 nth)
+{
+  g_mutex_lock (&co_fault_lock);
+  g_free (co_fault_point);
+  co_fault_point = point && nth >= 0 ? g_strdup (point) : NULL;
+  co_fault_nth = co_fault_point ? nth : -1;
+  co_fault_seen = 0;
+  co_fault_failed = 0;
+  if (co_fault_counts)
+    g_hash_table_remove_all (co_fault_counts);
+  g_mutex_unlock (&co_fault_lock);
+}
+
+static void
+co_fault_sum (gpointer key, gpointer value, gpointer data)
+{
+  *(guint64 *) data += *(guint64 *) value;
+}
+
+guint64
+co_fault_count (const gchar * point)
+{
+  guint64 n = 0, *v;
+
+  g_mutex_lock (&co_fault_lock);
+  if (co_fault_counts) {
+    if (strcmp (point, "*") == 0) {
+      g_hash_table_foreach (co_fault_counts, co_fault_sum, &n);
+    } else if ((v = g_hash_table_lookup (co_fault_counts, point))) {
+      n = *v;
+    }
+  }
+  g_mutex_unlock (&co_fault_lock);
+  return n;
+}
+
+guint64
+co_fault_injected (void)
+{
+  guint64 n;
+
+  g_mutex_lock (&co_fault_lock);
+  n = co_fault_failed;
+  g_mutex_unlock (&co_fault_lock);
+  return n;
+}
+
+#endif /* CO_FAULT_INJECTION */

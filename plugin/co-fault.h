@@ -1,0 +1,43 @@
+/* cudaoverlap: fault injection at the device call points, for tests only.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Built in only with `meson setup -Dfault-injection=true` (make check does),
+ * which defines CO_FAULT_INJECTION.  In a release build co_fault_hit() is the
+ * constant FALSE and nothing of this exists: production code reads no
+ * environment variable and has no test branch.
+ *
+ * Every call point that can fail on a real device (each cudart call, each
+ * kernel launch, each host allocation; the CPU backend's worker allocations)
+ * asks co_fault_hit ("name") first, with the name of the call it makes (e.g.
+ * "cudaMemcpyAsync"), and when it says TRUE it fails as that call would,
+ * with a message that says the failure was injected.
+ *
+ * Tests arm it through the plugin's exported symbols (g_module_symbol on
+ * the loaded plugin): co_fault_arm ("cudaMemcpyAsync", 3) makes the fourth
+ * call of that name from now on fail, and every later one too until
+ * co_fault_arm (NULL, -1) disarms.  co_fault_count() counts the calls of a
+ * name since the last arm, so a test can list the points a pipeline passes
+ * and then fail each in turn.
+ */
+#ifndef __CO_FAULT_H__
+#define __CO_FAULT_H__
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+#ifdef CO_FAULT_INJECTION
+/* Whether this call of @point fails.  Thread-safe; counts the call. */
+    gboolean co_fault_hit (const gchar * point);
+/* From the @nth (0-based) call of @point on ("*": any point), every call
+ * fails; @nth < 0 (or @point NULL) disarms.  Resets the counts. */
+void co_fault_arm (const gchar * point, gint64 nth);
+/* Calls of @point ("*": all) since the last co_fault_arm(). */
+guint64 co_fault_count (const gchar * point);
+/* How many calls failed because of an injection since the last arm. */
+guint64 co_fault_injected (void);
+#else
+#define co_fault_hit(point) FALSE
+#endif
+    G_END_DECLS
+#endif /* __CO_FAULT_H__ */
