@@ -146,7 +146,7 @@ gst_cuda_audio_operation_get_type (void)
 
   if (g_once_init_enter (&type))
     g_once_init_leave (&type,
-        g_enum_register_static ("GstCudaAudioOperation", values));
+        g_enum_register_static ("GstCudaOverlapAudioOperation", values));
   return type;
 }
 
@@ -207,7 +207,7 @@ gst_cuda_overlap_audio_filter_set_property (GObject * object, guint id,
     const GValue * value, GParamSpec * pspec)
 {
   GstCudaOverlapAudioFilter *self = GST_CUDA_OVERLAP_AUDIO_FILTER (object);
-  gboolean dirty = FALSE;
+  gboolean dirty = FALSE, params_only = FALSE;
 
   switch (id) {
     case PROP_OPERATION:
@@ -234,6 +234,8 @@ gst_cuda_overlap_audio_filter_set_property (GObject * object, guint id,
       }
       GST_OBJECT_LOCK (self);
       dirty = !taps_equal (taps, self->taps);
+      /* as many taps: new constants, same halo and sizes */
+      params_only = taps->len == self->taps->len;
       g_array_unref (self->taps);
       self->taps = taps;
       GST_OBJECT_UNLOCK (self);
@@ -245,7 +247,9 @@ gst_cuda_overlap_audio_filter_set_property (GObject * object, guint id,
   }
   /* taps and operation take effect with the next buffer, after the ones in
    * flight: the engine is rebuilt (constants, halo sizes) */
-  if (dirty)
+  if (dirty && params_only)
+    gst_cuda_overlap_filter_mark_params_dirty (GST_CUDA_OVERLAP_FILTER (self));
+  else if (dirty)
     gst_cuda_overlap_filter_mark_dirty (GST_CUDA_OVERLAP_FILTER (self));
 }
 
@@ -469,6 +473,31 @@ gst_cuda_overlap_audio_filter_engine_ready (GstCudaOverlapFilter * base,
     }
   }
   return TRUE;
+}
+
+/* New taps of the same length: uploaded into the same engine (no frame in
+ * flight); the history restarts, as for any new filter.  Anything else
+ * rebuilds. */
+static gboolean
+gst_cuda_overlap_audio_filter_update (GstCudaOverlapFilter * base,
+    CoEngine * e, GError ** error)
+{
+  GstCudaOverlapAudioFilter *self = GST_CUDA_OVERLAP_AUDIO_FILTER (base);
+  CoAudioDesc *d = &self->desc;
+  gboolean same;
+  guint i;
+
+  GST_OBJECT_LOCK (self);
+  same = self->operation == d->op && d->op == CO_AUDIO_OP_FIR &&
+      self->taps->len == (guint) d->n_taps;
+  for (i = 0; same && i < self->taps->len; i++)
+    self->cur_taps[i] = (gfloat) g_array_index (self->taps, gdouble, i);
+  GST_OBJECT_UNLOCK (self);
+  if (!same)
+    return FALSE;
+  g_atomic_int_set (&self->reset, TRUE);
+  return co_engine_set_const (e, self->cur_taps, d->n_taps * sizeof (gfloat),
+      error);
 }
 
 /* ---- streaming ----------------------------------------------------------- */
@@ -746,6 +775,7 @@ gst_cuda_overlap_audio_filter_class_init (GstCudaOverlapAudioFilterClass *
   base_class->operation_nick = gst_cuda_overlap_audio_filter_operation_nick;
   base_class->sink_buffer = gst_cuda_overlap_audio_filter_sink_buffer;
   base_class->flush = gst_cuda_overlap_audio_filter_flush;
+  base_class->update = gst_cuda_overlap_audio_filter_update;
 
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_AUDIO_OPERATION, 0);
   GST_DEBUG_CATEGORY_INIT (gst_cuda_overlap_audio_filter_debug,

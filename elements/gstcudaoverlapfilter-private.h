@@ -1,10 +1,31 @@
-/* cudaoverlap: GstCudaOverlapFilter internals shared by its two files.
+/* cudaoverlap: GstCudaOverlapFilter internals shared by its files.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * gstcudaoverlapfilter.c: pads, events, queries, the engine's life cycle and
- *   the two streaming threads.
- * gstcudaoverlapfilter-stats.c: statistics and passport messages, the trace.
+ * One file per job:
+ *   gstcudaoverlapfilter.c        GObject side: enums, properties, pads made
+ *   gstcudaoverlapfilter-pads.c   chain, events, queries, state changes
+ *   gstcudaoverlapfilter-life.c   the life cycle: this lock's state machine,
+ *                                 engine and pools built, torn down, flushed
+ *   gstcudaoverlapfilter-push.c   the push task (src pad GstTask)
+ *   gstcudaoverlapfilter-stats.c  statistics and passport messages, trace
+ *
+ * Locks (the rules; every file keeps them):
+ *   priv->lock, the state lock, guards every field marked [L] below.  It
+ *     is held only for short sections: never while waiting on the device or
+ *     the engine (co_engine_acquire/wait_oldest/drain), on a buffer pool, on
+ *     the push task (pause/stop/join), or while pushing or posting.
+ *   GST_OBJECT_LOCK guards the property values ([O]) and nothing else.
+ *   Order: priv->lock, then the object lock, then the engine's own lock
+ *     (co_engine_set_flushing() is called under priv->lock).
+ *   [S] fields belong to the streaming thread (chain and serialized events,
+ *     which GStreamer runs under the sink pad's stream lock, one at a time):
+ *     only it writes them, and it reads them without a lock.  The push task
+ *     reads [S] fields only while it runs, and it runs only between an
+ *     engine's install and its teardown, which stops it first.
+ *   A pointer marked [L,S] is written by the streaming thread (or at a
+ *     state change once streaming has stopped) under the lock, and read
+ *     without it there; any other thread reads it under the lock.
  */
 #ifndef __GST_CUDA_OVERLAP_FILTER_PRIVATE_H__
 #define __GST_CUDA_OVERLAP_FILTER_PRIVATE_H__
@@ -22,31 +43,65 @@ enum
   TID_STREAM0 = 100,            /* + stream * 3 + kind */
 };
 
+/* The life cycle (docs/architecture.md draws it).  Flushing is not a
+ * state but two flags beside it, so that a build or rebuild carries a
+ * flush or a shutdown that arrives meanwhile instead of forgetting it. */
+typedef enum
+{
+  LC_IDLE,                      /* no engine (NULL, READY, or no caps yet) */
+  LC_RUNNING,                   /* engine, pools; push task unless flushing */
+  LC_DRAINING,                  /* the streaming thread waits for every frame
+                                 * in flight to be pushed (serialized event) */
+  LC_UPDATING,                  /* drained; new parameters being uploaded */
+  LC_REBUILDING,                /* engine being torn down and built anew,
+                                 * outside the lock */
+} LcState;
+
+/* What a property change asks of the engine, strongest last. */
+typedef enum
+{
+  LC_DIRTY_NONE = 0,
+  LC_DIRTY_PARAMS = 1,          /* new constants: drain, klass->update */
+  LC_DIRTY_REBUILD = 2,         /* new sizes or plan: drain, rebuild */
+} LcDirty;
+
 typedef struct
 {
-  GMutex lock;
-  CoEngine *engine;
-  GstCaps *caps;
-  gboolean dirty;
-  GstBufferPool *pool;          /* output */
-  GstAllocator *allocator;      /* page-locked, CUDA backend only */
+  GMutex lock;                  /* the state lock */
+  LcState state;                /* [L] */
+  LcDirty dirty;                /* [L] */
+  gboolean flushing;            /* [L] FLUSH_START (or a lone FLUSH_STOP)
+                                 * until FLUSH_STOP */
+  gboolean shutdown;            /* [L] PAUSED→READY until READY→PAUSED */
+  GstFlowReturn srcresult;      /* [L] FLUSHING while flushing or shut
+                                 * down, else OK or downstream's failure */
+  CoEngine *engine;             /* [L,S] */
+  GstBufferPool *pool;          /* [L,S] output, page-locked on CUDA */
+  GstBufferPool *plain_pool;    /* [L,S] output past the budget (made when
+                                 * first needed) */
+  gboolean warned_plain;        /* [S] */
+  GstAllocator *allocator;      /* [S] page-locked, CUDA backend only */
+  guint in_flight_max;          /* [L] the engine's bound, for queries */
+  guint batch;                  /* [L,S] images per engine frame, >= 1 */
+  guint pool_min;               /* [S] output buffers allocated at build */
+  GstCaps *caps;                /* [S] */
+
+  /* [S] per engine slot */
   GstCudaOverlapFilterFrame *frames;    /* batch per engine slot */
   guint n_frames;
-  guint batch;                  /* images per engine frame, >= 1 */
   guint *slot_images;           /* per slot: images of its submitted batch */
-  CoFrame *pending;             /* a batch being filled (streaming thread) */
+  CoFrame *pending;             /* a batch being filled */
   guint pending_n;
-  GstFlowReturn srcresult;
 
   /* statistics: touched by the push thread, and by the streaming thread
    * only while nothing is in flight */
   CoStats *stats;
   guint64 last_post_ns;
-  GstStructure *last_stats;
-  GstStructure *passport;
+  GstStructure *last_stats;     /* [O] */
+  GstStructure *passport;       /* [O] */
   CoTrace *trace;
 
-  /* properties */
+  /* properties [O] */
   guint streams, chunks;
   guint max_in_flight;
   CoWaitMode wait_mode;
@@ -57,10 +112,43 @@ typedef struct
   guint64 stats_interval;
   gboolean post_messages;
   gchar *trace_file;
+  guint64 pool_budget;
 } GstCudaOverlapFilterPrivate;
 
 GstCudaOverlapFilterPrivate *gst_cuda_overlap_filter_priv (gpointer self);
 #define PRIV(self) gst_cuda_overlap_filter_priv (self)
+
+/* gstcudaoverlapfilter-life.c: the state machine.  Streaming thread: */
+GstFlowReturn _gst_cuda_overlap_filter_ensure (GstCudaOverlapFilter * self);
+gboolean _gst_cuda_overlap_filter_set_caps (GstCudaOverlapFilter * self,
+    GstCaps * caps);
+gboolean _gst_cuda_overlap_filter_drain (GstCudaOverlapFilter * self);
+GstFlowReturn _gst_cuda_overlap_filter_submit_pending (GstCudaOverlapFilter *
+    self);
+void _gst_cuda_overlap_filter_cancel_pending (GstCudaOverlapFilter * self);
+void _gst_cuda_overlap_filter_flush_stop (GstCudaOverlapFilter * self);
+GstFlowReturn _gst_cuda_overlap_filter_acquire_output (GstCudaOverlapFilter *
+    self, GstBuffer ** outbuf);
+/* Any thread: */
+void _gst_cuda_overlap_filter_flush_start (GstCudaOverlapFilter * self);
+void _gst_cuda_overlap_filter_set_shutdown (GstCudaOverlapFilter * self,
+    gboolean shutdown);
+/* With streaming stopped (PAUSED→READY, after the pads are deactivated): */
+void _gst_cuda_overlap_filter_teardown (GstCudaOverlapFilter * self);
+/* Frames: */
+void _gst_cuda_overlap_filter_frame_drop (GstCudaOverlapFilter * self,
+    GstCudaOverlapFilterFrame * fr);
+void _gst_cuda_overlap_filter_drop_slot (GstCudaOverlapFilter * self,
+    guint slot, guint n);
+GstFlowReturn _gst_cuda_overlap_filter_srcresult (GstCudaOverlapFilter * self);
+
+/* gstcudaoverlapfilter-push.c */
+void _gst_cuda_overlap_filter_loop (GstCudaOverlapFilter * self);
+
+/* gstcudaoverlapfilter-pads.c */
+void _gst_cuda_overlap_filter_setup_pads (GstCudaOverlapFilter * self);
+GstStateChangeReturn _gst_cuda_overlap_filter_change_state (GstElement *
+    element, GstStateChange transition);
 
 /* gstcudaoverlapfilter-stats.c */
 const gchar *_gst_cuda_overlap_filter_enum_nick (GType type, gint value);
@@ -71,6 +159,10 @@ void _gst_cuda_overlap_filter_post_passport (GstCudaOverlapFilter * self,
 void _gst_cuda_overlap_filter_trace_open (GstCudaOverlapFilter * self);
 void _gst_cuda_overlap_filter_record_frame (GstCudaOverlapFilter * self,
     GstCudaOverlapFilterFrame * fr, CoFrame * cf, guint64 push_ns);
+
+/* gstcudaoverlap-trymem.c: memory from g_try_malloc (an allocation that
+ * fails returns NULL instead of aborting the process). */
+GstAllocator *gst_cuda_overlap_try_allocator_get (void);
 
 G_END_DECLS
 #endif

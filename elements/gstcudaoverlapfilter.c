@@ -2,18 +2,10 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Data flow (docs/architecture.md has the whole picture):
- *   chain (upstream's thread): acquire an engine slot (blocks at the
- *     in-flight bound), acquire an output buffer from our pool (blocks while
- *     downstream holds them all), plan and submit the frame, return.
- *   srcpad task ("push thread"): wait for the oldest frame to finish on the
- *     device, post statistics, push it, release its slot.
- * Serialized events (caps, EOS, segment, ...) drain the frames in flight
- * first, so they stay in order with the buffers.
- *
- * Locks: GST_OBJECT_LOCK for properties only.  self->priv->lock guards the
- * engine pointer against flush/state-change threads; it is never held
- * while waiting on the engine.  Order: priv->lock, then the object lock.
+ * This file is the GObject side: the enum types, the properties, the pads'
+ * creation and the small API for subclasses.  The rest is split by job
+ * (gstcudaoverlapfilter-private.h lists the files and the lock rules, which
+ * every file keeps).
  */
 /**
  * SECTION:gstcudaoverlapfilter
@@ -65,9 +57,6 @@
 #include "config.h"
 #endif
 
-#include <string.h>
-#include <nvtx3/nvToolsExt.h>
-
 #include "gstcudaoverlapfilter.h"
 #include "gstcudaoverlapfilter-private.h"
 
@@ -85,13 +74,8 @@ GST_DEBUG_CATEGORY (gst_cuda_overlap_filter_debug);
 #define DEFAULT_WAIT_MODE CO_WAIT_BLOCKING
 #define DEFAULT_SUBMIT_THREAD FALSE
 #define MAX_MAX_IN_FLIGHT 64
-/* Foreign memory smaller than this is copied, not registered: registering
- * costs tens of microseconds per page-locked megabyte, more than a small
- * pageable copy costs. */
-#define MIN_REGISTER_BYTES (1 << 20)
-/* Buffers in each pool beyond the in-flight bound: what downstream (or
- * upstream) may hold while every slot is busy. */
-#define POOL_EXTRA 4
+/* ~16 4K RGBA frames of page-locked output buffers */
+#define DEFAULT_POOL_BUDGET (G_GUINT64_CONSTANT (512) << 20)
 
 enum
 {
@@ -109,6 +93,7 @@ enum
   PROP_MAX_IN_FLIGHT,
   PROP_WAIT_MODE,
   PROP_SUBMIT_THREAD,
+  PROP_POOL_BUDGET,
 };
 
 
@@ -183,19 +168,6 @@ static void gst_cuda_overlap_filter_set_property (GObject * object, guint id,
     const GValue * value, GParamSpec * pspec);
 static void gst_cuda_overlap_filter_get_property (GObject * object, guint id,
     GValue * value, GParamSpec * pspec);
-static GstStateChangeReturn gst_cuda_overlap_filter_change_state (GstElement *
-    element, GstStateChange transition);
-static GstFlowReturn gst_cuda_overlap_filter_chain (GstPad * pad,
-    GstObject * parent, GstBuffer * buf);
-static gboolean gst_cuda_overlap_filter_sink_event (GstPad * pad,
-    GstObject * parent, GstEvent * event);
-static gboolean gst_cuda_overlap_filter_sink_query (GstPad * pad,
-    GstObject * parent, GstQuery * query);
-static gboolean gst_cuda_overlap_filter_src_query (GstPad * pad,
-    GstObject * parent, GstQuery * query);
-static gboolean gst_cuda_overlap_filter_src_activate_mode (GstPad * pad,
-    GstObject * parent, GstPadMode mode, gboolean active);
-static void gst_cuda_overlap_filter_loop (GstCudaOverlapFilter * self);
 
 static void
 gst_cuda_overlap_filter_class_init (GstCudaOverlapFilterClass * klass)
@@ -208,7 +180,7 @@ gst_cuda_overlap_filter_class_init (GstCudaOverlapFilterClass * klass)
   gobject_class->finalize = gst_cuda_overlap_filter_finalize;
   gobject_class->set_property = gst_cuda_overlap_filter_set_property;
   gobject_class->get_property = gst_cuda_overlap_filter_get_property;
-  element_class->change_state = gst_cuda_overlap_filter_change_state;
+  element_class->change_state = _gst_cuda_overlap_filter_change_state;
 
   g_object_class_install_property (gobject_class, PROP_STREAMS,
       g_param_spec_uint ("streams", "Streams",
@@ -277,6 +249,15 @@ gst_cuda_overlap_filter_class_init (GstCudaOverlapFilterClass * klass)
           "The cudaoverlap-passport structure of the current run: device, "
           "versions and settings (NULL before streaming starts)",
           GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_POOL_BUDGET,
+      g_param_spec_uint64 ("pool-budget", "Output pool budget",
+          "Most bytes of page-locked output buffers (CUDA backend). When "
+          "downstream holds buffers (an encoder's look-ahead, a tee branch, "
+          "an application), the output pool grows up to this instead of "
+          "waiting; past it, output buffers are plain memory (one warning), "
+          "whose device-to-host copies are synchronous. At least the "
+          "buffers in flight are always allocated. Freed at READY",
+          0, G_MAXUINT64, DEFAULT_POOL_BUDGET, rw | GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_TRACE_FILE,
       g_param_spec_string ("trace-file", "Trace file",
           "Write a Chrome trace-event JSON timeline (Perfetto, "
@@ -307,6 +288,7 @@ gst_cuda_overlap_filter_init (GstCudaOverlapFilter * self)
   priv->device_id = DEFAULT_DEVICE_ID;
   priv->stats_interval = DEFAULT_STATS_INTERVAL;
   priv->post_messages = DEFAULT_POST_MESSAGES;
+  priv->pool_budget = DEFAULT_POOL_BUDGET;
   priv->srcresult = GST_FLOW_FLUSHING;
 }
 
@@ -315,28 +297,8 @@ gst_cuda_overlap_filter_init (GstCudaOverlapFilter * self)
 static void
 gst_cuda_overlap_filter_constructed (GObject * object)
 {
-  GstCudaOverlapFilter *self = GST_CUDA_OVERLAP_FILTER (object);
-  GstElementClass *klass = GST_ELEMENT_GET_CLASS (self);
-  GstPad *sinkpad, *srcpad;
-
   G_OBJECT_CLASS (gst_cuda_overlap_filter_parent_class)->constructed (object);
-
-  sinkpad = gst_pad_new_from_template (gst_element_class_get_pad_template
-      (klass, "sink"), "sink");
-  gst_pad_set_chain_function (sinkpad, gst_cuda_overlap_filter_chain);
-  gst_pad_set_event_function (sinkpad, gst_cuda_overlap_filter_sink_event);
-  gst_pad_set_query_function (sinkpad, gst_cuda_overlap_filter_sink_query);
-  GST_PAD_SET_PROXY_CAPS (sinkpad);
-  gst_element_add_pad (GST_ELEMENT (self), sinkpad);
-
-  srcpad = gst_pad_new_from_template (gst_element_class_get_pad_template
-      (klass, "src"), "src");
-  gst_pad_set_activatemode_function (srcpad,
-      gst_cuda_overlap_filter_src_activate_mode);
-  gst_pad_set_query_function (srcpad, gst_cuda_overlap_filter_src_query);
-  gst_pad_use_fixed_caps (srcpad);
-  GST_PAD_SET_PROXY_CAPS (srcpad);
-  gst_element_add_pad (GST_ELEMENT (self), srcpad);
+  _gst_cuda_overlap_filter_setup_pads (GST_CUDA_OVERLAP_FILTER (object));
 }
 
 static void
@@ -390,6 +352,9 @@ gst_cuda_overlap_filter_set_property (GObject * object, guint id,
       break;
     case PROP_POST_MESSAGES:
       priv->post_messages = g_value_get_boolean (value);
+      break;
+    case PROP_POOL_BUDGET:
+      priv->pool_budget = g_value_get_uint64 (value);
       break;
     case PROP_TRACE_FILE:
       g_free (priv->trace_file);
@@ -446,6 +411,9 @@ gst_cuda_overlap_filter_get_property (GObject * object, guint id,
     case PROP_PASSPORT:
       g_value_set_boxed (value, priv->passport);
       break;
+    case PROP_POOL_BUDGET:
+      g_value_set_uint64 (value, priv->pool_budget);
+      break;
     case PROP_TRACE_FILE:
       g_value_set_string (value, priv->trace_file);
       break;
@@ -456,28 +424,55 @@ gst_cuda_overlap_filter_get_property (GObject * object, guint id,
   GST_OBJECT_UNLOCK (object);
 }
 
-void
-gst_cuda_overlap_filter_mark_dirty (GstCudaOverlapFilter * self)
+static void
+mark_dirty (GstCudaOverlapFilter * self, LcDirty dirty)
 {
   GstCudaOverlapFilterPrivate *priv = PRIV (self);
 
   g_mutex_lock (&priv->lock);
-  priv->dirty = TRUE;
+  priv->dirty = MAX (priv->dirty, dirty);
   g_mutex_unlock (&priv->lock);
 }
 
+void
+gst_cuda_overlap_filter_mark_dirty (GstCudaOverlapFilter * self)
+{
+  mark_dirty (self, LC_DIRTY_REBUILD);
+}
+
+void
+gst_cuda_overlap_filter_mark_params_dirty (GstCudaOverlapFilter * self)
+{
+  mark_dirty (self, LC_DIRTY_PARAMS);
+}
+
+/* The backend in use (the property's value before an engine exists). */
 CoBackendKind
 gst_cuda_overlap_filter_backend (GstCudaOverlapFilter * self)
 {
   GstCudaOverlapFilterPrivate *priv = PRIV (self);
+  CoBackendKind kind;
 
-  return priv->engine ? co_engine_backend (priv->engine) : priv->backend;
+  g_mutex_lock (&priv->lock);
+  kind = priv->engine ? co_engine_backend (priv->engine) : CO_BACKEND_AUTO;
+  g_mutex_unlock (&priv->lock);
+  if (kind == CO_BACKEND_AUTO) {
+    GST_OBJECT_LOCK (self);
+    kind = priv->backend;
+    GST_OBJECT_UNLOCK (self);
+  }
+  return kind;
 }
 
 gint
 gst_cuda_overlap_filter_device_id (GstCudaOverlapFilter * self)
 {
-  return PRIV (self)->device_id;
+  gint id;
+
+  GST_OBJECT_LOCK (self);
+  id = PRIV (self)->device_id;
+  GST_OBJECT_UNLOCK (self);
+  return id;
 }
 
 void
@@ -486,732 +481,4 @@ gst_cuda_overlap_filter_frame_check_input (GstCudaOverlapFilterFrame * fr,
 {
   if (fr->path != CO_PATH_PAGEABLE)
     fr->path = MAX (fr->path, co_hostmem_path_of (fr->inbuf, data, size));
-}
-
-/* ---- engine life cycle --------------------------------------------------- */
-
-static void
-frame_drop (GstCudaOverlapFilter * self, GstCudaOverlapFilterFrame * fr)
-{
-  GstCudaOverlapFilterClass *klass = GST_CUDA_OVERLAP_FILTER_GET_CLASS (self);
-
-  if (fr->inbuf || fr->outbuf)
-    klass->finish (self, fr);
-  gst_clear_buffer (&fr->inbuf);
-  gst_clear_buffer (&fr->outbuf);
-}
-
-/* Drops the first @n buffers of @slot's batch. */
-static void
-drop_slot (GstCudaOverlapFilter * self, guint slot, guint n)
-{
-  GstCudaOverlapFilterPrivate *priv = PRIV (self);
-  guint i;
-
-  for (i = 0; i < n; i++)
-    frame_drop (self, &priv->frames[slot * priv->batch + i]);
-}
-
-/* The batch being filled, if any, is dropped (flush, shutdown).  Only from
- * the streaming thread, or with streaming stopped. */
-static void
-cancel_pending (GstCudaOverlapFilter * self, CoEngine * e)
-{
-  GstCudaOverlapFilterPrivate *priv = PRIV (self);
-
-  if (!priv->pending)
-    return;
-  drop_slot (self, priv->pending->slot, priv->pending_n);
-  co_engine_cancel (e, priv->pending);
-  priv->pending = NULL;
-  priv->pending_n = 0;
-}
-
-/* Waits for every submitted frame to finish on the device and drops it,
- * then the batch being filled.  Only while flushing (or with the push task
- * stopped). */
-static void
-drop_in_flight (GstCudaOverlapFilter * self, CoEngine * e)
-{
-  GstCudaOverlapFilterPrivate *priv = PRIV (self);
-  CoFrame *cf;
-
-  while ((cf = co_engine_wait_oldest (e))) {
-    drop_slot (self, cf->slot, priv->slot_images[cf->slot]);
-    co_engine_release (e, cf);
-  }
-  cancel_pending (self, e);
-}
-
-/* Submits the batch being filled (full, or partial before a serialized
- * event).  Streaming thread. */
-static GstFlowReturn
-submit_pending (GstCudaOverlapFilter * self)
-{
-  GstCudaOverlapFilterPrivate *priv = PRIV (self);
-  CoFrame *cf = priv->pending;
-  GError *err = NULL;
-
-  if (!cf)
-    return GST_FLOW_OK;
-  priv->pending = NULL;
-  priv->slot_images[cf->slot] = priv->pending_n;
-  priv->pending_n = 0;
-  if (!co_engine_submit (priv->engine, cf, &err)) {
-    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
-        ("Submitting a frame to the device failed"), ("%s", err->message));
-    g_clear_error (&err);
-    return GST_FLOW_ERROR;
-  }
-  return GST_FLOW_OK;
-}
-
-static void
-engine_destroy (GstCudaOverlapFilter * self)
-{
-  GstCudaOverlapFilterPrivate *priv = PRIV (self);
-  CoEngine *e;
-  guint i;
-
-  g_mutex_lock (&priv->lock);
-  e = priv->engine;
-  if (e)
-    co_engine_set_flushing (e, TRUE);
-  if (priv->pool)
-    gst_buffer_pool_set_flushing (priv->pool, TRUE);
-  g_mutex_unlock (&priv->lock);
-
-  gst_pad_stop_task (GST_ELEMENT (self)->srcpads->data);
-
-  g_mutex_lock (&priv->lock);
-  if (e) {
-    drop_in_flight (self, e);
-    priv->engine = NULL;
-  }
-  g_mutex_unlock (&priv->lock);
-  co_engine_free (e);
-
-  for (i = 0; i < priv->n_frames; i++) {
-    frame_drop (self, &priv->frames[i]);
-    g_free (priv->frames[i].priv);
-  }
-  g_clear_pointer (&priv->frames, g_free);
-  g_clear_pointer (&priv->slot_images, g_free);
-  priv->n_frames = 0;
-  if (priv->pool) {
-    gst_buffer_pool_set_active (priv->pool, FALSE);
-    gst_clear_object (&priv->pool);
-  }
-  gst_clear_object (&priv->allocator);
-}
-
-static gboolean
-engine_create (GstCudaOverlapFilter * self, GstCaps * caps)
-{
-  GstCudaOverlapFilterPrivate *priv = PRIV (self);
-  GstCudaOverlapFilterClass *klass = GST_CUDA_OVERLAP_FILTER_GET_CLASS (self);
-  CoEngineConfig cfg = { 0, };
-  GError *err = NULL;
-  CoEngine *e;
-  gsize out_size;
-  guint i, n;
-  GstPad *srcpad = GST_ELEMENT (self)->srcpads->data;
-
-  GST_OBJECT_LOCK (self);
-  cfg.backend = priv->backend;
-  cfg.device_id = priv->device_id;
-  cfg.streams = priv->streams;
-  cfg.chunks = priv->chunks;
-  cfg.mode = priv->mode;
-  cfg.max_in_flight = priv->max_in_flight;
-  cfg.wait = priv->wait_mode;
-  cfg.submit_thread = priv->submit_thread;
-  GST_OBJECT_UNLOCK (self);
-  cfg.name = GST_OBJECT_NAME (self);
-
-  if (cfg.mode == CO_MODE_SERIAL)
-    cfg.streams = cfg.chunks = 1;
-  out_size = klass->configure (self, caps, &cfg, &err);
-  if (!out_size)
-    goto config_failed;
-
-  e = co_engine_new (&cfg, &err);
-  if (!e)
-    goto engine_failed;
-
-  if (klass->engine_ready && !klass->engine_ready (self, e, &err)) {
-    co_engine_free (e);
-    goto engine_failed;
-  }
-
-  n = co_engine_max_in_flight (e);
-  priv->batch = klass->batch_size ? MAX (klass->batch_size (self), 1) : 1;
-  if (co_engine_backend (e) == CO_BACKEND_CUDA)
-    priv->allocator = co_pinned_allocator_new (cfg.device_id);
-  /* min = max: every buffer is allocated now, at caps time, none while
-   * streaming (page-locked allocation is slow and may synchronise) */
-  /* (with batches, downstream gets them in bursts of a batch: its share
-   * grows with it) */
-  priv->pool = klass->make_pool (self, caps, out_size, priv->allocator,
-      (n + POOL_EXTRA) * priv->batch, (n + POOL_EXTRA) * priv->batch);
-  if (!priv->pool || !gst_buffer_pool_set_active (priv->pool, TRUE)) {
-    co_engine_free (e);
-    gst_clear_object (&priv->pool);
-    gst_clear_object (&priv->allocator);
-    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
-        ("Could not allocate the output buffers (%u of %" G_GSIZE_FORMAT
-            " bytes)", (n + POOL_EXTRA) * priv->batch, out_size),
-        ("the page-locked buffer pool could not be activated"));
-    return FALSE;
-  }
-
-  priv->n_frames = n * priv->batch;
-  priv->frames = g_new0 (GstCudaOverlapFilterFrame, priv->n_frames);
-  for (i = 0; i < priv->n_frames; i++) {
-    priv->frames[i].image = i % priv->batch;
-    priv->frames[i].priv = g_malloc0 (MAX (klass->frame_priv_size, 1));
-  }
-  priv->slot_images = g_new0 (guint, n);
-
-  if (!priv->stats)
-    priv->stats = co_stats_new ();
-  priv->last_post_ns = co_engine_now ();
-
-  g_mutex_lock (&priv->lock);
-  priv->engine = e;
-  priv->dirty = FALSE;
-  priv->srcresult = GST_FLOW_OK;
-  g_mutex_unlock (&priv->lock);
-
-  _gst_cuda_overlap_filter_post_passport (self, caps, out_size);
-  GST_INFO_OBJECT (self, "engine ready: backend %s, %u streams, %u chunks, "
-      "%u frames in flight at most, %u buffers per frame",
-      co_engine_backend (e) == CO_BACKEND_CUDA ? "cuda" : "cpu",
-      co_engine_streams (e), co_engine_chunks (e), n, priv->batch);
-
-  gst_pad_start_task (srcpad, (GstTaskFunction) gst_cuda_overlap_filter_loop,
-      self, NULL);
-  return TRUE;
-
-config_failed:
-  GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
-      ("Cannot process %" GST_PTR_FORMAT, caps), ("%s", err->message));
-  g_clear_error (&err);
-  return FALSE;
-
-engine_failed:
-  if (g_error_matches (err, CO_ENGINE_ERROR, CO_ENGINE_ERROR_NO_DEVICE))
-    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
-        ("No usable CUDA device. Use backend=cpu or backend=auto to run "
-            "without one."), ("%s", err->message));
-  else
-    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
-        ("Could not set up the CUDA engine"), ("%s", err->message));
-  g_clear_error (&err);
-  return FALSE;
-}
-
-/* Submits the batch being filled (a partial one: nothing waits behind a
- * serialized event, EOS or a rebuild), then waits until every frame in
- * flight has been pushed.  FALSE when flushing or when pushing failed.
- * Streaming thread. */
-static gboolean
-drain (GstCudaOverlapFilter * self)
-{
-  GstCudaOverlapFilterPrivate *priv = PRIV (self);
-
-  if (!priv->engine)
-    return TRUE;
-  submit_pending (self);
-  return co_engine_drain (priv->engine);
-}
-
-static gboolean
-ensure_engine (GstCudaOverlapFilter * self)
-{
-  GstCudaOverlapFilterPrivate *priv = PRIV (self);
-  GstCaps *caps;
-  gboolean ret;
-
-  if (priv->engine && !priv->dirty)
-    return TRUE;
-  if (!priv->caps)
-    return FALSE;
-  drain (self);
-  engine_destroy (self);
-  caps = gst_caps_ref (priv->caps);
-  ret = engine_create (self, caps);
-  gst_caps_unref (caps);
-  return ret;
-}
-
-/* ---- streaming ----------------------------------------------------------- */
-
-static void
-copy_metadata (GstBuffer * out, GstBuffer * in)
-{
-  const GstBufferFlags keep = GST_BUFFER_FLAG_LIVE | GST_BUFFER_FLAG_DISCONT |
-      GST_BUFFER_FLAG_RESYNC | GST_BUFFER_FLAG_GAP |
-      GST_BUFFER_FLAG_DROPPABLE | GST_BUFFER_FLAG_HEADER |
-      GST_BUFFER_FLAG_DELTA_UNIT | GST_BUFFER_FLAG_MARKER |
-      GST_BUFFER_FLAG_CORRUPTED | GST_BUFFER_FLAG_DECODE_ONLY |
-      GST_BUFFER_FLAG_NON_DROPPABLE;
-
-  GST_BUFFER_PTS (out) = GST_BUFFER_PTS (in);
-  GST_BUFFER_DTS (out) = GST_BUFFER_DTS (in);
-  GST_BUFFER_DURATION (out) = GST_BUFFER_DURATION (in);
-  GST_BUFFER_OFFSET (out) = GST_BUFFER_OFFSET (in);
-  GST_BUFFER_OFFSET_END (out) = GST_BUFFER_OFFSET_END (in);
-  GST_MINI_OBJECT_FLAGS (out) = (GST_MINI_OBJECT_FLAGS (out) & ~keep) |
-      (GST_MINI_OBJECT_FLAGS (in) & keep);
-}
-
-static GstFlowReturn
-gst_cuda_overlap_filter_chain (GstPad * pad, GstObject * parent,
-    GstBuffer * buf)
-{
-  GstCudaOverlapFilter *self = GST_CUDA_OVERLAP_FILTER (parent);
-  GstCudaOverlapFilterPrivate *priv = PRIV (self);
-  GstCudaOverlapFilterClass *klass = GST_CUDA_OVERLAP_FILTER_GET_CLASS (self);
-  GstCudaOverlapFilterFrame *fr;
-  GstBuffer *outbuf = NULL;
-  GstFlowReturn ret;
-  CoFrame *cf;
-  CoEngine *e;
-  guint64 t0 = co_engine_now (), t_submit;
-
-  if (klass->sink_buffer) {
-    ret = klass->sink_buffer (self, buf);
-    if (ret != GST_FLOW_OK) {
-      gst_buffer_unref (buf);
-      return ret;
-    }
-  }
-  if (!ensure_engine (self)) {
-    gst_buffer_unref (buf);
-    if (!priv->caps) {
-      GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
-          ("no caps before the first buffer"));
-      return GST_FLOW_NOT_NEGOTIATED;
-    }
-    return GST_FLOW_ERROR;
-  }
-  e = priv->engine;
-
-  g_mutex_lock (&priv->lock);
-  ret = priv->srcresult;
-  g_mutex_unlock (&priv->lock);
-  if (ret != GST_FLOW_OK) {
-    gst_buffer_unref (buf);
-    return ret;
-  }
-
-  nvtxRangePushA ("cudaoverlap chain");
-  cf = priv->pending;
-  if (!cf) {
-    /* the first buffer of a frame (of a batch, with batches) */
-    cf = co_engine_acquire (e);
-    if (!cf) {
-      gst_buffer_unref (buf);
-      nvtxRangePop ();
-      return GST_FLOW_FLUSHING;
-    }
-    priv->pending = cf;
-    priv->pending_n = 0;
-  }
-  ret = gst_buffer_pool_acquire_buffer (priv->pool, &outbuf, NULL);
-  if (ret != GST_FLOW_OK) {
-    if (priv->pending_n == 0)
-      cancel_pending (self, e);
-    gst_buffer_unref (buf);
-    nvtxRangePop ();
-    return ret;
-  }
-
-  fr = &priv->frames[cf->slot * priv->batch + priv->pending_n];
-  fr->inbuf = buf;
-  fr->outbuf = outbuf;
-  fr->chain_ns = t0;
-  fr->path = co_hostmem_prepare (buf, co_engine_backend (e) ==
-      CO_BACKEND_CUDA ? gst_cuda_overlap_filter_device_id (self) : -2,
-      MIN_REGISTER_BYTES);
-  copy_metadata (outbuf, buf);
-
-  ret = klass->prepare (self, e, fr, cf);
-  if (ret != GST_FLOW_OK) {
-    frame_drop (self, fr);
-    if (priv->pending_n == 0)
-      cancel_pending (self, e);
-    nvtxRangePop ();
-    return ret;
-  }
-  priv->pending_n++;
-  GST_LOG_OBJECT (self, "frame %" G_GUINT64_FORMAT " image %u pts %"
-      GST_TIME_FORMAT ": %u chunks, %s input", cf->seqnum, fr->image,
-      GST_TIME_ARGS (GST_BUFFER_PTS (buf)), cf->n_chunks,
-      fr->path == CO_PATH_PINNED ? "pinned" :
-      fr->path == CO_PATH_REGISTERED ? "registered" : "pageable");
-  if (priv->pending_n < priv->batch) {
-    /* the batch is not full yet */
-    if (priv->trace)
-      co_trace_complete (priv->trace, 1, TID_CHAIN, "chain", "host", t0,
-          co_engine_now () - t0, NULL);
-    nvtxRangePop ();
-    goto done;
-  }
-
-  t_submit = priv->trace ? co_engine_now () : 0;        /* only the trace uses it */
-  if (submit_pending (self) != GST_FLOW_OK) {
-    nvtxRangePop ();
-    return GST_FLOW_ERROR;
-  }
-  if (priv->trace) {
-    guint64 t_end = co_engine_now ();
-
-    co_trace_complete (priv->trace, 1, TID_CHAIN, "chain", "host", t0,
-        t_end - t0, NULL);
-    co_trace_complete (priv->trace, 1, TID_CHAIN, "submit", "host", t_submit,
-        t_end - t_submit, NULL);
-  }
-  nvtxRangePop ();
-
-done:
-  g_mutex_lock (&priv->lock);
-  ret = priv->srcresult;
-  g_mutex_unlock (&priv->lock);
-  return ret;
-}
-
-static void
-gst_cuda_overlap_filter_loop (GstCudaOverlapFilter * self)
-{
-  GstCudaOverlapFilterPrivate *priv = PRIV (self);
-  GstPad *srcpad = GST_ELEMENT (self)->srcpads->data;
-  GstCudaOverlapFilterFrame *frames;
-  GstFlowReturn ret;
-  CoEngine *e = priv->engine;
-  CoFrame *cf;
-  guint64 t0, t1, interval;
-  guint i, n;
-
-  t0 = co_engine_now ();
-  cf = co_engine_wait_oldest (e);
-  if (!cf) {
-    gst_pad_pause_task (srcpad);
-    return;
-  }
-  t1 = co_engine_now ();
-  /* the frame's buffers: one, or the images of its batch */
-  frames = &priv->frames[cf->slot * priv->batch];
-  n = priv->slot_images[cf->slot];
-
-  if (cf->error) {
-    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
-        ("A device operation failed; the frame was dropped"), ("%s",
-            cf->error));
-    drop_slot (self, cf->slot, n);
-    co_engine_release (e, cf);
-    g_mutex_lock (&priv->lock);
-    priv->srcresult = GST_FLOW_ERROR;
-    g_mutex_unlock (&priv->lock);
-    return;
-  }
-
-  for (i = 0; i < n; i++) {
-    GstCudaOverlapFilterFrame *fr = &frames[i];
-    GstBuffer *outbuf;
-    guint64 t2, t3;
-
-    GST_CUDA_OVERLAP_FILTER_GET_CLASS (self)->finish (self, fr);
-    outbuf = g_steal_pointer (&fr->outbuf);
-
-    g_mutex_lock (&priv->lock);
-    ret = priv->srcresult;
-    g_mutex_unlock (&priv->lock);
-    if (ret != GST_FLOW_OK) {
-      /* downstream failed or we are flushing: keep consuming, push nothing */
-      gst_buffer_unref (outbuf);
-      gst_clear_buffer (&fr->inbuf);
-      continue;
-    }
-
-    /* Push first, book-keep after: statistics, trace and the input buffer's
-     * release are not on the frame's latency path. */
-    nvtxRangePushA ("cudaoverlap push");
-    t2 = co_engine_now ();
-    ret = gst_pad_push (srcpad, outbuf);
-    t3 = co_engine_now ();
-    nvtxRangePop ();
-
-    g_mutex_lock (&priv->lock);
-    if (priv->srcresult == GST_FLOW_OK)
-      priv->srcresult = ret;
-    g_mutex_unlock (&priv->lock);
-    if (ret != GST_FLOW_OK)
-      GST_DEBUG_OBJECT (self, "push returned %s", gst_flow_get_name (ret));
-
-    gst_clear_buffer (&fr->inbuf);
-    _gst_cuda_overlap_filter_record_frame (self, fr, cf, t2);
-    if (priv->trace)
-      co_trace_complete (priv->trace, 1, TID_PUSH, "push", "host", t2,
-          t3 - t2, NULL);
-  }
-  if (priv->trace)
-    co_trace_complete (priv->trace, 1, TID_WAIT, "wait", "host", t0,
-        t1 - t0, NULL);
-  GST_OBJECT_LOCK (self);
-  interval = priv->stats_interval;
-  GST_OBJECT_UNLOCK (self);
-  if (interval > 0 && t1 - priv->last_post_ns >= interval) {
-    priv->last_post_ns = t1;
-    _gst_cuda_overlap_filter_post_stats (self, FALSE);
-  }
-
-  /* released after the push so that drain() means "all pushed" */
-  co_engine_release (e, cf);
-}
-
-static gboolean
-gst_cuda_overlap_filter_src_activate_mode (GstPad * pad, GstObject * parent,
-    GstPadMode mode, gboolean active)
-{
-  GstCudaOverlapFilter *self = GST_CUDA_OVERLAP_FILTER (parent);
-  GstCudaOverlapFilterPrivate *priv = PRIV (self);
-
-  if (mode != GST_PAD_MODE_PUSH)
-    return FALSE;
-  if (!active) {
-    g_mutex_lock (&priv->lock);
-    if (priv->engine)
-      co_engine_set_flushing (priv->engine, TRUE);
-    if (priv->pool)
-      gst_buffer_pool_set_flushing (priv->pool, TRUE);
-    priv->srcresult = GST_FLOW_FLUSHING;
-    g_mutex_unlock (&priv->lock);
-    return gst_pad_stop_task (pad);
-  }
-  return TRUE;
-}
-
-static void
-set_flushing (GstCudaOverlapFilter * self, gboolean flushing)
-{
-  GstCudaOverlapFilterPrivate *priv = PRIV (self);
-
-  g_mutex_lock (&priv->lock);
-  if (priv->engine)
-    co_engine_set_flushing (priv->engine, flushing);
-  if (priv->pool)
-    gst_buffer_pool_set_flushing (priv->pool, flushing);
-  priv->srcresult = flushing ? GST_FLOW_FLUSHING : GST_FLOW_OK;
-  g_mutex_unlock (&priv->lock);
-}
-
-static gboolean
-gst_cuda_overlap_filter_sink_event (GstPad * pad, GstObject * parent,
-    GstEvent * event)
-{
-  GstCudaOverlapFilter *self = GST_CUDA_OVERLAP_FILTER (parent);
-  GstCudaOverlapFilterPrivate *priv = PRIV (self);
-  GstPad *srcpad = GST_ELEMENT (self)->srcpads->data;
-
-  GST_LOG_OBJECT (self, "event %" GST_PTR_FORMAT, event);
-  switch (GST_EVENT_TYPE (event)) {
-    case GST_EVENT_FLUSH_START:{
-      gboolean ret;
-
-      set_flushing (self, TRUE);
-      ret = gst_pad_push_event (srcpad, event);
-      /* wait for the push thread to stop; it drops what it holds */
-      gst_pad_pause_task (srcpad);
-      return ret;
-    }
-    case GST_EVENT_FLUSH_STOP:{
-      gboolean ret;
-
-      /* frames still in flight are dropped once the device is done with
-       * them; nothing of the old segment is pushed after this */
-      g_mutex_lock (&priv->lock);
-      if (priv->engine)
-        drop_in_flight (self, priv->engine);
-      g_mutex_unlock (&priv->lock);
-      if (GST_CUDA_OVERLAP_FILTER_GET_CLASS (self)->flush)
-        GST_CUDA_OVERLAP_FILTER_GET_CLASS (self)->flush (self);
-      co_trace_sync (priv->trace);
-      set_flushing (self, FALSE);
-      ret = gst_pad_push_event (srcpad, event);
-      if (priv->engine)
-        gst_pad_start_task (srcpad,
-            (GstTaskFunction) gst_cuda_overlap_filter_loop, self, NULL);
-      return ret;
-    }
-    case GST_EVENT_CAPS:{
-      GstCaps *caps;
-      gboolean ret;
-
-      gst_event_parse_caps (event, &caps);
-      if (priv->caps && gst_caps_is_equal (caps, priv->caps))
-        return gst_pad_push_event (srcpad, event);
-      /* finish the frames of the old caps, then rebuild */
-      drain (self);
-      gst_caps_replace (&priv->caps, caps);
-      engine_destroy (self);
-      if (!engine_create (self, caps)) {
-        gst_event_unref (event);
-        return FALSE;
-      }
-      ret = gst_pad_push_event (srcpad, event);
-      return ret;
-    }
-    case GST_EVENT_EOS:
-      drain (self);
-      if (priv->stats && priv->engine) {
-        /* the last window, then the whole run */
-        if (co_engine_in_flight (priv->engine) == 0)
-          _gst_cuda_overlap_filter_post_stats (self, FALSE);
-        _gst_cuda_overlap_filter_post_stats (self, TRUE);
-      }
-      co_trace_sync (priv->trace);
-      return gst_pad_push_event (srcpad, event);
-    default:
-      if (GST_EVENT_IS_SERIALIZED (event))
-        drain (self);
-      return gst_pad_event_default (pad, parent, event);
-  }
-}
-
-static gboolean
-gst_cuda_overlap_filter_sink_query (GstPad * pad, GstObject * parent,
-    GstQuery * query)
-{
-  GstCudaOverlapFilter *self = GST_CUDA_OVERLAP_FILTER (parent);
-  GstCudaOverlapFilterPrivate *priv = PRIV (self);
-  GstCudaOverlapFilterClass *klass = GST_CUDA_OVERLAP_FILTER_GET_CLASS (self);
-
-  if (GST_QUERY_TYPE (query) == GST_QUERY_ALLOCATION) {
-    GstCaps *caps;
-    gboolean need_pool;
-    GstBufferPool *pool;
-    GstAllocationParams params;
-    guint n;
-
-    gst_query_parse_allocation (query, &caps, &need_pool);
-    if (!caps || !priv->engine)
-      return FALSE;
-    if (klass->propose_allocation)
-      klass->propose_allocation (self, query);
-    if (!priv->allocator)
-      return TRUE;              /* CPU backend: any memory will do */
-    /* Upstream writes straight into page-locked memory. */
-    /* every slot's batch (the one being filled holds a slot too) */
-    n = co_engine_max_in_flight (priv->engine) * priv->batch;
-    gst_allocation_params_init (&params);
-    gst_query_add_allocation_param (query, priv->allocator, &params);
-    if (need_pool) {
-      pool = klass->make_pool (self, caps, 0, priv->allocator,
-          n + POOL_EXTRA, n + POOL_EXTRA);
-      if (pool) {
-        GstStructure *config = gst_buffer_pool_get_config (pool);
-        guint size = 0;
-
-        gst_buffer_pool_config_get_params (config, NULL, &size, NULL, NULL);
-        gst_structure_free (config);
-        gst_query_add_allocation_pool (query, pool, size, n + POOL_EXTRA,
-            n + POOL_EXTRA);
-        gst_object_unref (pool);
-      }
-    }
-    return TRUE;
-  }
-  return gst_pad_query_default (pad, parent, query);
-}
-
-static gboolean
-gst_cuda_overlap_filter_src_query (GstPad * pad, GstObject * parent,
-    GstQuery * query)
-{
-  GstCudaOverlapFilter *self = GST_CUDA_OVERLAP_FILTER (parent);
-  GstCudaOverlapFilterPrivate *priv = PRIV (self);
-  GstCudaOverlapFilterClass *klass = GST_CUDA_OVERLAP_FILTER_GET_CLASS (self);
-
-  if (GST_QUERY_TYPE (query) == GST_QUERY_LATENCY) {
-    GstClockTime min, max, dur;
-    gboolean live;
-
-    if (!gst_pad_peer_query (GST_ELEMENT (self)->sinkpads->data, query))
-      return FALSE;
-    gst_query_parse_latency (query, &live, &min, &max);
-    /* We hold up to max-in-flight frames, but push each one as soon as the
-     * device is done: no added minimum, max-in-flight frames of maximum.
-     * With batches, a buffer waits for the batch to fill: batch - 1 frame
-     * durations of minimum, and max-in-flight batches of maximum. */
-    dur = klass->frame_duration ? klass->frame_duration (self) :
-        GST_CLOCK_TIME_NONE;
-    if (priv->engine && GST_CLOCK_TIME_IS_VALID (dur)) {
-      min += dur * (priv->batch - 1);
-      if (GST_CLOCK_TIME_IS_VALID (max))
-        max += dur * (co_engine_max_in_flight (priv->engine) * priv->batch +
-            priv->batch - 1);
-    }
-    GST_DEBUG_OBJECT (self, "latency min %" GST_TIME_FORMAT " max %"
-        GST_TIME_FORMAT, GST_TIME_ARGS (min), GST_TIME_ARGS (max));
-    gst_query_set_latency (query, live, min, max);
-    return TRUE;
-  }
-  return gst_pad_query_default (pad, parent, query);
-}
-
-static GstStateChangeReturn
-gst_cuda_overlap_filter_change_state (GstElement * element,
-    GstStateChange transition)
-{
-  GstCudaOverlapFilter *self = GST_CUDA_OVERLAP_FILTER (element);
-  GstCudaOverlapFilterPrivate *priv = PRIV (self);
-  GstStateChangeReturn ret;
-
-  switch (transition) {
-    case GST_STATE_CHANGE_NULL_TO_READY:{
-      CoBackendKind backend;
-      gint dev;
-      gchar *why = NULL;
-
-      GST_OBJECT_LOCK (self);
-      backend = priv->backend;
-      dev = priv->device_id;
-      GST_OBJECT_UNLOCK (self);
-      if (backend == CO_BACKEND_CUDA && !co_cuda_available (MAX (dev, 0), &why)) {
-        GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
-            ("No usable CUDA device. Use backend=cpu or backend=auto to run "
-                "without one."), ("%s", why));
-        g_free (why);
-        return GST_STATE_CHANGE_FAILURE;
-      }
-      break;
-    }
-    case GST_STATE_CHANGE_READY_TO_PAUSED:
-      priv->srcresult = GST_FLOW_OK;
-      _gst_cuda_overlap_filter_trace_open (self);
-      break;
-    case GST_STATE_CHANGE_PAUSED_TO_READY:
-      set_flushing (self, TRUE);
-      break;
-    default:
-      break;
-  }
-
-  ret = GST_ELEMENT_CLASS (gst_cuda_overlap_filter_parent_class)->change_state
-      (element, transition);
-
-  switch (transition) {
-    case GST_STATE_CHANGE_PAUSED_TO_READY:
-      engine_destroy (self);
-      gst_caps_replace (&priv->caps, NULL);
-      g_clear_pointer (&priv->stats, co_stats_free);
-      co_trace_close (priv->trace);
-      priv->trace = NULL;
-      break;
-    default:
-      break;
-  }
-  return ret;
 }

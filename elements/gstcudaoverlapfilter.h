@@ -58,6 +58,11 @@ typedef struct
  *   buffer and is returned (post an element error for GST_FLOW_ERROR).
  * @flush: optional: called at FLUSH_STOP once the frames in flight were
  *   dropped, before the next buffer (e.g. to forget stream state).
+ * @update: optional: parameters that need no new allocation changed (see
+ *   gst_cuda_overlap_filter_mark_params_dirty()): every frame in flight has
+ *   been pushed; upload the new constants to @engine and return TRUE, or
+ *   FALSE when the change needs a rebuild after all (@error unset) or
+ *   failed (@error set: an element error is posted).
  * @batch_size: optional: buffers per engine frame (a batch), asked after
  *   @configure; 1 when not set.  @prepare is then called for each buffer of
  *   a batch with frame->image 0, 1, ... on the same @cf, which is submitted
@@ -85,11 +90,17 @@ struct _GstCudaOverlapFilterClass
     GstFlowReturn (*sink_buffer) (GstCudaOverlapFilter * self, GstBuffer * buf);
   void (*flush) (GstCudaOverlapFilter * self);
     guint (*batch_size) (GstCudaOverlapFilter * self);
+    gboolean (*update) (GstCudaOverlapFilter * self, CoEngine * engine,
+      GError ** error);
 };
 
 /* For subclasses: ask for an engine rebuild before the next buffer (a
  * property that changes the plan or the constants was set). */
 void gst_cuda_overlap_filter_mark_dirty (GstCudaOverlapFilter * self);
+/* For subclasses: a property that changes only constants (no sizes, no
+ * plan) was set: before the next buffer the frames in flight are pushed and
+ * @update is called; no rebuild, unless @update says one is needed. */
+void gst_cuda_overlap_filter_mark_params_dirty (GstCudaOverlapFilter * self);
 CoBackendKind gst_cuda_overlap_filter_backend (GstCudaOverlapFilter * self);
 gint gst_cuda_overlap_filter_device_id (GstCudaOverlapFilter * self);
 /* For @prepare: the @size input bytes at @data (mapped from frame->inbuf)

@@ -127,7 +127,7 @@ gst_cuda_video_operation_get_type (void)
 
   if (g_once_init_enter (&type))
     g_once_init_leave (&type,
-        g_enum_register_static ("GstCudaVideoOperation", values));
+        g_enum_register_static ("GstCudaOverlapVideoOperation", values));
   return type;
 }
 
@@ -141,28 +141,38 @@ gst_cuda_overlap_video_filter_set_property (GObject * object, guint id,
     const GValue * value, GParamSpec * pspec)
 {
   GstCudaOverlapVideoFilter *self = GST_CUDA_OVERLAP_VIDEO_FILTER (object);
+  gboolean changed = TRUE, params_only = FALSE;
 
   GST_OBJECT_LOCK (self);
   switch (id) {
     case PROP_OPERATION:
+      changed = self->operation != (CoVideoOp) g_value_get_enum (value);
       self->operation = g_value_get_enum (value);
       break;
     case PROP_GAMMA:
+      changed = self->gamma != g_value_get_double (value);
       self->gamma = g_value_get_double (value);
+      params_only = TRUE;       /* a new table in the constant area */
       break;
     case PROP_RADIUS:
+      changed = self->radius != g_value_get_uint (value);
       self->radius = g_value_get_uint (value);
       break;
     case PROP_BATCH:
+      changed = self->batch != g_value_get_uint (value);
       self->batch = g_value_get_uint (value);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, id, pspec);
+      changed = FALSE;
       break;
   }
   GST_OBJECT_UNLOCK (self);
   /* takes effect with the next frame, after the ones in flight */
-  gst_cuda_overlap_filter_mark_dirty (GST_CUDA_OVERLAP_FILTER (self));
+  if (changed && params_only)
+    gst_cuda_overlap_filter_mark_params_dirty (GST_CUDA_OVERLAP_FILTER (self));
+  else if (changed)
+    gst_cuda_overlap_filter_mark_dirty (GST_CUDA_OVERLAP_FILTER (self));
 }
 
 static void
@@ -279,6 +289,17 @@ gst_cuda_overlap_video_filter_configure (GstCudaOverlapFilter * base,
   d->radius = self->radius;
   self->batch_eff = MAX (self->batch, 1);
   GST_OBJECT_UNLOCK (self);
+  if (d->op == CO_VIDEO_OP_BOX_BLUR && d->radius > 0 &&
+      GST_VIDEO_INFO_IS_INTERLACED (&self->info)) {
+    /* a window over rows of both fields would mix two moments in time */
+    g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_CONFIG,
+        "box-blur does not take interlaced video (interlace-mode=%s): its "
+        "window would mix the two fields. Deinterlace first (e.g. "
+        "deinterlace ! cudavideofilter), or use invert or gamma, which work "
+        "per pixel", gst_video_interlace_mode_to_string
+        (GST_VIDEO_INFO_INTERLACE_MODE (&self->info)));
+    return 0;
+  }
 
   co_video_plan_sizes (d, cfg->chunks, &cfg->dev_in_size, &cfg->dev_out_size);
   if (self->batch_eff > 1) {
@@ -293,19 +314,15 @@ gst_cuda_overlap_video_filter_configure (GstCudaOverlapFilter * base,
   return GST_VIDEO_INFO_SIZE (&self->info);
 }
 
+/* The gamma table into the engine's constant area (no frame in flight). */
 static gboolean
-gst_cuda_overlap_video_filter_engine_ready (GstCudaOverlapFilter * base,
-    CoEngine * e, GError ** error)
+upload_lut (GstCudaOverlapVideoFilter * self, CoEngine * e, GError ** error)
 {
-  GstCudaOverlapVideoFilter *self = GST_CUDA_OVERLAP_VIDEO_FILTER (base);
   guint32 max = self->desc.planes[0].comp_bytes == 2 ? 65535 : 255;
   guint16 *lut;
   gdouble gamma;
   gboolean ret;
 
-  self->desc.lut = co_engine_const_ptr (e);
-  if (self->desc.op != CO_VIDEO_OP_GAMMA)
-    return TRUE;
   GST_OBJECT_LOCK (self);
   gamma = self->gamma;
   GST_OBJECT_UNLOCK (self);
@@ -314,6 +331,36 @@ gst_cuda_overlap_video_filter_engine_ready (GstCudaOverlapFilter * base,
   ret = co_engine_set_const (e, lut, (max + 1) * sizeof (guint16), error);
   g_free (lut);
   return ret;
+}
+
+static gboolean
+gst_cuda_overlap_video_filter_engine_ready (GstCudaOverlapFilter * base,
+    CoEngine * e, GError ** error)
+{
+  GstCudaOverlapVideoFilter *self = GST_CUDA_OVERLAP_VIDEO_FILTER (base);
+
+  self->desc.lut = co_engine_const_ptr (e);
+  if (self->desc.op != CO_VIDEO_OP_GAMMA)
+    return TRUE;
+  return upload_lut (self, e, error);
+}
+
+/* A new gamma: a new table, same engine.  Anything else rebuilds. */
+static gboolean
+gst_cuda_overlap_video_filter_update (GstCudaOverlapFilter * base,
+    CoEngine * e, GError ** error)
+{
+  GstCudaOverlapVideoFilter *self = GST_CUDA_OVERLAP_VIDEO_FILTER (base);
+  gboolean same;
+
+  GST_OBJECT_LOCK (self);
+  same = self->operation == self->desc.op
+      && (gint) self->radius == self->desc.radius
+      && MAX (self->batch, 1) == self->batch_eff;
+  GST_OBJECT_UNLOCK (self);
+  if (!same)
+    return FALSE;
+  return self->desc.op != CO_VIDEO_OP_GAMMA || upload_lut (self, e, error);
 }
 
 /* Bytes from a plane's first pixel to the end of its last row's pixels. */
@@ -522,6 +569,7 @@ gst_cuda_overlap_video_filter_class_init (GstCudaOverlapVideoFilterClass *
   base_class->frame_duration = gst_cuda_overlap_video_filter_frame_duration;
   base_class->operation_nick = gst_cuda_overlap_video_filter_operation_nick;
   base_class->batch_size = gst_cuda_overlap_video_filter_batch_size;
+  base_class->update = gst_cuda_overlap_video_filter_update;
 
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_VIDEO_OPERATION, 0);
   GST_DEBUG_CATEGORY_INIT (gst_cuda_overlap_video_filter_debug,

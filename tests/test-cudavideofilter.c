@@ -1358,15 +1358,20 @@ GST_START_TEST (test_flush_midstream)
 
 GST_END_TEST;
 
-/* A push blocked because downstream holds every output buffer (the pool is
- * bounded) must return when flushing starts. */
+/* A push blocked because downstream blocks (the push task waits in a
+ * blocked pad, so every engine slot fills) must return when flushing
+ * starts.  Downstream that only holds buffers does not block anything: see
+ * test_held_outputs_never_block. */
 typedef struct
 {
   GstHarness *h;
   GRand *rand;
   const GstVideoInfo *info;
+  const OpCfg *op;
+  GQueue *pending;              /* NULL: do not record references */
   guint n;
   volatile gint pushed;
+  volatile gint done;
   GstFlowReturn last;
 } Pusher;
 
@@ -1377,14 +1382,42 @@ pusher_thread (gpointer data)
   guint i;
 
   for (i = 0; i < p->n; i++) {
-    GstBuffer *in = make_input (p->rand, p->info, &layout_default);
-    GST_BUFFER_PTS (in) = i * GST_SECOND;
-    p->last = gst_harness_push (p->h, in);
+    if (p->pending) {
+      push_frame (p->h, p->rand, p->info, p->op, &layout_default,
+          i * GST_SECOND, p->pending, "[pusher]");
+      p->last = GST_FLOW_OK;
+    } else {
+      GstBuffer *in = make_input (p->rand, p->info, &layout_default);
+
+      GST_BUFFER_PTS (in) = i * GST_SECOND;
+      p->last = gst_harness_push (p->h, in);
+    }
     if (p->last != GST_FLOW_OK)
       break;
     g_atomic_int_inc (&p->pushed);
   }
+  g_atomic_int_set (&p->done, 1);
   return NULL;
+}
+
+/* Waits until the pusher made no progress for 300 ms, or ended. */
+static gint
+wait_stuck (Pusher * p)
+{
+  gint before;
+
+  do {
+    before = g_atomic_int_get (&p->pushed);
+    g_usleep (300 * 1000);
+  } while (g_atomic_int_get (&p->pushed) != before &&
+      !g_atomic_int_get (&p->done));
+  return before;
+}
+
+static GstPadProbeReturn
+block_probe (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  return GST_PAD_PROBE_OK;
 }
 
 GST_START_TEST (test_flush_unblocks_chain)
@@ -1399,29 +1432,32 @@ GST_START_TEST (test_flush_unblocks_chain)
   GstBuffer *out;
   GstSegment seg;
   GQueue pending = G_QUEUE_INIT;
-  gint before;
+  gulong probe;
+  gint stuck;
   guint i;
   gchar *ctx = g_strdup_printf ("[flush unblocks chain, GRAY8 64x64 serial "
       "backend=%s seed=0x%08x]", co_test_backend, seed);
 
   gst_harness_set_src_caps (h, caps_of (GST_VIDEO_FORMAT_GRAY8, 64, 64, &info));
+  /* downstream blocks: the push task waits in it, the slots fill up */
+  probe = gst_pad_add_probe (h->sinkpad, GST_PAD_PROBE_TYPE_BLOCK |
+      GST_PAD_PROBE_TYPE_BUFFER, block_probe, NULL, NULL);
   p.h = h;
   p.rand = rand;
   p.info = &info;
+  p.op = op;
   p.n = 200;
   t = g_thread_new ("pusher", pusher_thread, &p);
-  /* wait until the pusher is stuck: no progress for 300 ms */
-  do {
-    before = g_atomic_int_get (&p.pushed);
-    g_usleep (300 * 1000);
-  } while (g_atomic_int_get (&p.pushed) != before && before < 200);
-  fail_unless (before < 200, "%s: 200 frames pushed while the harness held "
-      "every output: the output pool is not bounded", ctx);
+  stuck = wait_stuck (&p);
+  fail_unless (stuck < 200 && !g_atomic_int_get (&p.done), "%s: 200 frames "
+      "pushed while downstream blocked: the in-flight bound does not hold",
+      ctx);
 
   fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
   g_thread_join (t);
   fail_unless (p.last == GST_FLOW_FLUSHING, "%s: the blocked push returned "
       "%s, expected flushing", ctx, gst_flow_get_name (p.last));
+  gst_pad_remove_probe (h->sinkpad, probe);
   fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
   gst_segment_init (&seg, GST_FORMAT_TIME);
   fail_unless (gst_harness_push_event (h, gst_event_new_segment (&seg)));
@@ -1435,6 +1471,53 @@ GST_START_TEST (test_flush_unblocks_chain)
         &pending, ctx);
     pull_and_check (h, &info, &pending, ctx);
   }
+  teardown_harness (h);
+  g_free (ctx);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+/* Downstream that keeps every output buffer (an encoder's look-ahead, a
+ * tee branch, gst-check's push-many-then-pull) never blocks chain: the
+ * output pool grows.  Both backends, serial (the smallest pool) and 4x4,
+ * and a pool budget that runs out (plain buffers after one warning). */
+GST_START_TEST (test_held_outputs_never_block)
+{
+  guint32 seed = co_test_seed ("test_held_outputs_never_block", __i__);
+  GRand *rand = g_rand_new_with_seed (seed);
+  const OpCfg *op = &op_cfgs[__i__ == 0 ? 0 : 2];
+  const RunCfg *run = &co_test_run_cfgs[__i__ == 0 ? 6 : 3];
+  GstHarness *h = make_harness (op, run);
+  GQueue pending = G_QUEUE_INIT;
+  GstVideoInfo info;
+  Pusher p = { 0, };
+  GThread *t;
+  gint64 deadline;
+  guint i;
+  gchar *ctx = g_strdup_printf ("[held outputs, case %d, backend=%s "
+      "seed=0x%08x]", __i__, co_test_backend, seed);
+
+  if (__i__ == 2)               /* a budget of two frames: plain buffers after */
+    g_object_set (h->element, "pool-budget", (guint64) 2 * 161 * 93 * 4, NULL);
+  gst_harness_set_src_caps (h, caps_of (GST_VIDEO_FORMAT_RGBA, 161, 93, &info));
+  p.h = h;
+  p.rand = rand;
+  p.info = &info;
+  p.op = op;
+  p.pending = &pending;
+  p.n = 60;
+  t = g_thread_new ("pusher", pusher_thread, &p);
+  deadline = g_get_monotonic_time () + 60 * G_TIME_SPAN_SECOND;
+  while (!g_atomic_int_get (&p.done) && g_get_monotonic_time () < deadline)
+    g_usleep (10 * 1000);
+  fail_unless (g_atomic_int_get (&p.done), "%s: chain blocked after %d of "
+      "60 frames while the harness held every output", ctx,
+      g_atomic_int_get (&p.pushed));
+  g_thread_join (t);
+  fail_unless_equals_int (g_atomic_int_get (&p.pushed), 60);
+  for (i = 0; i < 60; i++)
+    pull_and_check (h, &info, &pending, ctx);
   teardown_harness (h);
   g_free (ctx);
   g_rand_free (rand);
@@ -2321,6 +2404,7 @@ cudavideofilter_suite (void)
   tcase_add_loop_test (tc, test_eos_in_flight, 0, 4);
   tcase_add_loop_test (tc, test_flush_midstream, 0, 6);
   tcase_add_test (tc, test_flush_unblocks_chain);
+  tcase_add_loop_test (tc, test_held_outputs_never_block, 0, 3);
   tcase_add_loop_test (tc, test_caps_change, 0, 3);
   tcase_add_test (tc, test_state_cycling);
   tcase_add_loop_test (tc, test_many_frames, 0, 10);

@@ -1,0 +1,714 @@
+/* cudaoverlap: GstCudaOverlapFilter's life cycle.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * One owner of the engine's life cycle: every caps change, property change,
+ * flush, drain (EOS, serialized events) and state change goes through the
+ * functions of this file, which move priv->state under priv->lock
+ * (gstcudaoverlapfilter-private.h has the lock rules; docs/architecture.md
+ * draws the machine):
+ *
+ *   IDLE ──caps / first buffer──▶ REBUILDING ──built──▶ RUNNING
+ *   RUNNING ──serialized event──▶ DRAINING ──all pushed──▶ RUNNING
+ *   RUNNING ──params dirty──▶ DRAINING ▶ UPDATING ──▶ RUNNING (or REBUILDING)
+ *   RUNNING ──rebuild dirty / new caps──▶ REBUILDING ──▶ RUNNING
+ *   any ──PAUSED→READY (after streaming stopped)──▶ IDLE
+ *
+ * Flushing (FLUSH_START .. FLUSH_STOP) and shutdown (PAUSED→READY ..
+ * READY→PAUSED) are flags beside the state, set from any thread under the
+ * lock: they put whatever engine and pools are installed into flushing, and
+ * an engine installed while one is set is installed flushing, with no push
+ * task, so a rebuild carries a flush or a shutdown that arrives meanwhile.
+ * Only the streaming thread builds, rebuilds and drains; it never holds the
+ * lock while it waits (for the device, the push task or downstream), so a
+ * flush or a state change from another thread always gets through and
+ * wakes it.
+ *
+ * Output buffers: a pool allocated at build time (page-locked on CUDA) that
+ * grows, while downstream holds its buffers, up to the `pool-budget`
+ * property; past that, plainly allocated buffers (one warning).  So a held
+ * buffer never blocks chain.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <string.h>
+
+#include "gstcudaoverlapfilter-private.h"
+
+#define GST_CAT_DEFAULT gst_cuda_overlap_filter_debug
+
+/* Output buffers beyond the in-flight bound allocated at build time: what
+ * downstream (or upstream) usually holds while every slot is busy. */
+#define POOL_EXTRA 4
+
+static const gchar *const lc_names[] = {
+  "idle", "running", "draining", "updating", "rebuilding"
+};
+
+static GstPad *
+srcpad_of (GstCudaOverlapFilter * self)
+{
+  return GST_ELEMENT (self)->srcpads->data;
+}
+
+/* With priv->lock. */
+static void
+set_state_locked (GstCudaOverlapFilter * self, LcState state)
+{
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
+
+  if (priv->state != state)
+    GST_DEBUG_OBJECT (self, "%s -> %s", lc_names[priv->state],
+        lc_names[state]);
+  priv->state = state;
+}
+
+static void
+set_state (GstCudaOverlapFilter * self, LcState state)
+{
+  g_mutex_lock (&PRIV (self)->lock);
+  set_state_locked (self, state);
+  g_mutex_unlock (&PRIV (self)->lock);
+}
+
+static gboolean
+stopped_locked (GstCudaOverlapFilterPrivate * priv)
+{
+  return priv->flushing || priv->shutdown;
+}
+
+/* With priv->lock: put what is installed into (or out of) flushing. */
+static void
+apply_flushing_locked (GstCudaOverlapFilterPrivate * priv, gboolean flushing)
+{
+  if (priv->engine)
+    co_engine_set_flushing (priv->engine, flushing);
+  if (priv->pool)
+    gst_buffer_pool_set_flushing (priv->pool, flushing);
+  if (priv->plain_pool)
+    gst_buffer_pool_set_flushing (priv->plain_pool, flushing);
+  if (flushing)
+    priv->srcresult = GST_FLOW_FLUSHING;
+  else if (priv->srcresult == GST_FLOW_FLUSHING)
+    priv->srcresult = GST_FLOW_OK;
+}
+
+/* With priv->lock: the push task runs while an engine is installed and
+ * nothing stops it.  Starting a task does not wait for it. */
+static void
+start_task_locked (GstCudaOverlapFilter * self)
+{
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
+
+  if (priv->engine && !stopped_locked (priv))
+    gst_pad_start_task (srcpad_of (self),
+        (GstTaskFunction) _gst_cuda_overlap_filter_loop, self, NULL);
+}
+
+GstFlowReturn
+_gst_cuda_overlap_filter_srcresult (GstCudaOverlapFilter * self)
+{
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
+  GstFlowReturn ret;
+
+  g_mutex_lock (&priv->lock);
+  ret = priv->srcresult;
+  g_mutex_unlock (&priv->lock);
+  return ret;
+}
+
+/* ---- frames -------------------------------------------------------------- */
+
+void
+_gst_cuda_overlap_filter_frame_drop (GstCudaOverlapFilter * self,
+    GstCudaOverlapFilterFrame * fr)
+{
+  GstCudaOverlapFilterClass *klass = GST_CUDA_OVERLAP_FILTER_GET_CLASS (self);
+
+  if (fr->inbuf || fr->outbuf)
+    klass->finish (self, fr);
+  gst_clear_buffer (&fr->inbuf);
+  gst_clear_buffer (&fr->outbuf);
+}
+
+/* Drops the first @n buffers of @slot's batch. */
+void
+_gst_cuda_overlap_filter_drop_slot (GstCudaOverlapFilter * self, guint slot,
+    guint n)
+{
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
+  guint i;
+
+  for (i = 0; i < n; i++)
+    _gst_cuda_overlap_filter_frame_drop (self,
+        &priv->frames[slot * priv->batch + i]);
+}
+
+/* The batch being filled, if any, is dropped (flush, shutdown, a failed
+ * buffer).  Streaming thread. */
+void
+_gst_cuda_overlap_filter_cancel_pending (GstCudaOverlapFilter * self)
+{
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
+
+  if (!priv->pending)
+    return;
+  _gst_cuda_overlap_filter_drop_slot (self, priv->pending->slot,
+      priv->pending_n);
+  co_engine_cancel (priv->engine, priv->pending);
+  priv->pending = NULL;
+  priv->pending_n = 0;
+}
+
+/* Waits for every submitted frame to finish on the device and drops it,
+ * then the batch being filled.  Only with the engine flushing and the push
+ * task stopped or paused (we are then its only consumer), and without
+ * priv->lock. */
+static void
+drop_in_flight (GstCudaOverlapFilter * self)
+{
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
+  CoFrame *cf;
+
+  while ((cf = co_engine_wait_oldest (priv->engine))) {
+    _gst_cuda_overlap_filter_drop_slot (self, cf->slot,
+        priv->slot_images[cf->slot]);
+    co_engine_release (priv->engine, cf);
+  }
+  _gst_cuda_overlap_filter_cancel_pending (self);
+}
+
+/* Submits the batch being filled (full, or partial before a serialized
+ * event).  Streaming thread. */
+GstFlowReturn
+_gst_cuda_overlap_filter_submit_pending (GstCudaOverlapFilter * self)
+{
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
+  CoFrame *cf = priv->pending;
+  GError *err = NULL;
+
+  if (!cf)
+    return GST_FLOW_OK;
+  priv->pending = NULL;
+  priv->slot_images[cf->slot] = priv->pending_n;
+  priv->pending_n = 0;
+  if (!co_engine_submit (priv->engine, cf, &err)) {
+    /* the frame is queued failed: the push task drops it */
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+        ("Submitting a frame to the device failed"), ("%s", err->message));
+    g_clear_error (&err);
+    return GST_FLOW_ERROR;
+  }
+  return GST_FLOW_OK;
+}
+
+/* ---- output buffers -------------------------------------------------------- */
+
+/* The most buffers downstream asks to hold (its ALLOCATION answer's min),
+ * so that the pool allocates them up front instead of growing. */
+static guint
+downstream_min_buffers (GstCudaOverlapFilter * self, GstCaps * caps)
+{
+  GstQuery *q = gst_query_new_allocation (caps, FALSE);
+  guint i, m, min = 0;
+
+  if (gst_pad_peer_query (srcpad_of (self), q)) {
+    for (i = 0; i < gst_query_get_n_allocation_pools (q); i++) {
+      gst_query_parse_nth_allocation_pool (q, i, NULL, NULL, &m, NULL);
+      min = MAX (min, m);
+    }
+  }
+  gst_query_unref (q);
+  return MIN (min, 64);
+}
+
+static gboolean
+activate_pool (GstBufferPool * pool)
+{
+  return pool && gst_buffer_pool_set_active (pool, TRUE);
+}
+
+/* The output pool: @min buffers now, growing to the budget while
+ * streaming (page-locked), or without bound on the CPU backend. */
+static gboolean
+build_pool (GstCudaOverlapFilter * self, CoEngine * e, GstCaps * caps,
+    gsize out_size, GError ** error)
+{
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
+  GstCudaOverlapFilterClass *klass = GST_CUDA_OVERLAP_FILTER_GET_CLASS (self);
+  gboolean cuda = co_engine_backend (e) == CO_BACKEND_CUDA;
+  guint64 budget;
+  guint min, max;
+
+  GST_OBJECT_LOCK (self);
+  budget = priv->pool_budget;
+  GST_OBJECT_UNLOCK (self);
+  /* every slot's batch, the batch being filled, and downstream's share */
+  min = (co_engine_max_in_flight (e) + 1) * priv->batch + POOL_EXTRA +
+      downstream_min_buffers (self, caps);
+  max = cuda ? (guint) MIN (MAX (min, budget / MAX (out_size, 1)), G_MAXUINT)
+      : 0;
+  priv->allocator = cuda ?
+      co_pinned_allocator_new (gst_cuda_overlap_filter_device_id (self)) :
+      gst_cuda_overlap_try_allocator_get ();
+  priv->pool_min = min;
+  priv->pool = klass->make_pool (self, caps, out_size, priv->allocator, min,
+      max);
+  if (activate_pool (priv->pool))
+    return TRUE;
+  gst_clear_object (&priv->pool);
+  g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_CONFIG,
+      "could not allocate %u output buffers of %" G_GSIZE_FORMAT " bytes "
+      "(%s memory, %.1f MiB in all)", min, out_size,
+      cuda ? "page-locked" : "system", (gdouble) min * out_size / (1 << 20));
+  return FALSE;
+}
+
+/* Past the budget: a pool of plain system memory, made once. */
+static GstFlowReturn
+acquire_plain (GstCudaOverlapFilter * self, GstBuffer ** outbuf)
+{
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
+  GstCudaOverlapFilterClass *klass = GST_CUDA_OVERLAP_FILTER_GET_CLASS (self);
+  GstBufferPool *pool;
+  GstAllocator *alloc;
+  GstStructure *config;
+  guint size = 0;
+
+  if (!priv->plain_pool) {
+    config = gst_buffer_pool_get_config (priv->pool);
+    gst_buffer_pool_config_get_params (config, NULL, &size, NULL, NULL);
+    gst_structure_free (config);
+    alloc = gst_cuda_overlap_try_allocator_get ();
+    pool = klass->make_pool (self, priv->caps, size, alloc, 0, 0);
+    gst_object_unref (alloc);
+    if (!activate_pool (pool)) {
+      gst_clear_object (&pool);
+      GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+          ("Out of memory for output buffers"),
+          ("downstream holds every buffer of the output pool and a plain "
+              "buffer of %u bytes could not be allocated", size));
+      return GST_FLOW_ERROR;
+    }
+    g_mutex_lock (&priv->lock);
+    priv->plain_pool = pool;
+    if (stopped_locked (priv))
+      gst_buffer_pool_set_flushing (pool, TRUE);
+    g_mutex_unlock (&priv->lock);
+  }
+  if (!priv->warned_plain) {
+    priv->warned_plain = TRUE;
+    GST_ELEMENT_WARNING (self, RESOURCE, NO_SPACE_LEFT,
+        ("Downstream holds more output buffers than the pool-budget allows: "
+            "further output buffers are plain memory, whose device-to-host "
+            "copies are synchronous (slower). Raise pool-budget to keep "
+            "them page-locked."),
+        ("page-locked output pool at its maximum"));
+  }
+  return gst_buffer_pool_acquire_buffer (priv->plain_pool, outbuf, NULL);
+}
+
+/* An output buffer, never waiting for one that downstream holds: the pool
+ * grows (page-locked, up to the budget), then plain buffers.  Streaming
+ * thread. */
+GstFlowReturn
+_gst_cuda_overlap_filter_acquire_output (GstCudaOverlapFilter * self,
+    GstBuffer ** outbuf)
+{
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
+  GstBufferPoolAcquireParams params = { 0, };
+  GstFlowReturn ret;
+
+  params.flags = GST_BUFFER_POOL_ACQUIRE_FLAG_DONTWAIT;
+  ret = gst_buffer_pool_acquire_buffer (priv->pool, outbuf, &params);
+  if (ret == GST_FLOW_EOS || ret == GST_FLOW_ERROR) {
+    /* at its maximum, or page-locked memory ran out while growing */
+    GST_DEBUG_OBJECT (self, "output pool exhausted (%s)",
+        gst_flow_get_name (ret));
+    ret = acquire_plain (self, outbuf);
+  }
+  return ret;
+}
+
+/* ---- build and teardown ---------------------------------------------------- */
+
+static void
+read_config (GstCudaOverlapFilter * self, CoEngineConfig * cfg)
+{
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
+
+  memset (cfg, 0, sizeof (*cfg));
+  GST_OBJECT_LOCK (self);
+  cfg->backend = priv->backend;
+  cfg->device_id = priv->device_id;
+  cfg->streams = priv->streams;
+  cfg->chunks = priv->chunks;
+  cfg->mode = priv->mode;
+  cfg->max_in_flight = priv->max_in_flight;
+  cfg->wait = priv->wait_mode;
+  cfg->submit_thread = priv->submit_thread;
+  GST_OBJECT_UNLOCK (self);
+  cfg->name = GST_OBJECT_NAME (self);
+  if (cfg->mode == CO_MODE_SERIAL)
+    cfg->streams = cfg->chunks = 1;
+}
+
+static void
+post_build_error (GstCudaOverlapFilter * self, GstCaps * caps, GError * err,
+    gboolean configured)
+{
+  if (!configured)
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+        ("Cannot process %" GST_PTR_FORMAT, caps), ("%s", err->message));
+  else if (g_error_matches (err, CO_ENGINE_ERROR, CO_ENGINE_ERROR_NO_DEVICE))
+    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
+        ("No usable CUDA device. Use backend=cpu or backend=auto to run "
+            "without one."), ("%s", err->message));
+  else if (g_error_matches (err, CO_ENGINE_ERROR, CO_ENGINE_ERROR_CONFIG))
+    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+        ("Could not allocate the memory for %" GST_PTR_FORMAT ". Use "
+            "smaller frames, or fewer frames in flight (max-in-flight, "
+            "streams).", caps), ("%s", err->message));
+  else
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+        ("Could not set up the CUDA engine"), ("%s", err->message));
+}
+
+static void
+frames_new (GstCudaOverlapFilter * self, guint slots)
+{
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
+  GstCudaOverlapFilterClass *klass = GST_CUDA_OVERLAP_FILTER_GET_CLASS (self);
+  guint i;
+
+  priv->n_frames = slots * priv->batch;
+  priv->frames = g_new0 (GstCudaOverlapFilterFrame, priv->n_frames);
+  for (i = 0; i < priv->n_frames; i++) {
+    priv->frames[i].image = i % priv->batch;
+    priv->frames[i].priv = g_malloc0 (MAX (klass->frame_priv_size, 1));
+  }
+  priv->slot_images = g_new0 (guint, slots);
+}
+
+static void
+frames_free (GstCudaOverlapFilter * self)
+{
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
+  guint i;
+
+  for (i = 0; i < priv->n_frames; i++) {
+    _gst_cuda_overlap_filter_frame_drop (self, &priv->frames[i]);
+    g_free (priv->frames[i].priv);
+  }
+  g_clear_pointer (&priv->frames, g_free);
+  g_clear_pointer (&priv->slot_images, g_free);
+  priv->n_frames = 0;
+}
+
+/* Installs a built engine; the push task starts unless flushing or shut
+ * down, which the new engine and pool then inherit. */
+static void
+install (GstCudaOverlapFilter * self, CoEngine * e)
+{
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
+
+  g_mutex_lock (&priv->lock);
+  priv->engine = e;
+  priv->in_flight_max = co_engine_max_in_flight (e);
+  set_state_locked (self, LC_RUNNING);
+  apply_flushing_locked (priv, stopped_locked (priv));
+  start_task_locked (self);
+  g_mutex_unlock (&priv->lock);
+}
+
+/* Builds engine, pool and frames for @caps and installs them.  Posts an
+ * element error on failure.  Streaming thread, nothing installed. */
+static gboolean
+build (GstCudaOverlapFilter * self, GstCaps * caps)
+{
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
+  GstCudaOverlapFilterClass *klass = GST_CUDA_OVERLAP_FILTER_GET_CLASS (self);
+  CoEngineConfig cfg;
+  GError *err = NULL;
+  CoEngine *e = NULL;
+  gsize out_size;
+
+  read_config (self, &cfg);
+  out_size = klass->configure (self, caps, &cfg, &err);
+  if (!out_size) {
+    post_build_error (self, caps, err, FALSE);
+    g_clear_error (&err);
+    return FALSE;
+  }
+  g_mutex_lock (&priv->lock);
+  priv->batch = klass->batch_size ? MAX (klass->batch_size (self), 1) : 1;
+  g_mutex_unlock (&priv->lock);
+  e = co_engine_new (&cfg, &err);
+  if (!e || (klass->engine_ready && !klass->engine_ready (self, e, &err)) ||
+      !build_pool (self, e, caps, out_size, &err)) {
+    post_build_error (self, caps, err, TRUE);
+    g_clear_error (&err);
+    co_engine_free (e);
+    gst_clear_object (&priv->allocator);
+    return FALSE;
+  }
+  frames_new (self, co_engine_max_in_flight (e));
+  if (!priv->stats)
+    priv->stats = co_stats_new ();
+  priv->last_post_ns = co_engine_now ();
+  priv->warned_plain = FALSE;
+  install (self, e);
+
+  _gst_cuda_overlap_filter_post_passport (self, caps, out_size);
+  GST_INFO_OBJECT (self, "engine ready: backend %s, %u streams, %u chunks, "
+      "%u frames in flight at most, %u buffers per frame, %u output buffers "
+      "allocated", co_engine_backend (e) == CO_BACKEND_CUDA ? "cuda" : "cpu",
+      co_engine_streams (e), co_engine_chunks (e), co_engine_max_in_flight (e),
+      priv->batch, priv->pool_min);
+  return TRUE;
+}
+
+static void
+pool_free (GstBufferPool * pool)
+{
+  if (!pool)
+    return;
+  gst_buffer_pool_set_active (pool, FALSE);
+  gst_object_unref (pool);
+}
+
+/* Stops the push task, drops what is in flight and frees engine, pools and
+ * frames.  Streaming thread, or a state change once streaming stopped. */
+static void
+teardown (GstCudaOverlapFilter * self)
+{
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
+  GstBufferPool *pool, *plain;
+  CoEngine *e;
+
+  g_mutex_lock (&priv->lock);
+  e = priv->engine;
+  /* the engine only: srcresult stays what it is */
+  if (e)
+    co_engine_set_flushing (e, TRUE);
+  g_mutex_unlock (&priv->lock);
+
+  /* joins the push task; it drops what it holds */
+  gst_pad_stop_task (srcpad_of (self));
+  if (e)
+    drop_in_flight (self);
+
+  g_mutex_lock (&priv->lock);
+  priv->engine = NULL;
+  priv->in_flight_max = 0;
+  pool = g_steal_pointer (&priv->pool);
+  plain = g_steal_pointer (&priv->plain_pool);
+  set_state_locked (self, LC_IDLE);
+  g_mutex_unlock (&priv->lock);
+
+  co_engine_free (e);
+  frames_free (self);
+  pool_free (pool);
+  pool_free (plain);
+  gst_clear_object (&priv->allocator);
+}
+
+/* ---- the transitions ------------------------------------------------------- */
+
+/* Submits the batch being filled, then waits until every frame in flight
+ * has been pushed.  FALSE when flushing (or shut down) or when a frame
+ * failed.  Streaming thread. */
+gboolean
+_gst_cuda_overlap_filter_drain (GstCudaOverlapFilter * self)
+{
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
+  gboolean ret;
+
+  if (!priv->engine)
+    return TRUE;
+  set_state (self, LC_DRAINING);
+  ret = _gst_cuda_overlap_filter_submit_pending (self) == GST_FLOW_OK;
+  ret = co_engine_drain (priv->engine) && ret;
+  g_mutex_lock (&priv->lock);
+  if (priv->state == LC_DRAINING)
+    set_state_locked (self, LC_RUNNING);
+  g_mutex_unlock (&priv->lock);
+  return ret;
+}
+
+/* Drains, tears down and builds anew for priv->caps.  While flushing or
+ * shut down, only tears down: the build waits for the next buffer. */
+static GstFlowReturn
+rebuild (GstCudaOverlapFilter * self)
+{
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
+  gboolean stopped;
+
+  _gst_cuda_overlap_filter_drain (self);
+  g_mutex_lock (&priv->lock);
+  set_state_locked (self, LC_REBUILDING);
+  /* the build reads every setting anew; a change from now on rebuilds
+   * again at the next buffer */
+  priv->dirty = LC_DIRTY_NONE;
+  g_mutex_unlock (&priv->lock);
+  teardown (self);
+  g_mutex_lock (&priv->lock);
+  stopped = stopped_locked (priv);
+  if (stopped)
+    priv->dirty = LC_DIRTY_REBUILD;
+  g_mutex_unlock (&priv->lock);
+  if (stopped)
+    return GST_FLOW_FLUSHING;
+  return build (self, priv->caps) ? GST_FLOW_OK : GST_FLOW_ERROR;
+}
+
+/* New constants without a rebuild, when the subclass can. */
+static GstFlowReturn
+update (GstCudaOverlapFilter * self)
+{
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
+  GstCudaOverlapFilterClass *klass = GST_CUDA_OVERLAP_FILTER_GET_CLASS (self);
+  GError *err = NULL;
+  gboolean done;
+
+  if (!klass->update)
+    return rebuild (self);
+  if (!_gst_cuda_overlap_filter_drain (self)) {
+    /* flushing: the change applies after it */
+    g_mutex_lock (&priv->lock);
+    priv->dirty = MAX (priv->dirty, LC_DIRTY_PARAMS);
+    g_mutex_unlock (&priv->lock);
+    return _gst_cuda_overlap_filter_srcresult (self);
+  }
+  set_state (self, LC_UPDATING);
+  done = klass->update (self, priv->engine, &err);
+  set_state (self, LC_RUNNING);
+  if (err) {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+        ("Could not apply the new settings"), ("%s", err->message));
+    g_clear_error (&err);
+    return GST_FLOW_ERROR;
+  }
+  return done ? GST_FLOW_OK : rebuild (self);
+}
+
+/* Before each buffer: an engine that fits the caps and the properties.
+ * Streaming thread. */
+GstFlowReturn
+_gst_cuda_overlap_filter_ensure (GstCudaOverlapFilter * self)
+{
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
+  LcDirty dirty;
+
+  g_mutex_lock (&priv->lock);
+  if (stopped_locked (priv)) {
+    g_mutex_unlock (&priv->lock);
+    return GST_FLOW_FLUSHING;
+  }
+  dirty = priv->engine ? priv->dirty : LC_DIRTY_REBUILD;
+  priv->dirty = LC_DIRTY_NONE;
+  g_mutex_unlock (&priv->lock);
+
+  if (dirty == LC_DIRTY_NONE)
+    return GST_FLOW_OK;
+  if (!priv->caps)
+    return GST_FLOW_NOT_NEGOTIATED;
+  if (dirty == LC_DIRTY_PARAMS)
+    return update (self);
+  return rebuild (self);
+}
+
+/* New caps: the frames of the old ones are pushed first.  Streaming
+ * thread. */
+gboolean
+_gst_cuda_overlap_filter_set_caps (GstCudaOverlapFilter * self,
+    GstCaps * caps)
+{
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
+  GstFlowReturn ret;
+
+  _gst_cuda_overlap_filter_drain (self);
+  gst_caps_replace (&priv->caps, caps);
+  ret = rebuild (self);
+  return ret == GST_FLOW_OK || ret == GST_FLOW_FLUSHING;
+}
+
+/* FLUSH_START (or a lone FLUSH_STOP): any thread.  The caller then pauses
+ * the push task, outside the lock. */
+void
+_gst_cuda_overlap_filter_flush_start (GstCudaOverlapFilter * self)
+{
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
+
+  g_mutex_lock (&priv->lock);
+  priv->flushing = TRUE;
+  apply_flushing_locked (priv, TRUE);
+  g_mutex_unlock (&priv->lock);
+}
+
+/* FLUSH_STOP: streaming thread.  Without a FLUSH_START before it, flushes
+ * first.  Frames in flight are dropped once the device is done with them;
+ * nothing of the old segment is pushed after this. */
+void
+_gst_cuda_overlap_filter_flush_stop (GstCudaOverlapFilter * self)
+{
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
+  GstCudaOverlapFilterClass *klass = GST_CUDA_OVERLAP_FILTER_GET_CLASS (self);
+
+  g_mutex_lock (&priv->lock);
+  if (!priv->flushing) {
+    GST_DEBUG_OBJECT (self, "FLUSH_STOP without FLUSH_START: flushing now");
+    priv->flushing = TRUE;
+    apply_flushing_locked (priv, TRUE);
+  }
+  g_mutex_unlock (&priv->lock);
+
+  gst_pad_pause_task (srcpad_of (self));
+  if (priv->engine)
+    drop_in_flight (self);
+  if (klass->flush)
+    klass->flush (self);
+  co_trace_sync (priv->trace);
+
+  g_mutex_lock (&priv->lock);
+  priv->flushing = FALSE;
+  if (!priv->shutdown) {
+    apply_flushing_locked (priv, FALSE);
+    start_task_locked (self);
+  }
+  g_mutex_unlock (&priv->lock);
+}
+
+/* PAUSED→READY (TRUE, before the pads are deactivated, and when the src
+ * pad is deactivated) and READY→PAUSED (FALSE).  Any thread. */
+void
+_gst_cuda_overlap_filter_set_shutdown (GstCudaOverlapFilter * self,
+    gboolean shutdown)
+{
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
+
+  g_mutex_lock (&priv->lock);
+  priv->shutdown = shutdown;
+  if (shutdown) {
+    apply_flushing_locked (priv, TRUE);
+  } else {
+    priv->flushing = FALSE;
+    priv->srcresult = GST_FLOW_OK;
+  }
+  g_mutex_unlock (&priv->lock);
+}
+
+/* PAUSED→READY, once the pads are deactivated (no chain, no push task). */
+void
+_gst_cuda_overlap_filter_teardown (GstCudaOverlapFilter * self)
+{
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
+
+  teardown (self);
+  g_mutex_lock (&priv->lock);
+  priv->dirty = LC_DIRTY_NONE;
+  g_mutex_unlock (&priv->lock);
+  gst_caps_replace (&priv->caps, NULL);
+}

@@ -1,0 +1,408 @@
+/* cudaoverlap: GstCudaOverlapFilter's pads: chain, events, queries and
+ * state changes.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * chain (upstream's streaming thread): make sure the engine fits
+ * (gstcudaoverlapfilter-life.c), acquire an engine slot (blocks at the
+ * in-flight bound, wakes on flush), take an output buffer (never waits:
+ * the pool grows), plan and submit the frame, return.  Serialized events
+ * (caps, EOS, segment, ...) drain the frames in flight first, so they stay
+ * in order with the buffers.  Everything that changes the engine's life
+ * goes through the life-cycle functions; the lock rules are in
+ * gstcudaoverlapfilter-private.h.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <nvtx3/nvToolsExt.h>
+
+#include "gstcudaoverlapfilter-private.h"
+
+#define GST_CAT_DEFAULT gst_cuda_overlap_filter_debug
+
+/* Foreign memory smaller than this is copied, not registered: registering
+ * costs tens of microseconds per page-locked megabyte, more than a small
+ * pageable copy costs. */
+#define MIN_REGISTER_BYTES (1 << 20)
+/* Buffers of the pool proposed upstream beyond the in-flight bound. */
+#define PROPOSE_EXTRA 4
+
+static GstPad *
+srcpad_of (GstCudaOverlapFilter * self)
+{
+  return GST_ELEMENT (self)->srcpads->data;
+}
+
+static void
+copy_metadata (GstBuffer * out, GstBuffer * in)
+{
+  const GstBufferFlags keep = GST_BUFFER_FLAG_LIVE | GST_BUFFER_FLAG_DISCONT |
+      GST_BUFFER_FLAG_RESYNC | GST_BUFFER_FLAG_GAP |
+      GST_BUFFER_FLAG_DROPPABLE | GST_BUFFER_FLAG_HEADER |
+      GST_BUFFER_FLAG_DELTA_UNIT | GST_BUFFER_FLAG_MARKER |
+      GST_BUFFER_FLAG_CORRUPTED | GST_BUFFER_FLAG_DECODE_ONLY |
+      GST_BUFFER_FLAG_NON_DROPPABLE;
+
+  GST_BUFFER_PTS (out) = GST_BUFFER_PTS (in);
+  GST_BUFFER_DTS (out) = GST_BUFFER_DTS (in);
+  GST_BUFFER_DURATION (out) = GST_BUFFER_DURATION (in);
+  GST_BUFFER_OFFSET (out) = GST_BUFFER_OFFSET (in);
+  GST_BUFFER_OFFSET_END (out) = GST_BUFFER_OFFSET_END (in);
+  GST_MINI_OBJECT_FLAGS (out) = (GST_MINI_OBJECT_FLAGS (out) & ~keep) |
+      (GST_MINI_OBJECT_FLAGS (in) & keep);
+}
+
+/* The trace spans of a chain call (only when tracing). */
+static void
+trace_chain (GstCudaOverlapFilter * self, guint64 t0, guint64 t_submit)
+{
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
+  guint64 t_end = co_engine_now ();
+
+  co_trace_complete (priv->trace, 1, TID_CHAIN, "chain", "host", t0,
+      t_end - t0, NULL);
+  if (t_submit)
+    co_trace_complete (priv->trace, 1, TID_CHAIN, "submit", "host", t_submit,
+        t_end - t_submit, NULL);
+}
+
+/* Puts @buf into the batch being filled (a new engine frame when there is
+ * none) and submits the batch when it is full. */
+static GstFlowReturn
+chain_frame (GstCudaOverlapFilter * self, GstBuffer * buf, guint64 t0)
+{
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
+  GstCudaOverlapFilterClass *klass = GST_CUDA_OVERLAP_FILTER_GET_CLASS (self);
+  CoEngine *e = priv->engine;
+  GstCudaOverlapFilterFrame *fr;
+  GstBuffer *outbuf = NULL;
+  GstFlowReturn ret;
+  CoFrame *cf;
+
+  if (!priv->pending) {
+    /* the first buffer of a frame (of a batch, with batches) */
+    if (!(priv->pending = co_engine_acquire (e))) {
+      gst_buffer_unref (buf);
+      return GST_FLOW_FLUSHING;
+    }
+    priv->pending_n = 0;
+  }
+  cf = priv->pending;
+  ret = _gst_cuda_overlap_filter_acquire_output (self, &outbuf);
+  if (ret != GST_FLOW_OK) {
+    if (priv->pending_n == 0)
+      _gst_cuda_overlap_filter_cancel_pending (self);
+    gst_buffer_unref (buf);
+    return ret;
+  }
+
+  fr = &priv->frames[cf->slot * priv->batch + priv->pending_n];
+  fr->inbuf = buf;
+  fr->outbuf = outbuf;
+  fr->chain_ns = t0;
+  fr->path = co_hostmem_prepare (buf, co_engine_backend (e) ==
+      CO_BACKEND_CUDA ? gst_cuda_overlap_filter_device_id (self) : -2,
+      MIN_REGISTER_BYTES);
+  copy_metadata (outbuf, buf);
+
+  ret = klass->prepare (self, e, fr, cf);
+  if (ret != GST_FLOW_OK) {
+    _gst_cuda_overlap_filter_frame_drop (self, fr);
+    if (priv->pending_n == 0)
+      _gst_cuda_overlap_filter_cancel_pending (self);
+    return ret;
+  }
+  priv->pending_n++;
+  GST_LOG_OBJECT (self, "frame %" G_GUINT64_FORMAT " image %u pts %"
+      GST_TIME_FORMAT ": %u chunks, %s input", cf->seqnum, fr->image,
+      GST_TIME_ARGS (GST_BUFFER_PTS (buf)), cf->n_chunks,
+      fr->path == CO_PATH_PINNED ? "pinned" :
+      fr->path == CO_PATH_REGISTERED ? "registered" : "pageable");
+  if (priv->pending_n < priv->batch) {
+    /* the batch is not full yet */
+    if (priv->trace)
+      trace_chain (self, t0, 0);
+    return GST_FLOW_OK;
+  }
+  {
+    guint64 t_submit = priv->trace ? co_engine_now () : 0;
+
+    ret = _gst_cuda_overlap_filter_submit_pending (self);
+    if (priv->trace)
+      trace_chain (self, t0, t_submit);
+  }
+  return ret;
+}
+
+static GstFlowReturn
+gst_cuda_overlap_filter_chain (GstPad * pad, GstObject * parent,
+    GstBuffer * buf)
+{
+  GstCudaOverlapFilter *self = GST_CUDA_OVERLAP_FILTER (parent);
+  GstCudaOverlapFilterClass *klass = GST_CUDA_OVERLAP_FILTER_GET_CLASS (self);
+  GstFlowReturn ret;
+  guint64 t0 = co_engine_now ();
+
+  if (klass->sink_buffer) {
+    ret = klass->sink_buffer (self, buf);
+    if (ret != GST_FLOW_OK) {
+      gst_buffer_unref (buf);
+      return ret;
+    }
+  }
+  ret = _gst_cuda_overlap_filter_ensure (self);
+  if (ret != GST_FLOW_OK) {
+    gst_buffer_unref (buf);
+    if (ret == GST_FLOW_NOT_NEGOTIATED)
+      GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
+          ("no caps before the first buffer"));
+    return ret;
+  }
+
+  nvtxRangePushA ("cudaoverlap chain");
+  ret = chain_frame (self, buf, t0);
+  nvtxRangePop ();
+  if (ret != GST_FLOW_OK)
+    return ret;
+  /* downstream's last word (or FLUSHING) */
+  return _gst_cuda_overlap_filter_srcresult (self);
+}
+
+/* ---- events ---------------------------------------------------------------- */
+
+static gboolean
+gst_cuda_overlap_filter_sink_event (GstPad * pad, GstObject * parent,
+    GstEvent * event)
+{
+  GstCudaOverlapFilter *self = GST_CUDA_OVERLAP_FILTER (parent);
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
+  GstPad *srcpad = srcpad_of (self);
+  GstCaps *caps;
+  gboolean ret;
+
+  GST_LOG_OBJECT (self, "event %" GST_PTR_FORMAT, event);
+  switch (GST_EVENT_TYPE (event)) {
+    case GST_EVENT_FLUSH_START:
+      _gst_cuda_overlap_filter_flush_start (self);
+      ret = gst_pad_push_event (srcpad, event);
+      /* wait for the push task to stop; it drops what it holds */
+      gst_pad_pause_task (srcpad);
+      return ret;
+    case GST_EVENT_FLUSH_STOP:
+      _gst_cuda_overlap_filter_flush_stop (self);
+      return gst_pad_push_event (srcpad, event);
+    case GST_EVENT_CAPS:
+      gst_event_parse_caps (event, &caps);
+      if (!(priv->caps && gst_caps_is_equal (caps, priv->caps)) &&
+          !_gst_cuda_overlap_filter_set_caps (self, caps)) {
+        gst_event_unref (event);
+        return FALSE;
+      }
+      return gst_pad_push_event (srcpad, event);
+    case GST_EVENT_EOS:
+      _gst_cuda_overlap_filter_drain (self);
+      if (priv->stats && priv->engine) {
+        /* the last window, then the whole run */
+        if (co_engine_in_flight (priv->engine) == 0)
+          _gst_cuda_overlap_filter_post_stats (self, FALSE);
+        _gst_cuda_overlap_filter_post_stats (self, TRUE);
+      }
+      co_trace_sync (priv->trace);
+      return gst_pad_push_event (srcpad, event);
+    default:
+      if (GST_EVENT_IS_SERIALIZED (event))
+        _gst_cuda_overlap_filter_drain (self);
+      return gst_pad_event_default (pad, parent, event);
+  }
+}
+
+/* ---- queries --------------------------------------------------------------- */
+
+/* Upstream writes straight into page-locked memory (CUDA backend). */
+static gboolean
+propose_allocation (GstCudaOverlapFilter * self, GstQuery * query)
+{
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
+  GstCudaOverlapFilterClass *klass = GST_CUDA_OVERLAP_FILTER_GET_CLASS (self);
+  GstAllocationParams params;
+  GstBufferPool *pool;
+  GstStructure *config;
+  GstCaps *caps;
+  gboolean need_pool;
+  guint n, size = 0;
+
+  gst_query_parse_allocation (query, &caps, &need_pool);
+  if (!caps || !priv->engine)
+    return FALSE;
+  if (klass->propose_allocation)
+    klass->propose_allocation (self, query);
+  if (co_engine_backend (priv->engine) != CO_BACKEND_CUDA)
+    return TRUE;                /* CPU backend: any memory will do */
+  /* every slot's batch (the one being filled holds a slot too); no
+   * maximum: upstream's own downstream (a tee) may hold its buffers */
+  n = co_engine_max_in_flight (priv->engine) * priv->batch + PROPOSE_EXTRA;
+  gst_allocation_params_init (&params);
+  gst_query_add_allocation_param (query, priv->allocator, &params);
+  if (!need_pool)
+    return TRUE;
+  pool = klass->make_pool (self, caps, 0, priv->allocator, n, 0);
+  if (pool) {
+    config = gst_buffer_pool_get_config (pool);
+    gst_buffer_pool_config_get_params (config, NULL, &size, NULL, NULL);
+    gst_structure_free (config);
+    gst_query_add_allocation_pool (query, pool, size, n, 0);
+    gst_object_unref (pool);
+  }
+  return TRUE;
+}
+
+static gboolean
+gst_cuda_overlap_filter_sink_query (GstPad * pad, GstObject * parent,
+    GstQuery * query)
+{
+  GstCudaOverlapFilter *self = GST_CUDA_OVERLAP_FILTER (parent);
+
+  /* ALLOCATION is serialized: the streaming thread's, like the engine */
+  if (GST_QUERY_TYPE (query) == GST_QUERY_ALLOCATION)
+    return propose_allocation (self, query);
+  return gst_pad_query_default (pad, parent, query);
+}
+
+/* Any thread: reads the engine's bounds under the lock. */
+static gboolean
+gst_cuda_overlap_filter_src_query (GstPad * pad, GstObject * parent,
+    GstQuery * query)
+{
+  GstCudaOverlapFilter *self = GST_CUDA_OVERLAP_FILTER (parent);
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
+  GstCudaOverlapFilterClass *klass = GST_CUDA_OVERLAP_FILTER_GET_CLASS (self);
+  GstClockTime min, max, dur;
+  guint in_flight, batch;
+  gboolean live;
+
+  if (GST_QUERY_TYPE (query) != GST_QUERY_LATENCY)
+    return gst_pad_query_default (pad, parent, query);
+  if (!gst_pad_peer_query (GST_ELEMENT (self)->sinkpads->data, query))
+    return FALSE;
+  gst_query_parse_latency (query, &live, &min, &max);
+  g_mutex_lock (&priv->lock);
+  in_flight = priv->in_flight_max;
+  batch = priv->batch;
+  g_mutex_unlock (&priv->lock);
+  /* We hold up to max-in-flight frames, but push each one as soon as the
+   * device is done: no added minimum, max-in-flight frames of maximum.
+   * With batches, a buffer waits for the batch to fill: batch - 1 frame
+   * durations of minimum, and max-in-flight batches of maximum. */
+  dur = klass->frame_duration ? klass->frame_duration (self) :
+      GST_CLOCK_TIME_NONE;
+  if (in_flight > 0 && GST_CLOCK_TIME_IS_VALID (dur)) {
+    min += dur * (batch - 1);
+    if (GST_CLOCK_TIME_IS_VALID (max))
+      max += dur * (in_flight * batch + batch - 1);
+  }
+  GST_DEBUG_OBJECT (self, "latency min %" GST_TIME_FORMAT " max %"
+      GST_TIME_FORMAT, GST_TIME_ARGS (min), GST_TIME_ARGS (max));
+  gst_query_set_latency (query, live, min, max);
+  return TRUE;
+}
+
+static gboolean
+gst_cuda_overlap_filter_src_activate_mode (GstPad * pad, GstObject * parent,
+    GstPadMode mode, gboolean active)
+{
+  GstCudaOverlapFilter *self = GST_CUDA_OVERLAP_FILTER (parent);
+
+  if (mode != GST_PAD_MODE_PUSH)
+    return FALSE;
+  if (active)
+    return TRUE;
+  _gst_cuda_overlap_filter_set_shutdown (self, TRUE);
+  return gst_pad_stop_task (pad);
+}
+
+void
+_gst_cuda_overlap_filter_setup_pads (GstCudaOverlapFilter * self)
+{
+  GstElementClass *klass = GST_ELEMENT_GET_CLASS (self);
+  GstPad *sinkpad, *srcpad;
+
+  sinkpad = gst_pad_new_from_template (gst_element_class_get_pad_template
+      (klass, "sink"), "sink");
+  gst_pad_set_chain_function (sinkpad, gst_cuda_overlap_filter_chain);
+  gst_pad_set_event_function (sinkpad, gst_cuda_overlap_filter_sink_event);
+  gst_pad_set_query_function (sinkpad, gst_cuda_overlap_filter_sink_query);
+  GST_PAD_SET_PROXY_CAPS (sinkpad);
+  gst_element_add_pad (GST_ELEMENT (self), sinkpad);
+
+  srcpad = gst_pad_new_from_template (gst_element_class_get_pad_template
+      (klass, "src"), "src");
+  gst_pad_set_activatemode_function (srcpad,
+      gst_cuda_overlap_filter_src_activate_mode);
+  gst_pad_set_query_function (srcpad, gst_cuda_overlap_filter_src_query);
+  gst_pad_use_fixed_caps (srcpad);
+  GST_PAD_SET_PROXY_CAPS (srcpad);
+  gst_element_add_pad (GST_ELEMENT (self), srcpad);
+}
+
+/* ---- state changes ------------------------------------------------------------ */
+
+static gboolean
+check_backend (GstCudaOverlapFilter * self)
+{
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
+  CoBackendKind backend;
+  gchar *why = NULL;
+  gint dev;
+
+  GST_OBJECT_LOCK (self);
+  backend = priv->backend;
+  dev = priv->device_id;
+  GST_OBJECT_UNLOCK (self);
+  if (backend != CO_BACKEND_CUDA || co_cuda_available (MAX (dev, 0), &why))
+    return TRUE;
+  GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
+      ("No usable CUDA device. Use backend=cpu or backend=auto to run "
+          "without one."), ("%s", why));
+  g_free (why);
+  return FALSE;
+}
+
+GstStateChangeReturn
+_gst_cuda_overlap_filter_change_state (GstElement * element,
+    GstStateChange transition)
+{
+  GstCudaOverlapFilter *self = GST_CUDA_OVERLAP_FILTER (element);
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
+  GstStateChangeReturn ret;
+
+  switch (transition) {
+    case GST_STATE_CHANGE_NULL_TO_READY:
+      if (!check_backend (self))
+        return GST_STATE_CHANGE_FAILURE;
+      break;
+    case GST_STATE_CHANGE_READY_TO_PAUSED:
+      _gst_cuda_overlap_filter_set_shutdown (self, FALSE);
+      _gst_cuda_overlap_filter_trace_open (self);
+      break;
+    case GST_STATE_CHANGE_PAUSED_TO_READY:
+      /* wakes the streaming thread wherever it waits, also mid-rebuild */
+      _gst_cuda_overlap_filter_set_shutdown (self, TRUE);
+      break;
+    default:
+      break;
+  }
+
+  ret = GST_ELEMENT_CLASS (g_type_class_peek (GST_TYPE_ELEMENT))->change_state
+      (element, transition);
+
+  if (transition == GST_STATE_CHANGE_PAUSED_TO_READY) {
+    /* the pads are deactivated: no chain runs, the push task is stopped */
+    _gst_cuda_overlap_filter_teardown (self);
+    g_clear_pointer (&priv->stats, co_stats_free);
+    co_trace_close (priv->trace);
+    priv->trace = NULL;
+  }
+  return ret;
+}

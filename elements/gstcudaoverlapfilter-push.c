@@ -1,0 +1,133 @@
+/* cudaoverlap: GstCudaOverlapFilter's push task.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The src pad's GstTask: wait for the oldest frame to finish on the device,
+ * push its buffers (one, or the images of its batch) in order, then, off
+ * the latency path, record statistics and trace, unref the inputs, post
+ * statistics and release the engine slot (after the push, so that a drain
+ * means "all pushed").  It runs only while an engine is installed and
+ * nothing flushes (gstcudaoverlapfilter-life.c starts and stops it); while
+ * flushing it drops what it gets and pauses once nothing is in flight.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <nvtx3/nvToolsExt.h>
+
+#include "gstcudaoverlapfilter-private.h"
+
+#define GST_CAT_DEFAULT gst_cuda_overlap_filter_debug
+
+/* Keeps the first failure: FLUSHING, an error or downstream's answer. */
+static void
+set_srcresult (GstCudaOverlapFilter * self, GstFlowReturn ret)
+{
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
+
+  g_mutex_lock (&priv->lock);
+  if (priv->srcresult == GST_FLOW_OK)
+    priv->srcresult = ret;
+  g_mutex_unlock (&priv->lock);
+}
+
+/* Pushes the @n buffers of a finished frame. */
+static void
+push_images (GstCudaOverlapFilter * self, GstCudaOverlapFilterFrame * frames,
+    guint n, CoFrame * cf)
+{
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
+  GstPad *srcpad = GST_ELEMENT (self)->srcpads->data;
+  guint i;
+
+  for (i = 0; i < n; i++) {
+    GstCudaOverlapFilterFrame *fr = &frames[i];
+    GstBuffer *outbuf;
+    GstFlowReturn ret;
+    guint64 t2, t3;
+
+    GST_CUDA_OVERLAP_FILTER_GET_CLASS (self)->finish (self, fr);
+    outbuf = g_steal_pointer (&fr->outbuf);
+    if (_gst_cuda_overlap_filter_srcresult (self) != GST_FLOW_OK) {
+      /* downstream failed or we are flushing: consume, push nothing */
+      gst_buffer_unref (outbuf);
+      gst_clear_buffer (&fr->inbuf);
+      continue;
+    }
+
+    /* Push first, book-keep after: statistics, trace and the input
+     * buffer's release are not on the frame's latency path. */
+    nvtxRangePushA ("cudaoverlap push");
+    t2 = co_engine_now ();
+    ret = gst_pad_push (srcpad, outbuf);
+    t3 = co_engine_now ();
+    nvtxRangePop ();
+    if (ret != GST_FLOW_OK) {
+      GST_DEBUG_OBJECT (self, "push returned %s", gst_flow_get_name (ret));
+      set_srcresult (self, ret);
+    }
+
+    gst_clear_buffer (&fr->inbuf);
+    _gst_cuda_overlap_filter_record_frame (self, fr, cf, t2);
+    if (priv->trace)
+      co_trace_complete (priv->trace, 1, TID_PUSH, "push", "host", t2,
+          t3 - t2, NULL);
+  }
+}
+
+static void
+maybe_post_stats (GstCudaOverlapFilter * self, guint64 now)
+{
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
+  guint64 interval;
+
+  GST_OBJECT_LOCK (self);
+  interval = priv->stats_interval;
+  GST_OBJECT_UNLOCK (self);
+  if (interval > 0 && now - priv->last_post_ns >= interval) {
+    priv->last_post_ns = now;
+    _gst_cuda_overlap_filter_post_stats (self, FALSE);
+  }
+}
+
+void
+_gst_cuda_overlap_filter_loop (GstCudaOverlapFilter * self)
+{
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
+  GstPad *srcpad = GST_ELEMENT (self)->srcpads->data;
+  CoEngine *e;
+  CoFrame *cf;
+  guint64 t0, t1;
+  guint n;
+
+  g_mutex_lock (&priv->lock);
+  e = priv->engine;
+  g_mutex_unlock (&priv->lock);
+  t0 = co_engine_now ();
+  if (!e || !(cf = co_engine_wait_oldest (e))) {
+    /* flushing and nothing left in flight */
+    gst_pad_pause_task (srcpad);
+    return;
+  }
+  t1 = co_engine_now ();
+  n = priv->slot_images[cf->slot];
+
+  if (cf->error) {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+        ("A device operation failed; the frame was dropped"), ("%s",
+            cf->error));
+    _gst_cuda_overlap_filter_drop_slot (self, cf->slot, n);
+    co_engine_release (e, cf);
+    set_srcresult (self, GST_FLOW_ERROR);
+    return;
+  }
+
+  push_images (self, &priv->frames[cf->slot * priv->batch], n, cf);
+  if (priv->trace)
+    co_trace_complete (priv->trace, 1, TID_WAIT, "wait", "host", t0,
+        t1 - t0, NULL);
+  maybe_post_stats (self, t1);
+  /* released after the push so that a drain means "all pushed" */
+  co_engine_release (e, cf);
+}
