@@ -63,7 +63,6 @@ GstCudaOverlapFilterPrivate *gst_cuda_overlap_filter_priv (gpointer self);
 #define PRIV(self) gst_cuda_overlap_filter_priv (self)
 
 /* gstcudaoverlapfilter-stats.c */
-const gchar *_gst_cuda_overlap_filter_enum_nick (GType type, gint value);
 void _gst_cuda_overlap_filter_post_stats (GstCudaOverlapFilter * self,
     gboolean whole_run);
 void _gst_cuda_overlap_filter_post_passport (GstCudaOverlapFilter * self,
