@@ -20,12 +20,6 @@
 #define SETTINGS(m) MEMBER (CoStatsSettings, CO_FIELD_IN_SETTINGS, m)
 #define PASSPORT(m) MEMBER (CoPassport, CO_FIELD_IN_PASSPORT, m)
 
-#define HOST_LATENCY(what) what " host latency per frame: from entering " \
-  "`chain` to just before its output is pushed (a wait in `chain` for a " \
-  "free slot included)"
-#define GPU_LATENCY(what) what " device latency per frame (per batch): from " \
-  "the start of its first H2D to the end of its last D2H"
-
 static const CoField stats_fields[] = {
   {"frames", SUMMARY (frames), 0, "frames",
       "frames pushed in the window"},
@@ -50,7 +44,7 @@ static const CoField stats_fields[] = {
   {"serial-ns", SUMMARY (serial_ns), 0, "ns",
       "`h2d-ns` + `kernel-ns` + `d2h-ns`: the device time if the kinds "
         "never overlapped"},
-  {"overlap-efficiency", SUMMARY (overlap_efficiency), 0, "",
+  {"overlap-efficiency", SUMMARY (overlap_efficiency), 0, "ratio",
       "(`serial-ns` − `gpu-busy-ns`) / (`serial-ns` − max(`h2d-ns`, "
         "`kernel-ns`, `d2h-ns`)); 0 when the denominator is 0. 0: nothing "
         "overlapped; 1: everything hidden behind the longest kind"},
@@ -59,21 +53,23 @@ static const CoField stats_fields[] = {
   {"h2d-d2h-overlap-ns", SUMMARY (h2d_d2h_overlap_ns), 0,
       "ns", "\\|H2D ∩ D2H\\|"},
   {"latency-min", SUMMARY (latency_min), 0, "ns",
-      HOST_LATENCY ("least")},
+      "least host latency of a frame: from entering `chain` (a wait there "
+        "for a free slot included) to just before its output is pushed"},
   {"latency-mean", SUMMARY (latency_mean), 0, "ns",
-      HOST_LATENCY ("mean (rounded to the ns)")},
+      "mean host latency (see `latency-min`), rounded to the ns"},
   {"latency-p50", SUMMARY (latency_p50), 0, "ns",
-      HOST_LATENCY ("median")},
+      "median host latency"},
   {"latency-p95", SUMMARY (latency_p95), 0, "ns",
-      HOST_LATENCY ("95th percentile")},
+      "95th percentile of the host latency"},
   {"latency-p99", SUMMARY (latency_p99), 0, "ns",
-      HOST_LATENCY ("99th percentile")},
+      "99th percentile of the host latency"},
   {"latency-max", SUMMARY (latency_max), 0, "ns",
-      HOST_LATENCY ("greatest")},
+      "greatest host latency"},
   {"gpu-latency-p50", SUMMARY (gpu_latency_p50), 0, "ns",
-      GPU_LATENCY ("median")},
+      "median device latency of a frame (of a batch): from the start of "
+        "its first H2D to the end of its last D2H"},
   {"gpu-latency-p99", SUMMARY (gpu_latency_p99), 0, "ns",
-      GPU_LATENCY ("99th percentile")},
+      "99th percentile of the device latency"},
   {"frames-pinned", SUMMARY (frames_pinned), 0, "frames",
       "frames whose copies read our page-locked memory (on the CPU "
         "backend: our memory)"},
