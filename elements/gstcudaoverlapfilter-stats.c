@@ -4,7 +4,8 @@
  *
  * Called from the push thread (record_frame, post_stats per window) and from
  * the streaming thread only while nothing is in flight (passport, the
- * messages at EOS).  The statistics arithmetic itself is plugin/co-stats.c.
+ * messages at EOS).  The statistics arithmetic itself is plugin/co-stats.c;
+ * the messages' fields are listed once, in plugin/co-stats-fields.c.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
