@@ -1,6 +1,8 @@
-# cudaoverlap: the two commands.
+# cudaoverlap: the commands.
 #   make demo   install what is missing (as root), build, run the main pipeline
 #   make check  install what is missing (as root), build, run every test
+#   make docs-fields  rewrite the message field tables of docs/stats.md (and
+#               the element's doc comment) from plugin/co-stats-fields.c
 BUILD ?= build
 export PATH := /usr/local/cuda/bin:$(PATH)
 
@@ -9,7 +11,7 @@ DEBS = gcc pkg-config meson ninja-build indent python3 \
        gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good \
        libjson-glib-dev
 
-.PHONY: all deps build demo check format clean
+.PHONY: all deps build demo check format docs-fields clean
 all: build
 
 deps:
@@ -28,6 +30,10 @@ demo: build
 
 check: build
 	meson test -C $(BUILD) --print-errorlogs --num-processes 2
+
+docs-fields: build
+	$(BUILD)/tests/test-stats-fields --write docs/stats.md \
+	  elements/gstcudaoverlapfilter.c
 
 format:
 	tools/gst-indent $$(git ls-files '*.c' '*.h')

@@ -671,10 +671,9 @@ static const gchar *
 gst_cuda_overlap_audio_filter_operation_nick (GstCudaOverlapFilter * base)
 {
   GstCudaOverlapAudioFilter *self = GST_CUDA_OVERLAP_AUDIO_FILTER (base);
-  GEnumClass *klass = g_type_class_peek (GST_TYPE_CUDA_AUDIO_OPERATION);
-  GEnumValue *v = g_enum_get_value (klass, self->desc.op);
 
-  return v ? v->value_nick : "unknown";
+  return gst_cuda_overlap_enum_nick (GST_TYPE_CUDA_AUDIO_OPERATION,
+      self->desc.op);
 }
 
 static GstStateChangeReturn

@@ -151,7 +151,6 @@ GstStateChangeReturn _gst_cuda_overlap_filter_change_state (GstElement *
     element, GstStateChange transition);
 
 /* gstcudaoverlapfilter-stats.c */
-const gchar *_gst_cuda_overlap_filter_enum_nick (GType type, gint value);
 void _gst_cuda_overlap_filter_post_stats (GstCudaOverlapFilter * self,
     gboolean whole_run);
 void _gst_cuda_overlap_filter_post_passport (GstCudaOverlapFilter * self,

@@ -4,21 +4,24 @@
  *
  * Called from the push thread (record_frame, post_stats per window) and from
  * the streaming thread only while nothing is in flight (passport, the
- * messages at EOS).  The statistics arithmetic itself is plugin/co-stats.c.
+ * messages at EOS).  The statistics arithmetic itself is plugin/co-stats.c;
+ * the messages' fields are listed once, in plugin/co-stats-fields.c.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
 #include "gstcudaoverlapfilter-private.h"
+#include "co-stats-fields.h"
 
 #define GST_CAT_DEFAULT gst_cuda_overlap_filter_debug
 
 const gchar *
-_gst_cuda_overlap_filter_enum_nick (GType type, gint value)
+gst_cuda_overlap_enum_nick (GType type, gint value)
 {
   GEnumClass *klass = g_type_class_ref (type);
   GEnumValue *v = g_enum_get_value (klass, value);
+  /* registered statically: the nick outlives the class reference */
   const gchar *nick = v ? v->value_nick : "unknown";
 
   g_type_class_unref (klass);
@@ -27,47 +30,76 @@ _gst_cuda_overlap_filter_enum_nick (GType type, gint value)
 
 /* ---- statistics, passport and trace ------------------------------------ */
 
+/* Builds the message @list describes (plugin/co-stats-fields.c) from the
+ * values in @sources: every field in the list's order, nothing else. */
 static GstStructure *
-stats_structure (GstCudaOverlapFilter * self, const CoStatsSummary * s)
+fields_structure (const CoFieldList * list,
+    const void *const sources[CO_FIELD_N_SOURCES])
+{
+  GstStructure *st = gst_structure_new_empty (list->name);
+  gsize i;
+
+  for (i = 0; i < list->n_fields; i++) {
+    const CoField *f = &list->fields[i];
+    const void *p = co_field_value (f, sources);
+    GValue v = G_VALUE_INIT;
+
+    g_assert (p != NULL);
+    switch (f->type) {
+      case CO_FIELD_UINT64:
+        g_value_init (&v, G_TYPE_UINT64);
+        g_value_set_uint64 (&v, *(const uint64_t *) p);
+        break;
+      case CO_FIELD_DOUBLE:
+        g_value_init (&v, G_TYPE_DOUBLE);
+        g_value_set_double (&v, *(const double *) p);
+        break;
+      case CO_FIELD_UINT:
+        g_value_init (&v, G_TYPE_UINT);
+        g_value_set_uint (&v, *(const unsigned int *) p);
+        break;
+      case CO_FIELD_INT:
+        g_value_init (&v, G_TYPE_INT);
+        g_value_set_int (&v, *(const int *) p);
+        break;
+      case CO_FIELD_STRING:
+        g_value_init (&v, G_TYPE_STRING);
+        g_value_set_string (&v, *(const char *const *) p);
+        break;
+      case CO_FIELD_BOOLEAN:
+        if ((f->flags & CO_FIELD_ONLY_IF_TRUE) && !*(const bool *) p)
+          continue;
+        g_value_init (&v, G_TYPE_BOOLEAN);
+        g_value_set_boolean (&v, *(const bool *) p);
+        break;
+    }
+    gst_structure_take_value (st, f->name, &v);
+  }
+  return st;
+}
+
+static GstStructure *
+stats_structure (GstCudaOverlapFilter * self, const CoStatsSummary * s,
+    gboolean whole_run)
 {
   GstCudaOverlapFilterPrivate *priv = PRIV (self);
   GstCudaOverlapFilterClass *klass = GST_CUDA_OVERLAP_FILTER_GET_CLASS (self);
   CoEngine *e = priv->engine;
+  CoStatsSettings set = { 0 };
+  const void *sources[CO_FIELD_N_SOURCES] = {
+    [CO_FIELD_IN_SUMMARY] = s,
+    [CO_FIELD_IN_SETTINGS] = &set,
+  };
 
-  return gst_structure_new ("cudaoverlap-stats",
-      "frames", G_TYPE_UINT64, s->frames,
-      "bytes-h2d", G_TYPE_UINT64, s->bytes_h2d,
-      "bytes-d2h", G_TYPE_UINT64, s->bytes_d2h,
-      "window-ns", G_TYPE_UINT64, s->window_ns,
-      "fps", G_TYPE_DOUBLE, s->fps,
-      "h2d-ns", G_TYPE_UINT64, s->h2d_ns,
-      "kernel-ns", G_TYPE_UINT64, s->kernel_ns,
-      "d2h-ns", G_TYPE_UINT64, s->d2h_ns,
-      "gpu-busy-ns", G_TYPE_UINT64, s->gpu_busy_ns,
-      "gpu-idle-ns", G_TYPE_UINT64, s->gpu_idle_ns,
-      "serial-ns", G_TYPE_UINT64, s->serial_ns,
-      "overlap-efficiency", G_TYPE_DOUBLE, s->overlap_efficiency,
-      "copy-compute-overlap-ns", G_TYPE_UINT64, s->copy_compute_overlap_ns,
-      "h2d-d2h-overlap-ns", G_TYPE_UINT64, s->h2d_d2h_overlap_ns,
-      "latency-min", G_TYPE_UINT64, s->latency_min,
-      "latency-mean", G_TYPE_UINT64, s->latency_mean,
-      "latency-p50", G_TYPE_UINT64, s->latency_p50,
-      "latency-p95", G_TYPE_UINT64, s->latency_p95,
-      "latency-p99", G_TYPE_UINT64, s->latency_p99,
-      "latency-max", G_TYPE_UINT64, s->latency_max,
-      "gpu-latency-p50", G_TYPE_UINT64, s->gpu_latency_p50,
-      "gpu-latency-p99", G_TYPE_UINT64, s->gpu_latency_p99,
-      "frames-pinned", G_TYPE_UINT64, s->frames_pinned,
-      "frames-registered", G_TYPE_UINT64, s->frames_registered,
-      "frames-pageable", G_TYPE_UINT64, s->frames_pageable,
-      "streams", G_TYPE_UINT, e ? co_engine_streams (e) : 0,
-      "chunks", G_TYPE_UINT, e ? co_engine_chunks (e) : 0,
-      "mode", G_TYPE_STRING,
-      _gst_cuda_overlap_filter_enum_nick (GST_TYPE_CUDA_OVERLAP_MODE,
-          priv->mode), "backend", G_TYPE_STRING,
-      _gst_cuda_overlap_filter_enum_nick (GST_TYPE_CUDA_OVERLAP_BACKEND,
-          e ? co_engine_backend (e) : priv->backend), "operation",
-      G_TYPE_STRING, klass->operation_nick (self), NULL);
+  set.streams = e ? co_engine_streams (e) : 0;
+  set.chunks = e ? co_engine_chunks (e) : 0;
+  set.mode = gst_cuda_overlap_enum_nick (GST_TYPE_CUDA_OVERLAP_MODE,
+      priv->mode);
+  set.backend = gst_cuda_overlap_enum_nick (GST_TYPE_CUDA_OVERLAP_BACKEND,
+      e ? co_engine_backend (e) : priv->backend);
+  set.operation = klass->operation_nick (self);
+  set.whole_run = whole_run;
+  return fields_structure (&co_stats_fields, sources);
 }
 
 /* Keeps a copy of @st for its read-only property (@slot, under the object
@@ -108,9 +140,7 @@ _gst_cuda_overlap_filter_post_stats (GstCudaOverlapFilter * self,
     co_stats_total (priv->stats, &s);
   else
     co_stats_take_window (priv->stats, &s);
-  st = stats_structure (self, &s);
-  if (whole_run)
-    gst_structure_set (st, "whole-run", G_TYPE_BOOLEAN, TRUE, NULL);
+  st = stats_structure (self, &s, whole_run);
 
   keep_and_post (self, &priv->last_stats, st);
 }
@@ -122,34 +152,35 @@ _gst_cuda_overlap_filter_post_passport (GstCudaOverlapFilter * self,
   GstCudaOverlapFilterPrivate *priv = PRIV (self);
   GstCudaOverlapFilterClass *klass = GST_CUDA_OVERLAP_FILTER_GET_CLASS (self);
   CoDeviceInfo info;
+  CoPassport pp = { 0 };
+  const void *sources[CO_FIELD_N_SOURCES] = {[CO_FIELD_IN_PASSPORT] = &pp };
   GstStructure *st;
   gchar *caps_str = gst_caps_to_string (caps), *cc;
 
   co_engine_device_info (priv->engine, &info);
   cc = g_strdup_printf ("%d.%d", info.cc_major, info.cc_minor);
-  st = gst_structure_new ("cudaoverlap-passport",
-      "device-name", G_TYPE_STRING, info.name,
-      "compute-capability", G_TYPE_STRING, cc,
-      "pci-bus-id", G_TYPE_STRING, info.pci_bus_id,
-      "driver-version", G_TYPE_INT, info.driver_version,
-      "runtime-version", G_TYPE_INT, info.runtime_version,
-      "async-engine-count", G_TYPE_INT, info.async_engine_count,
-      "concurrent-kernels", G_TYPE_INT, info.concurrent_kernels,
-      "streams", G_TYPE_UINT, co_engine_streams (priv->engine),
-      "chunks", G_TYPE_UINT, co_engine_chunks (priv->engine),
-      "max-in-flight", G_TYPE_UINT, co_engine_max_in_flight (priv->engine),
-      "batch", G_TYPE_UINT, priv->batch,
-      "mode", G_TYPE_STRING,
-      _gst_cuda_overlap_filter_enum_nick (GST_TYPE_CUDA_OVERLAP_MODE,
-          priv->mode), "wait-mode", G_TYPE_STRING,
-      _gst_cuda_overlap_filter_enum_nick (GST_TYPE_CUDA_OVERLAP_WAIT_MODE,
-          priv->wait_mode), "submit-thread", G_TYPE_BOOLEAN,
-      priv->submit_thread, "backend", G_TYPE_STRING,
-      _gst_cuda_overlap_filter_enum_nick (GST_TYPE_CUDA_OVERLAP_BACKEND,
-          co_engine_backend (priv->engine)), "operation", G_TYPE_STRING,
-      klass->operation_nick (self), "caps", G_TYPE_STRING, caps_str,
-      "frame-bytes", G_TYPE_UINT64, (guint64) frame_bytes, "plugin-version",
-      G_TYPE_STRING, PACKAGE_VERSION, NULL);
+  pp.device_name = info.name;
+  pp.compute_capability = cc;
+  pp.pci_bus_id = info.pci_bus_id;
+  pp.driver_version = info.driver_version;
+  pp.runtime_version = info.runtime_version;
+  pp.async_engine_count = info.async_engine_count;
+  pp.concurrent_kernels = info.concurrent_kernels;
+  pp.streams = co_engine_streams (priv->engine);
+  pp.chunks = co_engine_chunks (priv->engine);
+  pp.max_in_flight = co_engine_max_in_flight (priv->engine);
+  pp.batch = priv->batch;
+  pp.mode = gst_cuda_overlap_enum_nick (GST_TYPE_CUDA_OVERLAP_MODE, priv->mode);
+  pp.wait_mode = gst_cuda_overlap_enum_nick (GST_TYPE_CUDA_OVERLAP_WAIT_MODE,
+      priv->wait_mode);
+  pp.submit_thread = priv->submit_thread;
+  pp.backend = gst_cuda_overlap_enum_nick (GST_TYPE_CUDA_OVERLAP_BACKEND,
+      co_engine_backend (priv->engine));
+  pp.operation = klass->operation_nick (self);
+  pp.caps = caps_str;
+  pp.frame_bytes = frame_bytes;
+  pp.plugin_version = PACKAGE_VERSION;
+  st = fields_structure (&co_passport_fields, sources);
   g_free (cc);
   g_free (caps_str);
 

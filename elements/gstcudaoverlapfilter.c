@@ -24,31 +24,32 @@
  * ## Messages
  *
  * `cudaoverlap-passport` (element message, once when streaming starts;
- * also the `passport` property): `device-name` (string, "cpu" on the CPU
- * backend), `compute-capability` (string, "9.0"), `pci-bus-id` (string),
- * `driver-version`, `runtime-version` (gint, as cudaDriverGetVersion and
- * cudaRuntimeGetVersion give them), `async-engine-count`,
- * `concurrent-kernels` (gint), `streams`, `chunks`, `max-in-flight` (guint),
- * `mode`, `wait-mode`, `backend`, `operation`, `caps` (strings),
- * `submit-thread` (gboolean), `batch` (guint, buffers per engine frame),
- * `frame-bytes` (guint64),
- * `plugin-version` (string).
+ * also the `passport` property) and `cudaoverlap-stats` (element message
+ * every `stats-interval` ns and at EOS, the last one with `whole-run` =
+ * TRUE; also the `stats` property).  docs/stats.md gives every field's
+ * type, unit and definition; it and the two lists below are generated from
+ * plugin/co-stats-fields.c (`make docs-fields`; the `stats-docs` test
+ * checks them).
  *
- * `cudaoverlap-stats` (element message every `stats-interval` ns and at
- * EOS, the last one with `whole-run` = TRUE; also the `stats` property).
- * Durations in ns (guint64), over the frames pushed in the window:
- * `frames`, `bytes-h2d`, `bytes-d2h`; `window-ns` (earliest start to latest
- * end of their operations); `fps` (gdouble); `h2d-ns`, `kernel-ns`,
- * `d2h-ns` (measure of the union of each kind's intervals); `gpu-busy-ns`
- * (union of all); `gpu-idle-ns` (window − busy); `serial-ns` (sum of the
- * three kinds); `overlap-efficiency` (gdouble, (serial − busy) / (serial −
- * longest kind), 0 when that is 0); `copy-compute-overlap-ns` (|(H2D ∪ D2H)
- * ∩ kernels|); `h2d-d2h-overlap-ns` (|H2D ∩ D2H|); `latency-min`,
- * `latency-mean`, `latency-p50`, `latency-p95`, `latency-p99`,
- * `latency-max` (host: entering chain to just before the push);
- * `gpu-latency-p50`, `gpu-latency-p99` (first H2D start to last D2H end);
- * `frames-pinned`, `frames-registered`, `frames-pageable`; `streams`,
- * `chunks` (guint, in effect); `mode`, `backend`, `operation` (strings).
+ * `cudaoverlap-passport`:
+ * <!-- fields:cudaoverlap-passport names begin -->
+ * `device-name`, `compute-capability`, `pci-bus-id`, `driver-version`,
+ * `runtime-version`, `async-engine-count`, `concurrent-kernels`, `streams`,
+ * `chunks`, `max-in-flight`, `batch`, `mode`, `wait-mode`, `submit-thread`,
+ * `backend`, `operation`, `caps`, `frame-bytes`, `plugin-version`.
+ * <!-- fields:cudaoverlap-passport names end -->
+ *
+ * `cudaoverlap-stats`:
+ * <!-- fields:cudaoverlap-stats names begin -->
+ * `frames`, `bytes-h2d`, `bytes-d2h`, `window-ns`, `fps`, `h2d-ns`,
+ * `kernel-ns`, `d2h-ns`, `gpu-busy-ns`, `gpu-idle-ns`, `serial-ns`,
+ * `overlap-efficiency`, `copy-compute-overlap-ns`, `h2d-d2h-overlap-ns`,
+ * `latency-min`, `latency-mean`, `latency-p50`, `latency-p95`, `latency-p99`,
+ * `latency-max`, `gpu-latency-p50`, `gpu-latency-p99`, `frames-pinned`,
+ * `frames-registered`, `frames-pageable`, `streams`, `chunks`, `mode`,
+ * `backend`, `operation`, `whole-run`.
+ * <!-- fields:cudaoverlap-stats names end -->
+ *
  * Each operation's interval comes from CUDA events around it in its stream
  * and so also holds any wait for its engine; docs/stats.md compares them
  * with CUPTI.

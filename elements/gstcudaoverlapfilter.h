@@ -23,6 +23,10 @@ GType gst_cuda_overlap_wait_mode_get_type (void);
 #define GST_TYPE_CUDA_OVERLAP_BACKEND (gst_cuda_overlap_backend_get_type ())
 GType gst_cuda_overlap_backend_get_type (void);
 
+/* The nick of @value in the enum @type ("unknown" if it has none): for the
+ * statistics, the passport and the subclasses' operation_nick. */
+const gchar *gst_cuda_overlap_enum_nick (GType type, gint value);
+
 /* Per in-flight buffer bookkeeping: one per engine slot, or with batches
  * (@batch_size) one per image of each slot. */
 typedef struct

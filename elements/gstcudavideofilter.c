@@ -504,10 +504,9 @@ static const gchar *
 gst_cuda_overlap_video_filter_operation_nick (GstCudaOverlapFilter * base)
 {
   GstCudaOverlapVideoFilter *self = GST_CUDA_OVERLAP_VIDEO_FILTER (base);
-  GEnumClass *klass = g_type_class_peek (GST_TYPE_CUDA_VIDEO_OPERATION);
-  GEnumValue *v = g_enum_get_value (klass, self->desc.op);
 
-  return v ? v->value_nick : "unknown";
+  return gst_cuda_overlap_enum_nick (GST_TYPE_CUDA_VIDEO_OPERATION,
+      self->desc.op);
 }
 
 static void

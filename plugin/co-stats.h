@@ -76,6 +76,8 @@ extern "C"
     CO_PATH_PAGEABLE
   } CoMemPath;
 
+/* Every member is a field of the cudaoverlap-stats message: a new member
+ * needs its line in co-stats-fields.c (test-stats-fields checks that). */
   typedef struct
   {
     uint64_t frames;

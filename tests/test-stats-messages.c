@@ -12,6 +12,8 @@
 #include <json-glib/json-glib.h>
 #include <glib/gstdio.h>
 
+#include "co-stats-fields.h"
+
 #define WIDTH 64
 #define HEIGHT 37
 #define CHUNKS 4
@@ -81,6 +83,40 @@ check_fields (const GstStructure * s, const Field * f, guint n)
     fail_unless_equals_string (g_type_name (G_VALUE_TYPE (v)),
         g_type_name (f[i].type));
   }
+}
+
+/* The message holds exactly the fields of its list (plugin/co-stats-fields.c,
+ * from which the docs are generated), in order and with their types; a
+ * CO_FIELD_ONLY_IF_TRUE field may be absent.  With the lists above, this
+ * pins today's fields and makes the docs cover every field. */
+static void
+check_list (const GstStructure * s, const CoFieldList * l)
+{
+  static const GType gtypes[] = {
+    [CO_FIELD_UINT64] = G_TYPE_UINT64,[CO_FIELD_DOUBLE] = G_TYPE_DOUBLE,
+    [CO_FIELD_UINT] = G_TYPE_UINT,[CO_FIELD_INT] = G_TYPE_INT,
+    [CO_FIELD_STRING] = G_TYPE_STRING,[CO_FIELD_BOOLEAN] = G_TYPE_BOOLEAN,
+  };
+  gint n = gst_structure_n_fields (s), i = 0;
+  gsize j;
+
+  fail_unless_equals_string (gst_structure_get_name (s), l->name);
+  for (j = 0; j < l->n_fields; j++) {
+    const CoField *f = &l->fields[j];
+
+    if (i < n && g_str_equal (gst_structure_nth_field_name (s, i), f->name)) {
+      const GValue *v = gst_structure_get_value (s, f->name);
+
+      fail_unless_equals_string (g_type_name (G_VALUE_TYPE (v)),
+          g_type_name (gtypes[f->type]));
+      i++;
+    } else {
+      fail_unless (f->flags & CO_FIELD_ONLY_IF_TRUE,
+          "%s: field %s missing or out of order", l->name, f->name);
+    }
+  }
+  fail_unless (i == n, "%s: field %s is not in plugin/co-stats-fields.c",
+      l->name, i < n ? gst_structure_nth_field_name (s, i) : "");
 }
 
 static guint64
@@ -219,6 +255,7 @@ GST_START_TEST (test_stats_fields_and_invariants)
     if (gst_structure_has_name (s, "cudaoverlap-passport")) {
       n_passport++;
       check_fields (s, passport_fields, G_N_ELEMENTS (passport_fields));
+      check_list (s, &co_passport_fields);
       fail_unless_equals_string (gst_structure_get_string (s, "backend"),
           backend ());
       if (!is_cuda ())
@@ -227,10 +264,12 @@ GST_START_TEST (test_stats_fields_and_invariants)
       fail_unless_equals_uint64 (u64 (s, "frame-bytes"), FRAME_BYTES);
     } else if (gst_structure_has_name (s, "cudaoverlap-stats")) {
       check_fields (s, stats_fields, G_N_ELEMENTS (stats_fields));
+      check_list (s, &co_stats_fields);
       check_invariants (s);
       fail_unless_equals_string (gst_structure_get_string (s, "operation"),
           "box-blur");
       gst_structure_get_boolean (s, "whole-run", &whole);
+      fail_unless_equals_int (gst_structure_has_field (s, "whole-run"), whole);
       if (whole) {
         n_whole++;
         fail_unless_equals_uint64 (u64 (s, "frames"), n);
@@ -250,9 +289,12 @@ GST_START_TEST (test_stats_fields_and_invariants)
   g_object_get (filter (h), "stats", &prop, NULL);
   fail_unless (prop != NULL);
   check_fields (prop, stats_fields, G_N_ELEMENTS (stats_fields));
+  check_list (prop, &co_stats_fields);
+  fail_unless (gst_structure_has_field (prop, "whole-run"));
   gst_structure_free (prop);
   g_object_get (filter (h), "passport", &prop, NULL);
   fail_unless (prop != NULL);
+  check_list (prop, &co_passport_fields);
   gst_structure_free (prop);
 
   gst_element_set_bus (h->element, NULL);

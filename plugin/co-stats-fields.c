@@ -1,0 +1,194 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * cudaoverlap: the fields of the statistics and passport messages; see
+ * co-stats-fields.h.  Pure C11 and libc.
+ */
+
+#include "co-stats-fields.h"
+
+/* A field's type, source and offset, from the member that holds its value:
+ * the type cannot disagree with the member (no match: a compile error). */
+#define MEMBER(T, src, m)                                               \
+  _Generic (((T *) 0)->m,                                               \
+      uint64_t: CO_FIELD_UINT64,                                        \
+      double: CO_FIELD_DOUBLE,                                          \
+      unsigned int: CO_FIELD_UINT,                                      \
+      int: CO_FIELD_INT,                                                \
+      const char *: CO_FIELD_STRING,                                    \
+      bool: CO_FIELD_BOOLEAN), src, offsetof (T, m)
+#define SUMMARY(m)  MEMBER (CoStatsSummary, CO_FIELD_IN_SUMMARY, m)
+#define SETTINGS(m) MEMBER (CoStatsSettings, CO_FIELD_IN_SETTINGS, m)
+#define PASSPORT(m) MEMBER (CoPassport, CO_FIELD_IN_PASSPORT, m)
+
+static const CoField stats_fields[] = {
+  {"frames", SUMMARY (frames), 0, "frames",
+      "frames pushed in the window"},
+  {"bytes-h2d", SUMMARY (bytes_h2d), 0, "bytes",
+      "bytes copied host to device (halo rows included)"},
+  {"bytes-d2h", SUMMARY (bytes_d2h), 0, "bytes",
+      "bytes copied device to host (halo rows included)"},
+  {"window-ns", SUMMARY (window_ns), 0, "ns",
+      "earliest start to latest end of the window's operations"},
+  {"fps", SUMMARY (fps), 0, "1/s",
+      "`frames` / `window-ns`; 0 when `window-ns` is 0"},
+  {"h2d-ns", SUMMARY (h2d_ns), 0, "ns",
+      "H2D busy time: measure of the union of the H2D intervals"},
+  {"kernel-ns", SUMMARY (kernel_ns), 0, "ns",
+      "kernel busy time: measure of the union of the kernel intervals"},
+  {"d2h-ns", SUMMARY (d2h_ns), 0, "ns",
+      "D2H busy time: measure of the union of the D2H intervals"},
+  {"gpu-busy-ns", SUMMARY (gpu_busy_ns), 0, "ns",
+      "measure of the union of all intervals"},
+  {"gpu-idle-ns", SUMMARY (gpu_idle_ns), 0, "ns",
+      "`window-ns` − `gpu-busy-ns`"},
+  {"serial-ns", SUMMARY (serial_ns), 0, "ns",
+      "`h2d-ns` + `kernel-ns` + `d2h-ns`: the device time if the kinds "
+        "never overlapped"},
+  {"overlap-efficiency", SUMMARY (overlap_efficiency), 0, "ratio",
+      "(`serial-ns` − `gpu-busy-ns`) / (`serial-ns` − max(`h2d-ns`, "
+        "`kernel-ns`, `d2h-ns`)); 0 when the denominator is 0. 0: nothing "
+        "overlapped; 1: everything hidden behind the longest kind"},
+  {"copy-compute-overlap-ns", SUMMARY (copy_compute_overlap_ns), 0, "ns",
+      "\\|(H2D ∪ D2H) ∩ kernels\\|"},
+  {"h2d-d2h-overlap-ns", SUMMARY (h2d_d2h_overlap_ns), 0,
+      "ns", "\\|H2D ∩ D2H\\|"},
+  {"latency-min", SUMMARY (latency_min), 0, "ns",
+      "least host latency of a frame: from entering `chain` (a wait there "
+        "for a free slot included) to just before its output is pushed"},
+  {"latency-mean", SUMMARY (latency_mean), 0, "ns",
+      "mean host latency (see `latency-min`), rounded to the ns"},
+  {"latency-p50", SUMMARY (latency_p50), 0, "ns",
+      "median host latency"},
+  {"latency-p95", SUMMARY (latency_p95), 0, "ns",
+      "95th percentile of the host latency"},
+  {"latency-p99", SUMMARY (latency_p99), 0, "ns",
+      "99th percentile of the host latency"},
+  {"latency-max", SUMMARY (latency_max), 0, "ns",
+      "greatest host latency"},
+  {"gpu-latency-p50", SUMMARY (gpu_latency_p50), 0, "ns",
+      "median device latency of a frame (of a batch): from the start of "
+        "its first H2D to the end of its last D2H"},
+  {"gpu-latency-p99", SUMMARY (gpu_latency_p99), 0, "ns",
+      "99th percentile of the device latency"},
+  {"frames-pinned", SUMMARY (frames_pinned), 0, "frames",
+      "frames whose copies read our page-locked memory (on the CPU "
+        "backend: our memory)"},
+  {"frames-registered", SUMMARY (frames_registered), 0,
+      "frames", "frames whose copies read foreign memory page-locked with "
+        "`cudaHostRegister`"},
+  {"frames-pageable", SUMMARY (frames_pageable), 0,
+      "frames", "frames whose copies read pageable memory (also a frame in "
+        "several memories that mapping merges into a temporary copy)"},
+  {"streams", SETTINGS (streams), 0, "",
+      "CUDA streams in effect (1 in serial mode)"},
+  {"chunks", SETTINGS (chunks), 0, "",
+      "chunks per frame in effect (1 in serial mode)"},
+  {"mode", SETTINGS (mode), 0, "",
+      "`mode` nick: `overlap` or `serial`"},
+  {"backend", SETTINGS (backend), 0, "",
+      "backend in use: `cuda` or `cpu`"},
+  {"operation", SETTINGS (operation), 0, "",
+      "the element's `operation` nick"},
+  {"whole-run", SETTINGS (whole_run),
+        CO_FIELD_ONLY_IF_TRUE, "",
+      "TRUE in the whole-run message at EOS; absent from the others"},
+};
+
+static const CoField passport_fields[] = {
+  {"device-name", PASSPORT (device_name), 0, "",
+      "the device's name; \"cpu\" on the CPU backend"},
+  {"compute-capability", PASSPORT (compute_capability), 0,
+      "", "major.minor, e.g. \"9.0\"; \"0.0\" on the CPU backend"},
+  {"pci-bus-id", PASSPORT (pci_bus_id), 0, "",
+      "the device's PCI address, e.g. \"0000:00:06.0\"; empty on the "
+        "CPU backend"},
+  {"driver-version", PASSPORT (driver_version), 0, "",
+      "as `cudaDriverGetVersion` gives it (13000: 13.0); 0 on the CPU "
+        "backend"},
+  {"runtime-version", PASSPORT (runtime_version), 0, "",
+      "as `cudaRuntimeGetVersion` gives it; 0 on the CPU backend"},
+  {"async-engine-count", PASSPORT (async_engine_count), 0, "",
+      "copy engines (`asyncEngineCount`); 0 on the CPU backend"},
+  {"concurrent-kernels", PASSPORT (concurrent_kernels), 0, "",
+      "1 when kernels of several streams can run at once; 0 on the CPU "
+        "backend"},
+  {"streams", PASSPORT (streams), 0, "",
+      "CUDA streams in effect (1 in serial mode)"},
+  {"chunks", PASSPORT (chunks), 0, "",
+      "chunks per frame in effect (1 in serial mode)"},
+  {"max-in-flight", PASSPORT (max_in_flight), 0, "frames",
+      "bound on the frames in flight in effect"},
+  {"batch", PASSPORT (batch), 0, "buffers",
+      "buffers per engine frame"},
+  {"mode", PASSPORT (mode), 0, "",
+      "`mode` nick: `overlap` or `serial`"},
+  {"wait-mode", PASSPORT (wait_mode), 0, "",
+      "`wait-mode` nick: `blocking` or `spin`"},
+  {"submit-thread", PASSPORT (submit_thread), 0, "",
+      "the `submit-thread` property"},
+  {"backend", PASSPORT (backend), 0, "",
+      "backend in use: `cuda` or `cpu`"},
+  {"operation", PASSPORT (operation), 0, "",
+      "the element's `operation` nick"},
+  {"caps", PASSPORT (caps), 0, "",
+      "the negotiated caps"},
+  {"frame-bytes", PASSPORT (frame_bytes), 0, "bytes",
+      "size of one output buffer"},
+  {"plugin-version", PASSPORT (plugin_version), 0, "",
+      "the plugin's version"},
+};
+
+const CoFieldList co_stats_fields = {
+  "cudaoverlap-stats", stats_fields,
+  sizeof (stats_fields) / sizeof (stats_fields[0])
+};
+
+const CoFieldList co_passport_fields = {
+  "cudaoverlap-passport", passport_fields,
+  sizeof (passport_fields) / sizeof (passport_fields[0])
+};
+
+const char *
+co_field_type_name (CoFieldType type)
+{
+  switch (type) {
+    case CO_FIELD_UINT64:
+      return "guint64";
+    case CO_FIELD_DOUBLE:
+      return "gdouble";
+    case CO_FIELD_UINT:
+      return "guint";
+    case CO_FIELD_INT:
+      return "gint";
+    case CO_FIELD_STRING:
+      return "string";
+    case CO_FIELD_BOOLEAN:
+      return "gboolean";
+  }
+  return "?";
+}
+
+const void *
+co_field_value (const CoField * field,
+    const void *const sources[CO_FIELD_N_SOURCES])
+{
+  const char *base = sources[field->source];
+
+  return base ? base + field->offset : NULL;
+}
+
+bool
+co_field_list_write_markdown (const CoFieldList * list, FILE * out)
+{
+  size_t i;
+
+  fprintf (out, "| field | type | unit | definition |\n");
+  fprintf (out, "| --- | --- | --- | --- |\n");
+  for (i = 0; i < list->n_fields; i++) {
+    const CoField *f = &list->fields[i];
+
+    fprintf (out, "| `%s` | %s | %s | %s |\n", f->name,
+        co_field_type_name (f->type), f->unit, f->definition);
+  }
+  return !ferror (out);
+}
