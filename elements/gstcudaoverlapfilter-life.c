@@ -60,8 +60,7 @@ set_state_locked (GstCudaOverlapFilter * self, LcState state)
   GstCudaOverlapFilterPrivate *priv = PRIV (self);
 
   if (priv->state != state)
-    GST_DEBUG_OBJECT (self, "%s -> %s", lc_names[priv->state],
-        lc_names[state]);
+    GST_DEBUG_OBJECT (self, "%s -> %s", lc_names[priv->state], lc_names[state]);
   priv->state = state;
 }
 
@@ -304,8 +303,7 @@ acquire_plain (GstCudaOverlapFilter * self, GstBuffer ** outbuf)
         ("Downstream holds more output buffers than the pool-budget allows: "
             "further output buffers are plain memory, whose device-to-host "
             "copies are synchronous (slower). Raise pool-budget to keep "
-            "them page-locked."),
-        ("page-locked output pool at its maximum"));
+            "them page-locked."), ("page-locked output pool at its maximum"));
   }
   return gst_buffer_pool_acquire_buffer (priv->plain_pool, outbuf, NULL);
 }
@@ -623,8 +621,7 @@ _gst_cuda_overlap_filter_ensure (GstCudaOverlapFilter * self)
 /* New caps: the frames of the old ones are pushed first.  Streaming
  * thread. */
 gboolean
-_gst_cuda_overlap_filter_set_caps (GstCudaOverlapFilter * self,
-    GstCaps * caps)
+_gst_cuda_overlap_filter_set_caps (GstCudaOverlapFilter * self, GstCaps * caps)
 {
   GstCudaOverlapFilterPrivate *priv = PRIV (self);
   GstFlowReturn ret;
