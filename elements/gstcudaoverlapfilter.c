@@ -1179,7 +1179,7 @@ gst_cuda_overlap_filter_change_state (GstElement * element,
       backend = priv->backend;
       dev = priv->device_id;
       GST_OBJECT_UNLOCK (self);
-      if (backend == CO_BACKEND_CUDA && !co_cuda_available (MAX (dev, 0), &why)) {
+      if (!co_engine_backend_usable (backend, dev, &why)) {
         GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
             ("No usable CUDA device. Use backend=cpu or backend=auto to run "
                 "without one."), ("%s", why));
