@@ -258,7 +258,7 @@ build_pool (GstCudaOverlapFilter * self, CoEngine * e, GstCaps * caps,
   if (activate_pool (priv->pool))
     return TRUE;
   gst_clear_object (&priv->pool);
-  g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_CONFIG,
+  g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_NO_MEMORY,
       "could not allocate %u output buffers of %" G_GSIZE_FORMAT " bytes "
       "(%s memory, %.1f MiB in all)", min, out_size,
       cuda ? "page-locked" : "system", (gdouble) min * out_size / (1 << 20));
@@ -361,10 +361,8 @@ post_build_error (GstCudaOverlapFilter * self, GstCaps * caps, GError * err,
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
         ("Cannot process %" GST_PTR_FORMAT, caps), ("%s", err->message));
   else if (g_error_matches (err, CO_ENGINE_ERROR, CO_ENGINE_ERROR_NO_DEVICE))
-    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
-        ("No usable CUDA device. Use backend=cpu or backend=auto to run "
-            "without one."), ("%s", err->message));
-  else if (g_error_matches (err, CO_ENGINE_ERROR, CO_ENGINE_ERROR_CONFIG))
+    _gst_cuda_overlap_filter_no_device_error (self, err->message);
+  else if (g_error_matches (err, CO_ENGINE_ERROR, CO_ENGINE_ERROR_NO_MEMORY))
     GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
         ("Could not allocate the memory for %" GST_PTR_FORMAT ". Use "
             "smaller frames, or fewer frames in flight (max-in-flight, "
@@ -372,6 +370,15 @@ post_build_error (GstCudaOverlapFilter * self, GstCaps * caps, GError * err,
   else
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
         ("Could not set up the CUDA engine"), ("%s", err->message));
+}
+
+void
+_gst_cuda_overlap_filter_no_device_error (GstCudaOverlapFilter * self,
+    const gchar * why)
+{
+  GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
+      ("No usable CUDA device. Use backend=cpu or backend=auto to run "
+          "without one."), ("%s", why));
 }
 
 static void

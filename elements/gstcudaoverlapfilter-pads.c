@@ -360,11 +360,10 @@ check_backend (GstCudaOverlapFilter * self)
   backend = priv->backend;
   dev = priv->device_id;
   GST_OBJECT_UNLOCK (self);
-  if (backend != CO_BACKEND_CUDA || co_cuda_available (MAX (dev, 0), &why))
+  if (backend != CO_BACKEND_CUDA
+      || co_engine_backend_usable (backend, dev, &why))
     return TRUE;
-  GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
-      ("No usable CUDA device. Use backend=cpu or backend=auto to run "
-          "without one."), ("%s", why));
+  _gst_cuda_overlap_filter_no_device_error (self, why);
   g_free (why);
   return FALSE;
 }

@@ -135,6 +135,8 @@ void _gst_cuda_overlap_filter_set_shutdown (GstCudaOverlapFilter * self,
     gboolean shutdown);
 /* With streaming stopped (PAUSED→READY, after the pads are deactivated): */
 void _gst_cuda_overlap_filter_teardown (GstCudaOverlapFilter * self);
+void _gst_cuda_overlap_filter_no_device_error (GstCudaOverlapFilter * self,
+    const gchar * why);
 /* Frames: */
 void _gst_cuda_overlap_filter_frame_drop (GstCudaOverlapFilter * self,
     GstCudaOverlapFilterFrame * fr);

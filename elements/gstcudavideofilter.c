@@ -311,6 +311,9 @@ gst_cuda_overlap_video_filter_configure (GstCudaOverlapFilter * base,
     cfg->dev_out_size = d->out_image_stride * self->batch_eff;
   }
   cfg->const_size = LUT_BYTES;
+  /* the CPU backend's kernels read and write the buffers in place, except
+   * in batches (see prepare): no work memory */
+  cfg->cpu_direct = self->batch_eff == 1;
   return GST_VIDEO_INFO_SIZE (&self->info);
 }
 

@@ -30,6 +30,17 @@
  * hold later work of that stream until this frame's other chunks (queued
  * earlier, on other streams) have ended; the H200 sweeps show no throughput
  * change from it (docs/PERFORMANCE.md).
+ *
+ * Faults: every CUDA call that can fail here asks co_fault_hit() first
+ * with its function's name ("cudaEventRecord", "cudaMalloc",
+ * "co_video_launch_cuda", ...); in a -Dfault-injection build a test makes it
+ * fail as the call would, with "injected failure of <call>" for the message.
+ *
+ * Device context: CoEngineConfig.device_context (a CUcontext another element
+ * made) is kept in the state and not used yet: this backend runs in the
+ * device's primary context (cudaSetDevice).  It is the hook for sharing a
+ * context with other CUDA elements: there, the backend pushes it current
+ * around its calls instead of cudaSetDevice.
  */
 #include <string.h>
 
@@ -37,25 +48,32 @@
 #include <nvtx3/nvToolsExt.h>
 #include <nvtx3/nvToolsExtCudaRt.h>
 
-#include "co-engine-private.h"
+#include "co-engine-cuda.h"
+#include "co-fault.h"
 
 /* Per chunk: the CO_TS_COUNT timing events, then (used for the frame's
  * last chunk only) the frame's done event. */
 #define CO_EV_DONE CO_TS_COUNT
 #define CO_EV_PER_CHUNK (CO_TS_COUNT + 1)
 
-struct _CoCudaState
+typedef struct
 {
   gint device;
+  gpointer device_context;      /* CoEngineConfig.device_context, unused */
   cudaStream_t streams[CO_MAX_STREAMS];
+  /* Event sets outlive their frame by one completion (the timestamp
+   * anchor), so there is one more set than slots. */
+  guint n_evsets;
+  guint *evset;                 /* per slot: the set of its frame */
   cudaEvent_t *events;          /* n_evsets * chunks * CO_EV_PER_CHUNK */
   guint8 *dev_mem;
   guint8 *dev_const;
   cudaEvent_t anchor_event;     /* recorded once at open */
+  guint64 anchor_event_ns;
   cudaEvent_t anchor;           /* current anchor (an event of a completed frame) */
   guint64 anchor_ns;
   gboolean copy_batch;          /* cudaMemcpyBatchAsync usable and not turned off */
-};
+} CoCuda;
 
 #define CO_CUDA_FAIL(err, call) \
   g_strdup_printf ("%s failed: %s (%s)", call, cudaGetErrorString (err), \
@@ -72,30 +90,47 @@ co_cuda_check (cudaError_t err, const gchar * call, GError ** error)
   return FALSE;
 }
 
-#define CK(call) \
-  if (!co_cuda_check ((call), #call, error)) goto fail
+/* An injected failure of @call: sets @error, returns TRUE (failed). */
+static gboolean
+co_cuda_injected (const gchar * call, GError ** error)
+{
+  g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_CUDA,
+      "injected failure of %s", call);
+  return TRUE;
+}
 
-gboolean
-co_cuda_available (gint device_id, gchar ** why)
+/* Whether the call fn args failed (then @error says which and why); it is
+ * not made when a test makes the point named fn fail. */
+#define CO_CUDA_FAILED(fn, args) \
+  (co_fault_hit (#fn) ? co_cuda_injected (#fn " " #args, error) : \
+      !co_cuda_check (fn args, #fn " " #args, error))
+#define CK(fn, args) \
+  if (CO_CUDA_FAILED (fn, args)) goto fail
+
+static gboolean
+co_cuda_usable (gint device_id, gchar ** why)
 {
   int n = 0;
-  cudaError_t err = cudaGetDeviceCount (&n);
+  cudaError_t err;
+  gchar *msg = NULL;
 
-  if (err != cudaSuccess) {
-    *why = g_strdup_printf ("cudaGetDeviceCount failed: %s",
+  if (co_fault_hit ("cudaGetDeviceCount"))
+    msg = g_strdup ("injected failure of cudaGetDeviceCount");
+  else if ((err = cudaGetDeviceCount (&n)) != cudaSuccess)
+    msg = g_strdup_printf ("cudaGetDeviceCount failed: %s",
         cudaGetErrorString (err));
-    return FALSE;
-  }
-  if (n == 0) {
-    *why = g_strdup ("no CUDA device found");
-    return FALSE;
-  }
-  if (device_id >= n) {
-    *why = g_strdup_printf ("CUDA device %d does not exist (there are %d)",
+  else if (n == 0)
+    msg = g_strdup ("no CUDA device found");
+  else if (device_id >= n)
+    msg = g_strdup_printf ("CUDA device %d does not exist (there are %d)",
         device_id, n);
-    return FALSE;
-  }
-  return TRUE;
+  if (!msg)
+    return TRUE;
+  if (why)
+    *why = msg;
+  else
+    g_free (msg);
+  return FALSE;
 }
 
 static gsize
@@ -104,82 +139,126 @@ co_align_up (gsize v)
   return (v + 255) & ~(gsize) 255;
 }
 
-gboolean
-co_cuda_open (CoEngine * e, GError ** error)
+/* cudaMalloc of @size bytes for @what; the error names both. */
+static gboolean
+co_cuda_malloc (guint8 ** p, gsize size, const gchar * what, GError ** error)
 {
-  CoCudaState *c;
-  gchar *why = NULL;
+  GError *err = NULL;
+
+  if (co_fault_hit ("cudaMalloc") ? !co_cuda_injected ("cudaMalloc", &err) :
+      co_cuda_check (cudaMalloc ((void **) p, size), "cudaMalloc", &err))
+    return TRUE;
+  *p = NULL;
+  g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_NO_MEMORY,
+      "could not allocate %" G_GSIZE_FORMAT " bytes of device memory for "
+      "%s: %s", size, what, err->message);
+  g_error_free (err);
+  return FALSE;
+}
+
+/* The streams and every event set. */
+static gboolean
+co_cuda_open_streams (CoEngine * e, CoCuda * c, GError ** error)
+{
   guint i, n_events;
-  gsize in_sz, out_sz;
-
-  if (!co_cuda_available (e->cfg.device_id, &why)) {
-    g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_NO_DEVICE,
-        "no usable CUDA device: %s", why);
-    g_free (why);
-    return FALSE;
-  }
-
-  c = e->cuda = g_new0 (CoCudaState, 1);
-  c->device = MAX (e->cfg.device_id, 0);
-  CK (cudaSetDevice (c->device));
-#if CUDART_VERSION >= 13000
-  {
-    int drv = 0;
-
-    /* CO_CUDA_NO_COPY_BATCH: one call per copy (for A/B measurements) */
-    CK (cudaDriverGetVersion (&drv));
-    c->copy_batch = drv >= 13000 && !g_getenv ("CO_CUDA_NO_COPY_BATCH");
-  }
-#endif
 
   for (i = 0; i < e->cfg.streams; i++) {
     gchar name[64];
 
-    CK (cudaStreamCreateWithFlags (&c->streams[i], cudaStreamNonBlocking));
+    CK (cudaStreamCreateWithFlags, (&c->streams[i], cudaStreamNonBlocking));
     g_snprintf (name, sizeof (name), "%s stream %u",
         e->cfg.name ? e->cfg.name : "cudaoverlap", i);
     nvtxNameCudaStreamA (c->streams[i], name);
   }
 
-  n_events = e->n_evsets * e->cfg.chunks * CO_EV_PER_CHUNK;
-  c->events = g_new0 (cudaEvent_t, n_events);
+  c->n_evsets = e->n_slots + 1;
+  c->evset = co_engine_try_alloc0 (e->n_slots, sizeof (guint),
+      "event set indices", error);
+  n_events = c->n_evsets * e->cfg.chunks * CO_EV_PER_CHUNK;
+  c->events = c->evset ? co_engine_try_alloc0 (n_events,
+      sizeof (cudaEvent_t), "CUDA event handles", error) : NULL;
+  if (!c->events)
+    return FALSE;
   for (i = 0; i < n_events; i++) {
     /* the done event: untimed (see the top of this file) */
     guint flags = i % CO_EV_PER_CHUNK != CO_EV_DONE ? cudaEventDefault :
         e->cfg.wait == CO_WAIT_BLOCKING ?
         cudaEventBlockingSync | cudaEventDisableTiming : cudaEventDisableTiming;
-    CK (cudaEventCreateWithFlags (&c->events[i], flags));
+    CK (cudaEventCreateWithFlags, (&c->events[i], flags));
   }
+  return TRUE;
 
-  in_sz = co_align_up (e->cfg.dev_in_size);
-  out_sz = co_align_up (e->cfg.dev_out_size);
+fail:
+  return FALSE;
+}
+
+/* Every slot's input and output area and the constant area. */
+static gboolean
+co_cuda_open_memory (CoEngine * e, CoCuda * c, GError ** error)
+{
+  gsize in_sz = co_align_up (e->cfg.dev_in_size);
+  gsize out_sz = co_align_up (e->cfg.dev_out_size);
+  guint i;
+
   if (in_sz + out_sz > 0) {
-    CK (cudaMalloc ((void **) &c->dev_mem, (in_sz + out_sz) * e->n_slots));
+    if (!co_cuda_malloc (&c->dev_mem, (in_sz + out_sz) * e->n_slots,
+            "the slots' input and output areas", error))
+      return FALSE;
     for (i = 0; i < e->n_slots; i++) {
       e->frames[i].dev_in = c->dev_mem + i * (in_sz + out_sz);
       e->frames[i].dev_out = e->frames[i].dev_in + in_sz;
     }
   }
   if (e->cfg.const_size > 0) {
-    CK (cudaMalloc ((void **) &c->dev_const, e->cfg.const_size));
-    CK (cudaMemsetAsync (c->dev_const, 0, e->cfg.const_size, c->streams[0]));
+    if (!co_cuda_malloc (&c->dev_const, e->cfg.const_size,
+            "the constant area", error))
+      return FALSE;
+    CK (cudaMemsetAsync, (c->dev_const, 0, e->cfg.const_size, c->streams[0]));
   }
+  return TRUE;
+
+fail:
+  return FALSE;
+}
+
+static gboolean
+co_cuda_open (CoEngine * e, GError ** error)
+{
+  CoCuda *c;
+  gchar *why = NULL;
+
+  if (!co_cuda_usable (e->cfg.device_id, &why)) {
+    g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_NO_DEVICE,
+        "no usable CUDA device: %s", why);
+    g_free (why);
+    return FALSE;
+  }
+
+  c = g_new0 (CoCuda, 1);
+  e->backend_state = c;
+  c->device = MAX (e->cfg.device_id, 0);
+  c->device_context = e->cfg.device_context;
+  CK (cudaSetDevice, (c->device));
+#if CUDART_VERSION >= 13000
+  {
+    int drv = 0;
+
+    CK (cudaDriverGetVersion, (&drv));
+    c->copy_batch = drv >= 13000 && !e->cfg.no_copy_batch;
+  }
+#endif
+  if (!co_cuda_open_streams (e, c, error) || !co_cuda_open_memory (e, c, error))
+    goto fail;
 
   /* Every kernel is loaded now, not at its first launch in the middle of
    * the stream (with lazy module loading, the CUDA default, that launch may
    * wait for all work on the device). */
-  {
-    int kerr = co_kernels_cuda_preload ();
-
-    if (kerr != 0) {
-      co_cuda_check ((cudaError_t) kerr, "co_kernels_cuda_preload", error);
-      goto fail;
-    }
-  }
-  CK (cudaEventCreate (&c->anchor_event));
-  CK (cudaEventRecord (c->anchor_event, c->streams[0]));
-  CK (cudaEventSynchronize (c->anchor_event));
-  c->anchor_ns = co_engine_now ();
+  if (CO_CUDA_FAILED (co_kernels_cuda_preload, ()))
+    goto fail;
+  CK (cudaEventCreate, (&c->anchor_event));
+  CK (cudaEventRecord, (c->anchor_event, c->streams[0]));
+  CK (cudaEventSynchronize, (c->anchor_event));
+  c->anchor_event_ns = c->anchor_ns = co_engine_now ();
   c->anchor = c->anchor_event;
   return TRUE;
 
@@ -187,10 +266,10 @@ fail:
   return FALSE;
 }
 
-void
+static void
 co_cuda_close (CoEngine * e)
 {
-  CoCudaState *c = e->cuda;
+  CoCuda *c = e->backend_state;
   guint i, n_events;
 
   if (!c)
@@ -200,11 +279,12 @@ co_cuda_close (CoEngine * e)
   for (i = 0; i < e->cfg.streams; i++)
     if (c->streams[i])
       cudaStreamSynchronize (c->streams[i]);
-  n_events = e->n_evsets * e->cfg.chunks * CO_EV_PER_CHUNK;
+  n_events = c->n_evsets * e->cfg.chunks * CO_EV_PER_CHUNK;
   for (i = 0; c->events && i < n_events; i++)
     if (c->events[i])
       cudaEventDestroy (c->events[i]);
   g_free (c->events);
+  g_free (c->evset);
   if (c->anchor_event)
     cudaEventDestroy (c->anchor_event);
   if (c->dev_mem)
@@ -214,14 +294,19 @@ co_cuda_close (CoEngine * e)
   for (i = 0; i < e->cfg.streams; i++)
     if (c->streams[i])
       cudaStreamDestroy (c->streams[i]);
+  for (i = 0; c->dev_mem && i < e->n_slots; i++)
+    e->frames[i].dev_in = e->frames[i].dev_out = NULL;
   g_free (c);
-  e->cuda = NULL;
+  e->backend_state = NULL;
 }
 
 static inline cudaEvent_t *
 co_cuda_chunk_events (CoEngine * e, CoFrame * f, guint chunk)
 {
-  return &e->cuda->events[(f->evset * e->cfg.chunks + chunk) * CO_EV_PER_CHUNK];
+  CoCuda *c = e->backend_state;
+
+  return &c->events[(c->evset[f->slot] * e->cfg.chunks + chunk) *
+      CO_EV_PER_CHUNK];
 }
 
 /* The event that completes after all of the frame's work (see above). */
@@ -242,7 +327,7 @@ co_cuda_done_event (CoEngine * e, CoFrame * f)
 #define CO_COPY_BATCH_MIN 4
 
 static gboolean
-co_cuda_copies (CoCudaState * c, const CoCopy * cps, guint n,
+co_cuda_copies (CoCuda * c, const CoCopy * cps, guint n,
     enum cudaMemcpyKind kind, cudaStream_t s, GError ** error)
 {
   guint k;
@@ -264,8 +349,8 @@ co_cuda_copies (CoCudaState * c, const CoCopy * cps, guint n,
     if (k == n) {
       memset (&attr, 0, sizeof (attr));
       attr.srcAccessOrder = cudaMemcpySrcAccessOrderStream;
-      return co_cuda_check (cudaMemcpyBatchAsync (dsts, srcs, sizes, n, &attr,
-              &attr_idx, 1, s), "cudaMemcpyBatchAsync", error);
+      return !CO_CUDA_FAILED (cudaMemcpyBatchAsync, (dsts, srcs, sizes, n,
+              &attr, &attr_idx, 1, s));
     }
   }
 #endif
@@ -273,55 +358,59 @@ co_cuda_copies (CoCudaState * c, const CoCopy * cps, guint n,
     const CoCopy *cp = &cps[k];
 
     if (co_copy_is_plain (cp)) {
-      if (!co_cuda_check (cudaMemcpyAsync (cp->dst, cp->src,
-                  cp->width * cp->rows, kind, s), "cudaMemcpyAsync", error))
+      if (CO_CUDA_FAILED (cudaMemcpyAsync, (cp->dst, cp->src,
+                  cp->width * cp->rows, kind, s)))
         return FALSE;
-    } else if (!co_cuda_check (cudaMemcpy2DAsync (cp->dst, cp->dpitch,
-                cp->src, cp->spitch, cp->width, cp->rows, kind, s),
-            "cudaMemcpy2DAsync", error)) {
+    } else if (CO_CUDA_FAILED (cudaMemcpy2DAsync, (cp->dst, cp->dpitch,
+                cp->src, cp->spitch, cp->width, cp->rows, kind, s))) {
       return FALSE;
     }
   }
   return TRUE;
 }
 
-gboolean
+/* The chunk's kernel (fault points: the launcher's name). */
+static gboolean
+co_cuda_launch (CoChunk * ch, cudaStream_t s, GError ** error)
+{
+  gboolean video = ch->kind == CO_KERNEL_VIDEO;
+  const gchar *call = video ? "co_video_launch_cuda" : "co_audio_launch_cuda";
+  int kerr;
+
+  if (co_fault_hit (call))
+    return !co_cuda_injected (call, error);
+  kerr = video ? co_video_launch_cuda (&ch->params.video, s) :
+      co_audio_launch_cuda (&ch->params.audio, s);
+  return co_cuda_check ((cudaError_t) kerr, call, error);
+}
+
+static gboolean
 co_cuda_submit (CoEngine * e, CoFrame * f, GError ** error)
 {
-  CoCudaState *c = e->cuda;
+  CoCuda *c = e->backend_state;
   guint i;
 
   g_return_val_if_fail (f->n_chunks <= e->cfg.chunks, FALSE);
+  c->evset[f->slot] = f->seqnum % c->n_evsets;
   nvtxRangePushA ("co submit");
-  CK (cudaSetDevice (c->device));
+  CK (cudaSetDevice, (c->device));
   for (i = 0; i < f->n_chunks; i++) {
     CoChunk *ch = &f->chunks[i];
     cudaEvent_t *ev = co_cuda_chunk_events (e, f, i);
-    cudaStream_t s;
-    int kerr;
+    cudaStream_t s = c->streams[ch->stream];
 
-    ch->stream = e->next_stream;
-    e->next_stream = (e->next_stream + 1) % e->cfg.streams;
-    s = c->streams[ch->stream];
-
-    CK (cudaEventRecord (ev[CO_TS_BEGIN], s));
+    CK (cudaEventRecord, (ev[CO_TS_BEGIN], s));
     if (!co_cuda_copies (c, ch->h2d, ch->n_h2d, cudaMemcpyHostToDevice, s,
             error))
       goto fail;
-    CK (cudaEventRecord (ev[CO_TS_H2D_DONE], s));
-    kerr = ch->kind == CO_KERNEL_VIDEO ?
-        co_video_launch_cuda (&ch->params.video, s) :
-        co_audio_launch_cuda (&ch->params.audio, s);
-    if (kerr != 0) {
-      co_cuda_check ((cudaError_t) kerr, ch->kind == CO_KERNEL_VIDEO ?
-          "co_video_launch_cuda" : "co_audio_launch_cuda", error);
+    CK (cudaEventRecord, (ev[CO_TS_H2D_DONE], s));
+    if (!co_cuda_launch (ch, s, error))
       goto fail;
-    }
-    CK (cudaEventRecord (ev[CO_TS_KERNEL_DONE], s));
+    CK (cudaEventRecord, (ev[CO_TS_KERNEL_DONE], s));
     if (!co_cuda_copies (c, ch->d2h, ch->n_d2h, cudaMemcpyDeviceToHost, s,
             error))
       goto fail;
-    CK (cudaEventRecord (ev[CO_TS_END], s));
+    CK (cudaEventRecord, (ev[CO_TS_END], s));
   }
   {
     CoChunk *last = &f->chunks[f->n_chunks - 1];
@@ -329,116 +418,131 @@ co_cuda_submit (CoEngine * e, CoFrame * f, GError ** error)
 
     for (i = 0; i + 1 < f->n_chunks; i++)
       if (f->chunks[i].stream != last->stream)
-        CK (cudaStreamWaitEvent (s, co_cuda_chunk_events (e, f,
+        CK (cudaStreamWaitEvent, (s, co_cuda_chunk_events (e, f,
                     i)[CO_TS_END], 0));
-    CK (cudaEventRecord (co_cuda_done_event (e, f), s));
+    CK (cudaEventRecord, (co_cuda_done_event (e, f), s));
   }
   nvtxRangePop ();
   return TRUE;
 
 fail:
+  /* The engine queues the frame with the error; its wait then waits for
+   * whatever was queued (events of chunks never recorded would make the
+   * frame's own wait fail). */
   nvtxRangePop ();
-  /* The frame still goes into the queue: its consumer sees the error and
-   * nothing of it is pushed.  Events of chunks never recorded would make
-   * the wait fail, so the error is stored now. */
-  f->error = g_strdup (error && *error ? (*error)->message :
-      "submitting to the device failed");
   return FALSE;
 }
 
-static gint64
-co_cuda_elapsed_ns (cudaEvent_t from, cudaEvent_t to, cudaError_t * err)
+/* Waits on the frame's done event: one event for the whole frame (one
+ * wake-up when blocking).  NULL, or what failed. */
+static gchar *
+co_cuda_wait_done (CoEngine * e, CoFrame * f)
 {
-  float ms = 0;
+  CoCuda *c = e->backend_state;
+  cudaEvent_t done = co_cuda_done_event (e, f);
+  const gchar *call = "cudaSetDevice";
+  cudaError_t err;
 
-  *err = cudaEventElapsedTime (&ms, from, to);
-  return (gint64) ((double) ms * 1e6);
+  if (co_fault_hit (call))
+    return g_strdup_printf ("injected failure of %s", call);
+  err = cudaSetDevice (c->device);
+  if (err != cudaSuccess)
+    return CO_CUDA_FAIL (err, call);
+  call = e->cfg.wait == CO_WAIT_SPIN ? "cudaEventQuery" :
+      "cudaEventSynchronize";
+  if (co_fault_hit (call))
+    return g_strdup_printf ("injected failure of %s", call);
+  if (e->cfg.wait == CO_WAIT_SPIN) {
+    while ((err = cudaEventQuery (done)) == cudaErrorNotReady)
+      g_thread_yield ();
+  } else {
+    /* no query first: it costs as much as this when the frame is done */
+    err = cudaEventSynchronize (done);
+  }
+  return err == cudaSuccess ? NULL : CO_CUDA_FAIL (err, call);
 }
 
-void
-co_cuda_wait (CoEngine * e, CoFrame * f)
+/* The chunks' timestamps, from the anchor.  NULL, or what failed. */
+static gchar *
+co_cuda_read_times (CoEngine * e, CoFrame * f)
 {
-  CoCudaState *c = e->cuda;
+  CoCuda *c = e->backend_state;
   cudaError_t err;
   guint i, k;
 
-  nvtxRangePushA ("co wait");
-  err = cudaSetDevice (c->device);
-  if (err != cudaSuccess && !f->error)
-    f->error = CO_CUDA_FAIL (err, "cudaSetDevice");
-  if (f->error) {
-    /* Submission failed part-way: wait for whatever was queued so the
-     * slot's memory is idle before it is reused. */
-    for (i = 0; i < e->cfg.streams; i++)
-      cudaStreamSynchronize (c->streams[i]);
-    nvtxRangePop ();
-    return;
-  }
-  /* One event for the whole frame (one wake-up when blocking). */
-  {
-    cudaEvent_t done = co_cuda_done_event (e, f);
-    const gchar *call = "cudaEventSynchronize";
-
-    if (e->cfg.wait == CO_WAIT_SPIN) {
-      call = "cudaEventQuery";
-      while ((err = cudaEventQuery (done)) == cudaErrorNotReady)
-        g_thread_yield ();
-    } else {
-      /* no query first: it costs as much as this when the frame is done */
-      err = cudaEventSynchronize (done);
-    }
-    if (err != cudaSuccess) {
-      f->error = CO_CUDA_FAIL (err, call);
-      nvtxRangePop ();
-      return;
-    }
-  }
   for (i = 0; i < f->n_chunks; i++) {
     cudaEvent_t *ev = co_cuda_chunk_events (e, f, i);
 
     for (k = 0; k < CO_TS_COUNT; k++) {
-      gint64 d = co_cuda_elapsed_ns (c->anchor, ev[k], &err);
+      float ms = 0;
 
-      if (err != cudaSuccess) {
-        f->error = CO_CUDA_FAIL (err, "cudaEventElapsedTime");
-        nvtxRangePop ();
-        return;
-      }
-      f->chunks[i].ts[k] = (guint64) ((gint64) c->anchor_ns + d);
+      if (co_fault_hit ("cudaEventElapsedTime"))
+        return g_strdup ("injected failure of cudaEventElapsedTime");
+      err = cudaEventElapsedTime (&ms, c->anchor, ev[k]);
+      if (err != cudaSuccess)
+        return CO_CUDA_FAIL (err, "cudaEventElapsedTime");
+      f->chunks[i].ts[k] = (guint64) ((gint64) c->anchor_ns +
+          (gint64) ((double) ms * 1e6));
     }
   }
   /* Re-anchor on this frame's first event; its event set is not reused
    * before the next frame has completed (n_evsets = n_slots + 1). */
   c->anchor = co_cuda_chunk_events (e, f, 0)[CO_TS_BEGIN];
   c->anchor_ns = f->chunks[0].ts[CO_TS_BEGIN];
+  return NULL;
+}
+
+static void
+co_cuda_wait (CoEngine * e, CoFrame * f)
+{
+  CoCuda *c = e->backend_state;
+  guint i;
+
+  nvtxRangePushA ("co wait");
+  if (!f->error)
+    f->error = co_cuda_wait_done (e, f);
+  if (!f->error)
+    f->error = co_cuda_read_times (e, f);
+  if (f->error) {
+    /* Submission failed part-way, or the wait did: wait for whatever was
+     * queued so the slot's memory is idle before it is reused, and go back
+     * to the anchor of open (the current one's event set may be reused
+     * before a frame completes again). */
+    for (i = 0; i < e->cfg.streams; i++)
+      cudaStreamSynchronize (c->streams[i]);
+    c->anchor = c->anchor_event;
+    c->anchor_ns = c->anchor_event_ns;
+  }
   nvtxRangePop ();
 }
 
-gboolean
+static gboolean
 co_cuda_set_const (CoEngine * e, gconstpointer data, gsize size,
     GError ** error)
 {
-  CoCudaState *c = e->cuda;
+  CoCuda *c = e->backend_state;
 
-  CK (cudaSetDevice (c->device));
-  CK (cudaMemcpyAsync (c->dev_const, data, size, cudaMemcpyHostToDevice,
+  CK (cudaSetDevice, (c->device));
+  CK (cudaMemcpyAsync, (c->dev_const, data, size, cudaMemcpyHostToDevice,
           c->streams[0]));
-  CK (cudaStreamSynchronize (c->streams[0]));
+  CK (cudaStreamSynchronize, (c->streams[0]));
   return TRUE;
 fail:
   return FALSE;
 }
 
-gpointer
+static gpointer
 co_cuda_const_ptr (CoEngine * e)
 {
-  return e->cuda->dev_const;
+  CoCuda *c = e->backend_state;
+
+  return c->dev_const;
 }
 
-void
+static void
 co_cuda_device_info (CoEngine * e, CoDeviceInfo * info)
 {
-  CoCudaState *c = e->cuda;
+  CoCuda *c = e->backend_state;
   struct cudaDeviceProp prop;
 
   info->device_id = c->device;
@@ -457,6 +561,19 @@ co_cuda_device_info (CoEngine * e, CoDeviceInfo * info)
   cudaDriverGetVersion (&info->driver_version);
   cudaRuntimeGetVersion (&info->runtime_version);
 }
+
+const CoBackendOps co_cuda_backend = {
+  .name = "cuda",
+  .kind = CO_BACKEND_CUDA,
+  .usable = co_cuda_usable,
+  .open = co_cuda_open,
+  .close = co_cuda_close,
+  .submit = co_cuda_submit,
+  .wait = co_cuda_wait,
+  .set_const = co_cuda_set_const,
+  .const_ptr = co_cuda_const_ptr,
+  .device_info = co_cuda_device_info,
+};
 
 /* ---- host memory --------------------------------------------------------- */
 

@@ -1,42 +1,77 @@
 /* cudaoverlap: engine internals shared by the generic part and the backends.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The generic part (co-engine.c: slots, submission order, the submit
+ * thread, flushing, draining) drives a backend through CoBackendOps and
+ * never asks which backend it holds.  A backend (co-engine-cuda.c,
+ * co-engine-cpu.c) keeps its state behind CoEngine.backend_state and reads
+ * the engine's configuration and slots from the struct below.
+ * co-backend.c picks the backend; it is the only file that names them.
  */
 #ifndef __CO_ENGINE_PRIVATE_H__
 #define __CO_ENGINE_PRIVATE_H__
 
 #include "co-engine.h"
 
-G_BEGIN_DECLS typedef struct _CoCudaState CoCudaState;
+G_BEGIN_DECLS typedef struct _CoBackendOps CoBackendOps;
 
-typedef struct
+/* One implementation of the engine's device work.  Threads: open and close
+ * run on the thread that makes or frees the engine; submit on the one
+ * submitting thread (the producer, or the engine's submit thread); wait on
+ * the consumer; set_const when no frame is in flight.  None of them is
+ * called with CoEngine.lock held. */
+struct _CoBackendOps
 {
-  CoFrame *frame;
-  guint chunk;
-} CoCpuJob;
+  const gchar *name;            /* "cuda", "cpu" */
+  CoBackendKind kind;
 
-typedef struct
-{
-  CoEngine *engine;
-  GThread *thread;
-  GCond cond;
-  CoCpuJob *jobs;               /* ring of n_slots * CO_MAX_CHUNKS */
-  guint head, count, cap;
-  gboolean waiting;             /* on cond, under the engine's lock */
-} CoCpuWorker;
+  /* Whether the backend can run on @device_id (-1: the first device); if
+   * not and @why is not NULL, *@why (the caller frees it) says why. */
+    gboolean (*usable) (gint device_id, gchar ** why);
 
-/* Lock order: engine->lock is the only engine lock; the CUDA calls of
- * submit and wait run outside it. */
+  /* Makes the backend state (CoEngine.backend_state), the constant area and
+   * every slot's work memory (CoFrame.dev_in/dev_out).  On failure the
+   * engine calls close, which frees whatever open made. */
+    gboolean (*open) (CoEngine * e, GError ** error);
+  /* Waits for everything queued, frees the state (which may be partial or
+   * NULL) and sets CoEngine.backend_state to NULL. */
+  void (*close) (CoEngine * e);
+
+  /* Queues the frame's chunks (each chunk's stream is already set) and
+   * returns without waiting.  On FALSE, nothing of the frame is left
+   * running once wait returns; the engine stores the error in frame->error. */
+    gboolean (*submit) (CoEngine * e, CoFrame * f, GError ** error);
+  /* Blocks until the frame's work has finished, then fills its chunks'
+   * timestamps.  Called for failed frames too (frame->error set): the slot's
+   * memory must then be idle when it returns.  A failure of the work or of
+   * the wait goes into frame->error. */
+  void (*wait) (CoEngine * e, CoFrame * f);
+
+  /* Uploads @size bytes to the constant area and waits. */
+    gboolean (*set_const) (CoEngine * e, gconstpointer data, gsize size,
+      GError ** error);
+    gpointer (*const_ptr) (CoEngine * e);
+  /* Fills @info, which the engine has zeroed. */
+  void (*device_info) (CoEngine * e, CoDeviceInfo * info);
+};
+
+/* The backend co_engine_new() opens for @kind (co-backend.c): CO_BACKEND_AUTO
+ * gives the CUDA one when a device is usable, else the CPU one. */
+const CoBackendOps *co_backend_select (CoBackendKind kind, gint device_id);
+
+/* Lock order: lock is the only engine lock; backends take their own locks
+ * (if any) without it, and every backend call runs outside it. */
 struct _CoEngine
 {
   CoEngineConfig cfg;           /* effective values */
-  CoBackendKind backend;
+  const CoBackendOps *ops;
+  gpointer backend_state;       /* the backend's own, behind ops */
   guint n_slots;
-  guint n_evsets;
   CoFrame *frames;              /* n_slots */
 
   GMutex lock;
-  GCond cond;                   /* slot freed, frame submitted, frame done, flushing */
+  GCond cond;                   /* slot freed, frame submitted, flushing */
   guint cond_waiters;           /* threads in co_engine_wait_locked () */
   guint *free_slots;            /* stack of free slot indices */
   guint n_free;
@@ -51,30 +86,14 @@ struct _CoEngine
   gboolean submitter_quit;
   gboolean flushing;
   guint64 next_seqnum;
-  guint next_stream;
-  gint64 fail_after;            /* test hook: CO_ENGINE_FAIL_AFTER, -1: off */
-  gulong submit_delay_us;       /* test hook: CO_ENGINE_SUBMIT_DELAY_US */
-
-  /* CPU backend */
-  CoCpuWorker workers[CO_MAX_STREAMS];
-  gboolean quit;
-  guint8 *host_mem;
-  guint8 *host_const;
-
-  /* CUDA backend */
-  CoCudaState *cuda;
+  guint next_stream;            /* of the next chunk; the submitting thread's */
 };
 
-/* co-engine-cuda.c */
-gboolean co_cuda_open (CoEngine * engine, GError ** error);
-void co_cuda_close (CoEngine * engine);
-gboolean co_cuda_submit (CoEngine * engine, CoFrame * frame, GError ** error);
-void co_cuda_wait (CoEngine * engine, CoFrame * frame);
-gboolean co_cuda_set_const (CoEngine * engine, gconstpointer data, gsize size,
-    GError ** error);
-gpointer co_cuda_const_ptr (CoEngine * engine);
-void co_cuda_device_info (CoEngine * engine, CoDeviceInfo * info);
-
+/* g_try_malloc0 of @n_elems * @elem_size bytes (fault point
+ * "g_try_malloc"); on failure, NULL and an error that names @what and the
+ * size. */
+gpointer co_engine_try_alloc0 (gsize n_elems, gsize elem_size,
+    const gchar * what, GError ** error);
 
 G_END_DECLS
 #endif

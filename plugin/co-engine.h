@@ -3,26 +3,33 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * The engine moves frames through host→device copies, a kernel and
- * device→host copies, chunk by chunk, spread over several CUDA streams (or,
- * on the CPU backend, over one worker thread per "stream"), and hands frames
- * back in submission order once their work is finished.  It knows nothing of
- * pads, caps or GstBuffers: a frame is a list of chunks, a chunk is a list of
- * 2-D copies and one kernel call.  Callers (the elements) plan the chunks
- * (plugin/co-video.c, plugin/co-audio.c) and own the host memory.
+ * device→host copies, chunk by chunk, spread over several "streams", and
+ * hands frames back in submission order once their work is finished.  It
+ * knows nothing of pads, caps or GstBuffers: a frame is a list of chunks, a
+ * chunk is a list of 2-D copies and one kernel call.  Callers (the elements)
+ * plan the chunks (plugin/co-video.c, plugin/co-audio.c) and own the host
+ * memory.
+ *
+ * Backends: the work runs on one of two implementations behind one table of
+ * functions (co-engine-private.h): CUDA (co-engine-cuda.c: CUDA streams,
+ * device memory) or CPU (co-engine-cpu.c: one worker thread per stream,
+ * the same results).  co_engine_new() picks one; everything here behaves the
+ * same on both.
  *
  * Threads: one producer calls co_engine_acquire() and co_engine_submit();
  * one consumer calls co_engine_wait_oldest() and co_engine_release().
  * co_engine_set_flushing() and co_engine_drain() may be called from any
  * thread.
  *
- * Test hook: with CO_ENGINE_FAIL_AFTER=N in the environment, the
- * submission of every frame from the N-th (0-based) on fails as a CUDA call
- * would (the frame completes with its error set).
+ * Tests: a build with -Dfault-injection makes any device call point fail on
+ * request (plugin/co-fault.h); a failing point fails the frame as the real
+ * call would (the frame completes with its error set).
  *
  * Frames in flight: at most co_engine_max_in_flight() frames are acquired
  * and not yet released; co_engine_acquire() blocks when that bound is
  * reached.  Each in-flight frame owns one slot of device memory (its input
- * and output areas), so the bound is also the device-memory budget.
+ * and output areas; host memory on the CPU backend, none with cpu_direct),
+ * so the bound is also the device-memory budget.
  */
 #ifndef __CO_ENGINE_H__
 #define __CO_ENGINE_H__
@@ -135,8 +142,6 @@ struct _CoFrame
 
   /* private */
   guint slot;
-  guint evset;
-  gint remaining;               /* CPU backend: chunks not yet run */
 };
 
 typedef struct
@@ -154,6 +159,19 @@ typedef struct
   gsize dev_out_size;           /* per slot */
   gsize const_size;             /* device constant area (LUT, taps) */
   const gchar *name;            /* for threads and NVTX */
+  /* CUDA backend: a CUcontext another element created, to run in instead
+   * of the device's primary context; NULL: the primary context.  Not used
+   * yet: the backend only keeps it (the hook for sharing a context with
+   * other CUDA elements); when used, the backend pushes it current around
+   * its calls. */
+  gpointer device_context;
+  /* CUDA backend: one call per copy, never cudaMemcpyBatchAsync (the A/B
+   * switch for measurements). */
+  gboolean no_copy_batch;
+  /* CPU backend: the plans read the input buffers and write the output
+   * buffers directly, so no per-slot work memory is allocated (frames'
+   * dev_in and dev_out are NULL). */
+  gboolean cpu_direct;
 } CoEngineConfig;
 
 typedef struct _CoEngine CoEngine;
@@ -163,8 +181,12 @@ GQuark co_engine_error_quark (void);
 enum
 {
   CO_ENGINE_ERROR_NO_DEVICE,    /* backend=cuda and no usable device */
-  CO_ENGINE_ERROR_CUDA,         /* a CUDA call failed; the message names it */
+  CO_ENGINE_ERROR_CUDA,         /* a device call failed (a CUDA call; on the
+                                 * CPU backend, an injected failure); the
+                                 * message names it */
   CO_ENGINE_ERROR_CONFIG,
+  CO_ENGINE_ERROR_NO_MEMORY,    /* an allocation failed; the message names
+                                 * what and its size */
 };
 
 /* Device properties for the run's passport.  All zero on the CPU backend. */
@@ -180,8 +202,11 @@ typedef struct
   gint device_id;
 } CoDeviceInfo;
 
-/* Whether a CUDA device can be used; @why says why not. */
-gboolean co_cuda_available (gint device_id, gchar ** why);
+/* Whether co_engine_new() can open an engine with @kind on @device_id (-1:
+ * the first device); when not, @why (if not NULL; free it) says why.
+ * CO_BACKEND_AUTO and CO_BACKEND_CPU always can. */
+gboolean co_engine_backend_usable (CoBackendKind kind, gint device_id,
+    gchar ** why);
 
 CoEngine *co_engine_new (const CoEngineConfig * config, GError ** error);
 void co_engine_free (CoEngine * engine);

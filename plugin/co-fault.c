@@ -91,4 +91,18 @@ co_fault_injected (void)
   return n;
 }
 
+static gint co_fault_delay_us;
+
+void
+co_test_set_submit_delay_us (gulong us)
+{
+  g_atomic_int_set (&co_fault_delay_us, (gint) MIN (us, G_MAXINT));
+}
+
+gulong
+co_fault_submit_delay_us (void)
+{
+  return (gulong) g_atomic_int_get (&co_fault_delay_us);
+}
+
 #endif /* CO_FAULT_INJECTION */

@@ -19,6 +19,12 @@
  * co_fault_arm (NULL, -1) disarms.  co_fault_count() counts the calls of a
  * name since the last arm, so a test can list the points a pipeline passes
  * and then fail each in turn.
+ *
+ * co_test_set_submit_delay_us() (exported likewise) makes the engine's
+ * submit thread sleep that long before it queues each frame it was handed,
+ * so that the hand-over's races show on the fast CPU backend; the engine
+ * reads it through co_fault_submit_delay_us(), the constant 0 in release
+ * builds.
  */
 #ifndef __CO_FAULT_H__
 #define __CO_FAULT_H__
@@ -36,8 +42,12 @@ void co_fault_arm (const gchar * point, gint64 nth);
 guint64 co_fault_count (const gchar * point);
 /* How many calls failed because of an injection since the last arm. */
 guint64 co_fault_injected (void);
+/* The submit thread's sleep before each frame, in us (0: none). */
+void co_test_set_submit_delay_us (gulong us);
+gulong co_fault_submit_delay_us (void);
 #else
 #define co_fault_hit(point) FALSE
+#define co_fault_submit_delay_us() 0
 #endif
     G_END_DECLS
 #endif /* __CO_FAULT_H__ */

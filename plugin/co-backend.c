@@ -1,0 +1,27 @@
+/* cudaoverlap: which backend an engine runs on.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The one place that names the backends: co_engine_new() opens the table
+ * co_backend_select() returns, and the elements ask
+ * co_engine_backend_usable() before they promise a backend (backend=cuda
+ * with no usable device is an error there, not a fallback).
+ */
+#include "co-engine-cpu.h"
+#include "co-engine-cuda.h"
+
+const CoBackendOps *
+co_backend_select (CoBackendKind kind, gint device_id)
+{
+  if (kind == CO_BACKEND_CPU)
+    return &co_cpu_backend;
+  if (kind == CO_BACKEND_AUTO && !co_cuda_backend.usable (device_id, NULL))
+    return &co_cpu_backend;
+  return &co_cuda_backend;
+}
+
+gboolean
+co_engine_backend_usable (CoBackendKind kind, gint device_id, gchar ** why)
+{
+  return co_backend_select (kind, device_id)->usable (device_id, why);
+}

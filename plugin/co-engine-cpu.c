@@ -1,0 +1,319 @@
+/* cudaoverlap: the overlap engine's CPU backend.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Runs the same chunk plans as the CUDA backend, on one worker thread per
+ * "stream": the engine gives chunk k of the run to stream k mod streams,
+ * each worker runs its chunks in order, and the engine hands frames back in
+ * submission order.  So the in-flight, ordering, flush and drain logic that
+ * CI exercises is the logic the GPU path uses.  It does no copies of its
+ * own: a chunk's copies (audio halos; video through the work memory) are
+ * memcpy()s the worker does as part of its work.  With cpu_direct the plans
+ * read the input buffer and write the output buffer directly and no slot
+ * has work memory.
+ *
+ * Fault points (co-fault.h): "g_try_malloc" (work memory, the constant
+ * area, the job rings), "g_thread_try_new" (a worker), "co_cpu_submit" (a
+ * frame's submission: none of its chunks runs) and "co_cpu_run_chunk" (a
+ * chunk does not run and its frame completes with an error).
+ */
+#include <string.h>
+
+#include "co-engine-cpu.h"
+#include "co-fault.h"
+
+typedef struct _CoCpu CoCpu;
+
+typedef struct
+{
+  CoFrame *frame;
+  guint chunk;
+} CoCpuJob;
+
+typedef struct
+{
+  CoCpu *cpu;
+  GThread *thread;
+  GCond cond;                   /* a job queued, quit */
+  CoCpuJob *jobs;               /* ring of n_slots * CO_MAX_CHUNKS */
+  guint head, count, cap;
+  gboolean waiting;             /* on cond */
+} CoCpuWorker;
+
+/* Lock order: lock is the backend's only lock; it is never taken with the
+ * engine's held. */
+struct _CoCpu
+{
+  GMutex lock;
+  GCond done;                   /* a frame's last chunk ran */
+  guint done_waiters;           /* threads waiting on done */
+  gboolean quit;
+  guint n_workers;              /* started (their cond initialised) */
+  CoCpuWorker workers[CO_MAX_STREAMS];
+  gint *remaining;              /* per slot: chunks not yet run */
+  guint8 *work_mem;             /* every slot's areas; NULL with cpu_direct */
+  guint8 *const_mem;
+};
+
+static void
+co_copy_host (const CoCopy * c)
+{
+  gsize r;
+
+  if (co_copy_is_plain (c)) {
+    memcpy (c->dst, c->src, c->width * c->rows);
+    return;
+  }
+  for (r = 0; r < c->rows; r++)
+    memcpy ((guint8 *) c->dst + r * c->dpitch,
+        (const guint8 *) c->src + r * c->spitch, c->width);
+}
+
+/* FALSE: the chunk was made to fail (and did not run). */
+static gboolean
+co_cpu_run_chunk (CoChunk * chunk)
+{
+  guint i;
+  guint64 t0 = co_engine_now ();
+
+  if (co_fault_hit ("co_cpu_run_chunk")) {
+    chunk->ts[CO_TS_BEGIN] = chunk->ts[CO_TS_H2D_DONE] = t0;
+    chunk->ts[CO_TS_KERNEL_DONE] = chunk->ts[CO_TS_END] = t0;
+    return FALSE;
+  }
+  for (i = 0; i < chunk->n_h2d; i++)
+    co_copy_host (&chunk->h2d[i]);
+  if (chunk->kind == CO_KERNEL_VIDEO)
+    co_video_run_cpu (&chunk->params.video);
+  else
+    co_audio_run_cpu (&chunk->params.audio);
+  for (i = 0; i < chunk->n_d2h; i++)
+    co_copy_host (&chunk->d2h[i]);
+
+  /* The CPU does no transfers: all of its work is "kernel" time. */
+  chunk->ts[CO_TS_BEGIN] = chunk->ts[CO_TS_H2D_DONE] = t0;
+  chunk->ts[CO_TS_KERNEL_DONE] = chunk->ts[CO_TS_END] = co_engine_now ();
+  return TRUE;
+}
+
+static gpointer
+co_cpu_worker_main (gpointer data)
+{
+  CoCpuWorker *w = data;
+  CoCpu *c = w->cpu;
+
+  g_mutex_lock (&c->lock);
+  for (;;) {
+    CoCpuJob job;
+    gboolean ok;
+
+    while (!c->quit && w->count == 0) {
+      w->waiting = TRUE;
+      g_cond_wait (&w->cond, &c->lock);
+      w->waiting = FALSE;
+    }
+    if (w->count == 0)
+      break;
+    job = w->jobs[w->head];
+    w->head = (w->head + 1) % w->cap;
+    w->count--;
+    g_mutex_unlock (&c->lock);
+
+    ok = co_cpu_run_chunk (&job.frame->chunks[job.chunk]);
+
+    g_mutex_lock (&c->lock);
+    if (!ok && !job.frame->error)
+      job.frame->error = g_strdup_printf ("injected failure of "
+          "co_cpu_run_chunk (chunk %u of frame %" G_GUINT64_FORMAT ")",
+          job.chunk, job.frame->seqnum);
+    if (--c->remaining[job.frame->slot] == 0 && c->done_waiters > 0)
+      g_cond_broadcast (&c->done);
+  }
+  g_mutex_unlock (&c->lock);
+  return NULL;
+}
+
+static gboolean
+co_cpu_usable (gint device_id, gchar ** why)
+{
+  return TRUE;
+}
+
+static gboolean
+co_cpu_start_worker (CoEngine * e, CoCpu * c, guint i, GError ** error)
+{
+  CoCpuWorker *w = &c->workers[i];
+  GError *err = NULL;
+  gchar *name;
+
+  w->cpu = c;
+  w->cap = e->n_slots * CO_MAX_CHUNKS;
+  w->jobs = co_engine_try_alloc0 (w->cap, sizeof (CoCpuJob),
+      "a CPU worker's job ring", error);
+  if (!w->jobs)
+    return FALSE;
+  g_cond_init (&w->cond);
+  c->n_workers = i + 1;
+  name = g_strdup_printf ("%s:cpu%u", e->cfg.name ? e->cfg.name : "co", i);
+  if (co_fault_hit ("g_thread_try_new"))
+    g_set_error_literal (&err, CO_ENGINE_ERROR, CO_ENGINE_ERROR_NO_MEMORY,
+        "injected failure of g_thread_try_new");
+  else
+    w->thread = g_thread_try_new (name, co_cpu_worker_main, w, &err);
+  if (!w->thread) {
+    g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_NO_MEMORY,
+        "could not start the worker thread %s: %s", name, err->message);
+    g_clear_error (&err);
+  }
+  g_free (name);
+  return w->thread != NULL;
+}
+
+static gboolean
+co_cpu_open (CoEngine * e, GError ** error)
+{
+  CoCpu *c = g_new0 (CoCpu, 1);
+  gsize per_slot = e->cfg.dev_in_size + e->cfg.dev_out_size;
+  guint i;
+
+  g_mutex_init (&c->lock);
+  g_cond_init (&c->done);
+  e->backend_state = c;
+
+  c->remaining = co_engine_try_alloc0 (e->n_slots, sizeof (gint),
+      "chunk counters", error);
+  if (!c->remaining)
+    return FALSE;
+  c->const_mem = co_engine_try_alloc0 (1, e->cfg.const_size,
+      "constant area (CPU backend)", error);
+  if (!c->const_mem)
+    return FALSE;
+  if (!e->cfg.cpu_direct) {
+    c->work_mem = co_engine_try_alloc0 (e->n_slots, per_slot,
+        "work memory (CPU backend: a slot's input and output areas)", error);
+    if (!c->work_mem)
+      return FALSE;
+    for (i = 0; i < e->n_slots; i++) {
+      e->frames[i].dev_in = c->work_mem + i * per_slot;
+      e->frames[i].dev_out = e->frames[i].dev_in + e->cfg.dev_in_size;
+    }
+  }
+  for (i = 0; i < e->cfg.streams; i++)
+    if (!co_cpu_start_worker (e, c, i, error))
+      return FALSE;
+  return TRUE;
+}
+
+static void
+co_cpu_close (CoEngine * e)
+{
+  CoCpu *c = e->backend_state;
+  guint i;
+
+  if (!c)
+    return;
+  /* the workers run what is queued, then end */
+  g_mutex_lock (&c->lock);
+  c->quit = TRUE;
+  for (i = 0; i < c->n_workers; i++)
+    g_cond_signal (&c->workers[i].cond);
+  g_mutex_unlock (&c->lock);
+  for (i = 0; i < c->n_workers; i++) {
+    CoCpuWorker *w = &c->workers[i];
+
+    if (w->thread)
+      g_thread_join (w->thread);
+    g_cond_clear (&w->cond);
+    g_free (w->jobs);
+  }
+  for (i = 0; c->work_mem && i < e->n_slots; i++)
+    e->frames[i].dev_in = e->frames[i].dev_out = NULL;
+  g_free (c->remaining);
+  g_free (c->work_mem);
+  g_free (c->const_mem);
+  g_mutex_clear (&c->lock);
+  g_cond_clear (&c->done);
+  g_free (c);
+  e->backend_state = NULL;
+}
+
+static gboolean
+co_cpu_submit (CoEngine * e, CoFrame * f, GError ** error)
+{
+  CoCpu *c = e->backend_state;
+  guint i;
+
+  if (co_fault_hit ("co_cpu_submit")) {
+    g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_CUDA,
+        "injected failure of co_cpu_submit (frame %" G_GUINT64_FORMAT ")",
+        f->seqnum);
+    return FALSE;
+  }
+  g_mutex_lock (&c->lock);
+  c->remaining[f->slot] = f->n_chunks;
+  for (i = 0; i < f->n_chunks; i++) {
+    CoCpuWorker *w = &c->workers[f->chunks[i].stream];
+    CoCpuJob *job;
+
+    g_assert (w->count < w->cap);
+    job = &w->jobs[(w->head + w->count) % w->cap];
+    job->frame = f;
+    job->chunk = i;
+    w->count++;
+    if (w->waiting)
+      g_cond_signal (&w->cond);
+  }
+  g_mutex_unlock (&c->lock);
+  return TRUE;
+}
+
+static void
+co_cpu_wait (CoEngine * e, CoFrame * f)
+{
+  CoCpu *c = e->backend_state;
+
+  g_mutex_lock (&c->lock);
+  while (c->remaining[f->slot] > 0) {
+    c->done_waiters++;
+    g_cond_wait (&c->done, &c->lock);
+    c->done_waiters--;
+  }
+  g_mutex_unlock (&c->lock);
+}
+
+static gboolean
+co_cpu_set_const (CoEngine * e, gconstpointer data, gsize size, GError ** error)
+{
+  CoCpu *c = e->backend_state;
+
+  memcpy (c->const_mem, data, size);
+  return TRUE;
+}
+
+static gpointer
+co_cpu_const_ptr (CoEngine * e)
+{
+  CoCpu *c = e->backend_state;
+
+  return c->const_mem;
+}
+
+static void
+co_cpu_device_info (CoEngine * e, CoDeviceInfo * info)
+{
+  g_strlcpy (info->name, "cpu", sizeof (info->name));
+  info->device_id = -1;
+}
+
+const CoBackendOps co_cpu_backend = {
+  .name = "cpu",
+  .kind = CO_BACKEND_CPU,
+  .usable = co_cpu_usable,
+  .open = co_cpu_open,
+  .close = co_cpu_close,
+  .submit = co_cpu_submit,
+  .wait = co_cpu_wait,
+  .set_const = co_cpu_set_const,
+  .const_ptr = co_cpu_const_ptr,
+  .device_info = co_cpu_device_info,
+};

@@ -1,0 +1,70 @@
+#!/bin/sh
+# make check: the layers stay apart.
+#  - plugin/ and kernels/ include no GStreamer header (<gst/...>): the engine
+#    and the kernels know GLib and CUDA only;
+#  - the files of plugin/ and kernels/ include each other in no circle, and
+#    the engine's generic part (plugin/co-engine.c) names no backend: no
+#    backend header, no co_cuda_* or co_cpu_* symbol (it goes through the
+#    table of co-engine-private.h);
+#  - no file of plugin/, kernels/ or elements/ reads the environment
+#    (getenv, g_getenv): test hooks are a build option (plugin/co-fault.h).
+# Usage: check-layering.sh [SOURCE_ROOT]
+cd "${1:-$(dirname "$0")/..}" || exit 1
+status=0
+fail () {
+  echo "FAIL: $*"
+  status=1
+}
+
+src=$(ls plugin/*.c plugin/*.h kernels/*.c kernels/*.h kernels/*.cu 2>/dev/null)
+[ -n "$src" ] || { echo "FAIL: no plugin/ or kernels/ sources here"; exit 1; }
+
+# 1. no GStreamer below elements/
+for f in $src; do
+  case "$f" in
+    # moved to elements/ by the host-memory change
+    plugin/co-hostmem.c | plugin/co-hostmem.h) continue ;;
+  esac
+  if grep -Eq '^[[:space:]]*#[[:space:]]*include[[:space:]]*<gst/' "$f"; then
+    fail "$f includes a GStreamer header: $(grep -E '#[[:space:]]*include[[:space:]]*<gst/' "$f" | head -1)"
+  fi
+done
+
+# 2a. the generic engine names no backend
+if grep -Eq '#[[:space:]]*include[[:space:]]*"co-engine-(cuda|cpu)' plugin/co-engine.c; then
+  fail "plugin/co-engine.c includes a backend's header"
+fi
+if grep -En '\bco_(cuda|cpu)_[a-z_]+' plugin/co-engine.c; then
+  fail "plugin/co-engine.c names a backend's symbol (above)"
+fi
+# 2b. no include circle among plugin/ and kernels/
+cycle=$(for f in $src; do
+  grep -E '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$f" |
+    sed -E 's/.*"([^"]+)".*/\1/' | while read -r inc; do
+      echo "$(basename "$f") $inc"
+    done
+done | awk '
+  { edges[$1] = edges[$1] " " $2; nodes[$1] = 1; nodes[$2] = 1 }
+  function visit(n,   i, k, m, parts) {
+    if (state[n] == 1) { found = found " " n; return 1 }
+    if (state[n] == 2) return 0
+    state[n] = 1
+    k = split(edges[n], parts, " ")
+    for (i = 1; i <= k; i++)
+      if (visit(parts[i])) { found = found " <- " n; return 1 }
+    state[n] = 2
+    return 0
+  }
+  END {
+    for (m in nodes)
+      if (!state[m] && visit(m)) { print found; exit }
+  }')
+[ -z "$cycle" ] || fail "include circle:$cycle"
+
+# 3. no environment knobs in production code
+envs=$(grep -EnH '\b(g_)?getenv[[:space:]]*\(' $src elements/*.c elements/*.h 2>/dev/null)
+[ -z "$envs" ] || fail "production code reads the environment:
+$envs"
+
+[ $status -eq 0 ] && echo "layering: OK"
+exit $status

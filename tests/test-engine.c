@@ -1,0 +1,266 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Unit tests of the overlap engine (plugin/co-engine*.c) on the CPU backend,
+ * without GStreamer and without a GPU: frames of gain chunks (upload into
+ * the slot's input area, kernel into its output area, download), in order,
+ * and, in a -Dfault-injection build (make check's), every fault point of
+ * the CPU backend and of the backend choice: a failing point fails the
+ * engine's creation with an error that names it, or completes its frame
+ * with frame->error set, and the engine stays usable and frees cleanly.
+ */
+#include <string.h>
+#include <glib.h>
+
+#include "co-engine.h"
+#include "co-fault.h"
+
+#define SAMPLES 64              /* floats per chunk */
+#define CHUNKS 2
+
+static CoEngine *
+new_engine (gboolean cpu_direct, GError ** error)
+{
+  CoEngineConfig cfg = { 0, };
+
+  cfg.backend = CO_BACKEND_CPU;
+  cfg.device_id = -1;
+  cfg.streams = 2;
+  cfg.chunks = CHUNKS;
+  cfg.max_in_flight = 3;
+  cfg.dev_in_size = cfg.dev_out_size = CHUNKS * SAMPLES * sizeof (gfloat);
+  cfg.const_size = 16;
+  cfg.cpu_direct = cpu_direct;
+  cfg.name = "test";
+  return co_engine_new (&cfg, error);
+}
+
+static void
+plan_copy (CoCopy * c, const void *src, void *dst, gsize bytes)
+{
+  c->src = src;
+  c->dst = dst;
+  c->width = c->spitch = c->dpitch = bytes;
+  c->rows = 1;
+}
+
+/* in[i] = seq * 1000 + i; out = 2 * in */
+static void
+plan_frame (CoFrame * f, const gfloat * in, gfloat * out)
+{
+  gsize bytes = SAMPLES * sizeof (gfloat);
+  guint k;
+
+  f->n_chunks = CHUNKS;
+  for (k = 0; k < CHUNKS; k++) {
+    CoChunk *ch = &f->chunks[k];
+    CoAudioParams *p = &ch->params.audio;
+
+    memset (ch, 0, sizeof (*ch));
+    ch->kind = CO_KERNEL_AUDIO;
+    ch->n_h2d = ch->n_d2h = 1;
+    plan_copy (&ch->h2d[0], in + k * SAMPLES, f->dev_in + k * bytes, bytes);
+    plan_copy (&ch->d2h[0], f->dev_out + k * bytes, out + k * SAMPLES, bytes);
+    p->op = CO_AUDIO_OP_GAIN;
+    p->format = CO_AUDIO_F32;
+    p->channels = 1;
+    p->frames = SAMPLES;
+    p->src = f->dev_in + k * bytes;
+    p->dst = f->dev_out + k * bytes;
+    p->gain = 2.0f;
+  }
+}
+
+/* Submits frame @seq and waits for it; its error (NULL: none) or the
+ * submit's is returned. */
+static gchar *
+run_frame (CoEngine * e, guint seq)
+{
+  gfloat in[CHUNKS * SAMPLES], out[CHUNKS * SAMPLES];
+  CoFrame *f = co_engine_acquire (e), *done;
+  GError *err = NULL;
+  gboolean ok;
+  gchar *ret = NULL;
+  guint i;
+
+  g_assert_nonnull (f);
+  g_assert_cmpuint (f->seqnum, ==, seq);
+  for (i = 0; i < G_N_ELEMENTS (in); i++) {
+    in[i] = seq * 1000.0f + i;
+    out[i] = -1.0f;
+  }
+  plan_frame (f, in, out);
+  ok = co_engine_submit (e, f, &err);
+  done = co_engine_wait_oldest (e);
+  g_assert_true (done == f);
+  g_assert_true (ok == (err == NULL));
+  if (!ok)
+    g_assert_cmpstr (err->message, ==, f->error);
+  if (f->error) {
+    ret = g_strdup (f->error);
+  } else {
+    for (i = 0; i < G_N_ELEMENTS (in); i++)
+      g_assert_cmpfloat (out[i], ==, 2.0f * in[i]);
+  }
+  g_clear_error (&err);
+  co_engine_release (e, f);
+  return ret;
+}
+
+static void
+test_run (void)
+{
+  GError *err = NULL;
+  CoEngine *e = new_engine (FALSE, &err);
+  CoDeviceInfo info;
+  guint i;
+
+  g_assert_no_error (err);
+  g_assert_cmpint (co_engine_backend (e), ==, CO_BACKEND_CPU);
+  co_engine_device_info (e, &info);
+  g_assert_cmpstr (info.name, ==, "cpu");
+  g_assert_true (co_engine_set_const (e, "0123456789abcdef", 16, &err));
+  g_assert_cmpmem (co_engine_const_ptr (e), 16, "0123456789abcdef", 16);
+  for (i = 0; i < 10; i++)
+    g_assert_null (run_frame (e, i));
+  g_assert_true (co_engine_drain (e));
+  co_engine_free (e);
+}
+
+static void
+test_cpu_direct (void)
+{
+  GError *err = NULL;
+  CoEngine *e = new_engine (TRUE, &err);
+  CoFrame *f;
+
+  g_assert_no_error (err);
+  f = co_engine_acquire (e);
+  g_assert_null (f->dev_in);
+  g_assert_null (f->dev_out);
+  co_engine_cancel (e, f);
+  co_engine_free (e);
+}
+
+#ifdef CO_FAULT_INJECTION
+
+/* Each allocation and thread start of co_engine_new() in turn fails: no
+ * engine, an error that names the point (and the size of an allocation). */
+static void
+test_open_faults (void)
+{
+  static const gchar *points[] = { "g_try_malloc", "g_thread_try_new" };
+  guint p;
+
+  for (p = 0; p < G_N_ELEMENTS (points); p++) {
+    gint64 n;
+
+    for (n = 0;; n++) {
+      GError *err = NULL;
+      CoEngine *e;
+
+      co_fault_arm (points[p], n);
+      e = new_engine (FALSE, &err);
+      if (e) {
+        g_assert_no_error (err);
+        g_assert_cmpuint (co_fault_injected (), ==, 0);
+        g_assert_null (run_frame (e, 0));
+        co_engine_free (e);
+        break;
+      }
+      g_assert_cmpuint (co_fault_injected (), ==, 1);
+      g_assert_error (err, CO_ENGINE_ERROR, CO_ENGINE_ERROR_NO_MEMORY);
+      if (p == 0)
+        g_assert_nonnull (strstr (err->message, "could not allocate"));
+      else
+        g_assert_nonnull (strstr (err->message,
+                "injected failure of g_thread_try_new"));
+      g_clear_error (&err);
+    }
+    g_assert_cmpint (n, >=, 2);
+  }
+  co_fault_arm (NULL, -1);
+}
+
+/* A failed submission or chunk completes its frame with the error; the
+ * engine goes on. */
+static void
+test_frame_faults (void)
+{
+  GError *err = NULL;
+  CoEngine *e = new_engine (FALSE, &err);
+  gchar *msg;
+
+  g_assert_no_error (err);
+  co_fault_arm ("co_cpu_submit", 2);
+  g_assert_null (run_frame (e, 0));
+  g_assert_null (run_frame (e, 1));
+  msg = run_frame (e, 2);
+  g_assert_cmpstr (msg, ==, "injected failure of co_cpu_submit (frame 2)");
+  g_free (msg);
+  co_fault_arm (NULL, -1);
+  g_assert_null (run_frame (e, 3));
+
+  /* frames run one at a time: calls 0-1 are frame 4's chunks, 2-3 frame
+   * 5's */
+  co_fault_arm ("co_cpu_run_chunk", 3);
+  g_assert_null (run_frame (e, 4));
+  msg = run_frame (e, 5);
+  g_assert_nonnull (msg);
+  g_assert_true (g_str_has_prefix (msg,
+          "injected failure of co_cpu_run_chunk (chunk "));
+  g_assert_nonnull (strstr (msg, "of frame 5)"));
+  g_free (msg);
+  co_fault_arm (NULL, -1);
+  g_assert_null (run_frame (e, 6));
+  g_assert_true (co_engine_drain (e));
+  co_engine_free (e);
+}
+
+/* "No usable CUDA device" comes from one place, for the elements and for
+ * co_engine_new() alike; auto then runs on the CPU. */
+static void
+test_backend_choice (void)
+{
+  CoEngineConfig cfg = { 0, };
+  GError *err = NULL;
+  gchar *why = NULL;
+  CoEngine *e;
+
+  co_fault_arm ("cudaGetDeviceCount", 0);
+  g_assert_false (co_engine_backend_usable (CO_BACKEND_CUDA, -1, &why));
+  g_assert_cmpstr (why, ==, "injected failure of cudaGetDeviceCount");
+  g_free (why);
+  g_assert_true (co_engine_backend_usable (CO_BACKEND_AUTO, -1, NULL));
+  g_assert_true (co_engine_backend_usable (CO_BACKEND_CPU, 0, NULL));
+
+  cfg.backend = CO_BACKEND_CUDA;
+  cfg.device_id = -1;
+  g_assert_null (co_engine_new (&cfg, &err));
+  g_assert_error (err, CO_ENGINE_ERROR, CO_ENGINE_ERROR_NO_DEVICE);
+  g_clear_error (&err);
+  cfg.backend = CO_BACKEND_AUTO;
+  e = co_engine_new (&cfg, &err);
+  g_assert_no_error (err);
+  g_assert_cmpint (co_engine_backend (e), ==, CO_BACKEND_CPU);
+  co_engine_free (e);
+  co_fault_arm (NULL, -1);
+}
+
+#endif /* CO_FAULT_INJECTION */
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/engine/run", test_run);
+  g_test_add_func ("/engine/cpu-direct", test_cpu_direct);
+#ifdef CO_FAULT_INJECTION
+  g_test_add_func ("/engine/faults/open", test_open_faults);
+  g_test_add_func ("/engine/faults/frame", test_frame_faults);
+  g_test_add_func ("/engine/faults/backend-choice", test_backend_choice);
+#else
+  g_printerr ("built without -Dfault-injection: the fault tests do not "
+      "run\n");
+#endif
+  return g_test_run ();
+}
