@@ -30,6 +30,8 @@ typedef struct
   gboolean dirty;
   GstBufferPool *pool;          /* output */
   GstAllocator *allocator;      /* page-locked, CUDA backend only */
+  GstBufferPool *staging;       /* input copies (CoMemPath STAGED), CUDA only */
+  gsize staging_size;
   GstCudaOverlapFilterFrame *frames;    /* batch per engine slot */
   guint n_frames;
   guint batch;                  /* images per engine frame, >= 1 */

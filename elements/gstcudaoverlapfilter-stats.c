@@ -60,6 +60,7 @@ stats_structure (GstCudaOverlapFilter * self, const CoStatsSummary * s)
       "frames-pinned", G_TYPE_UINT64, s->frames_pinned,
       "frames-registered", G_TYPE_UINT64, s->frames_registered,
       "frames-pageable", G_TYPE_UINT64, s->frames_pageable,
+      "frames-staged", G_TYPE_UINT64, s->frames_staged,
       "streams", G_TYPE_UINT, e ? co_engine_streams (e) : 0,
       "chunks", G_TYPE_UINT, e ? co_engine_chunks (e) : 0,
       "mode", G_TYPE_STRING,

@@ -55,7 +55,8 @@
  * `latency-mean`, `latency-p50`, `latency-p95`, `latency-p99`,
  * `latency-max` (host: entering chain to just before the push);
  * `gpu-latency-p50`, `gpu-latency-p99` (first H2D start to last D2H end);
- * `frames-pinned`, `frames-registered`, `frames-pageable`; `streams`,
+ * `frames-pinned`, `frames-registered`, `frames-pageable`, `frames-staged`;
+ * `streams`,
  * `chunks` (guint, in effect); `mode`, `backend`, `operation` (strings).
  * Each operation's interval comes from CUDA events around it in its stream
  * and so also holds any wait for its engine; docs/stats.md compares them
@@ -485,10 +486,21 @@ gst_cuda_overlap_filter_frame_check_input (GstCudaOverlapFilterFrame * fr,
     gconstpointer data, gsize size)
 {
   if (fr->path != CO_PATH_PAGEABLE)
-    fr->path = MAX (fr->path, co_hostmem_path_of (fr->inbuf, data, size));
+    fr->path = MAX (fr->path,
+        gst_cuda_overlap_hostmem_path_of (fr->inbuf, data, size));
 }
 
 /* ---- engine life cycle --------------------------------------------------- */
+
+/* The device has finished reading the frame's input (or never will): drop
+ * the frame's reference on its host ranges first, then the buffer, so that
+ * a range is unregistered before the input's memory can be freed. */
+static void
+frame_release_input (GstCudaOverlapFilterFrame * fr)
+{
+  g_clear_pointer (&fr->host_ref, co_hostref_release);
+  gst_clear_buffer (&fr->inbuf);
+}
 
 static void
 frame_drop (GstCudaOverlapFilter * self, GstCudaOverlapFilterFrame * fr)
@@ -497,7 +509,7 @@ frame_drop (GstCudaOverlapFilter * self, GstCudaOverlapFilterFrame * fr)
 
   if (fr->inbuf || fr->outbuf)
     klass->finish (self, fr);
-  gst_clear_buffer (&fr->inbuf);
+  frame_release_input (fr);
   gst_clear_buffer (&fr->outbuf);
 }
 
@@ -602,7 +614,27 @@ engine_destroy (GstCudaOverlapFilter * self)
     gst_buffer_pool_set_active (priv->pool, FALSE);
     gst_clear_object (&priv->pool);
   }
+  if (priv->staging) {
+    gst_buffer_pool_set_active (priv->staging, FALSE);
+    gst_clear_object (&priv->staging);
+  }
   gst_clear_object (&priv->allocator);
+}
+
+/* The input staging pool: page-locked buffers of @size bytes, one per
+ * image in flight, all allocated now. */
+static GstBufferPool *
+staging_pool_new (GstAllocator * allocator, gsize size, guint n)
+{
+  GstBufferPool *pool = gst_buffer_pool_new ();
+  GstStructure *config = gst_buffer_pool_get_config (pool);
+
+  gst_buffer_pool_config_set_params (config, NULL, size, n, n);
+  gst_buffer_pool_config_set_allocator (config, allocator, NULL);
+  if (!gst_buffer_pool_set_config (pool, config) ||
+      !gst_buffer_pool_set_active (pool, TRUE))
+    gst_clear_object (&pool);
+  return pool;
 }
 
 static gboolean
@@ -647,7 +679,7 @@ engine_create (GstCudaOverlapFilter * self, GstCaps * caps)
   n = co_engine_max_in_flight (e);
   priv->batch = klass->batch_size ? MAX (klass->batch_size (self), 1) : 1;
   if (co_engine_backend (e) == CO_BACKEND_CUDA)
-    priv->allocator = co_pinned_allocator_new (cfg.device_id);
+    priv->allocator = gst_cuda_overlap_pinned_allocator_new (cfg.device_id);
   /* min = max: every buffer is allocated now, at caps time, none while
    * streaming (page-locked allocation is slow and may synchronise) */
   /* (with batches, downstream gets them in bursts of a batch: its share
@@ -663,6 +695,25 @@ engine_create (GstCudaOverlapFilter * self, GstCaps * caps)
             " bytes)", (n + POOL_EXTRA) * priv->batch, out_size),
         ("the page-locked buffer pool could not be activated"));
     return FALSE;
+  }
+  /* Staged input (foreign memory that cannot be copied from directly) is
+   * copied into these.  The output size bounds the input (same caps, or
+   * the audio capacity); a larger input gets a buffer of its own. */
+  if (priv->allocator) {
+    priv->staging = staging_pool_new (priv->allocator, out_size,
+        n * priv->batch);
+    priv->staging_size = out_size;
+    if (!priv->staging) {
+      co_engine_free (e);
+      gst_buffer_pool_set_active (priv->pool, FALSE);
+      gst_clear_object (&priv->pool);
+      gst_clear_object (&priv->allocator);
+      GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+          ("Could not allocate the input staging buffers (%u of %"
+              G_GSIZE_FORMAT " bytes)", n * priv->batch, out_size),
+          ("the page-locked staging pool could not be activated"));
+      return FALSE;
+    }
   }
 
   priv->n_frames = n * priv->batch;
@@ -766,6 +817,47 @@ copy_metadata (GstBuffer * out, GstBuffer * in)
       (GST_MINI_OBJECT_FLAGS (in) & keep);
 }
 
+/* CoMemPath STAGED: replaces the frame's input with a copy in one of our
+ * page-locked buffers (metadata, video meta included, and every byte, so
+ * offsets and strides stay valid); the original is unreffed now. */
+static gboolean
+stage_input (GstCudaOverlapFilter * self, GstCudaOverlapFilterFrame * fr)
+{
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
+  GstBufferPoolAcquireParams params = {
+    .flags = GST_BUFFER_POOL_ACQUIRE_FLAG_DONTWAIT
+  };
+  GstBuffer *in = fr->inbuf, *staged = NULL;
+  gsize size = gst_buffer_get_size (in);
+  GstMapInfo map;
+
+  /* a free one is always there (one per image in flight), unless the
+   * input is larger than the caps say */
+  if (size <= priv->staging_size)
+    gst_buffer_pool_acquire_buffer (priv->staging, &staged, &params);
+  if (!staged)
+    staged = gst_buffer_new_allocate (priv->allocator, size, NULL);
+  if (!staged)
+    goto failed;
+  gst_buffer_set_size (staged, size);
+  if (!gst_buffer_copy_into (staged, in, GST_BUFFER_COPY_METADATA, 0, -1) ||
+      !gst_buffer_map (staged, &map, GST_MAP_WRITE)) {
+    gst_buffer_unref (staged);
+    goto failed;
+  }
+  gst_buffer_extract (in, 0, map.data, size);
+  gst_buffer_unmap (staged, &map);
+  gst_buffer_unref (in);
+  fr->inbuf = staged;
+  return TRUE;
+
+failed:
+  GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT, (NULL),
+      ("could not copy an input buffer of %" G_GSIZE_FORMAT " bytes into "
+          "page-locked memory", size));
+  return FALSE;
+}
+
 static GstFlowReturn
 gst_cuda_overlap_filter_chain (GstPad * pad, GstObject * parent,
     GstBuffer * buf)
@@ -832,12 +924,15 @@ gst_cuda_overlap_filter_chain (GstPad * pad, GstObject * parent,
   fr->inbuf = buf;
   fr->outbuf = outbuf;
   fr->chain_ns = t0;
-  fr->path = co_hostmem_prepare (buf, co_engine_backend (e) ==
+  fr->path = gst_cuda_overlap_hostmem_prepare (buf, co_engine_backend (e) ==
       CO_BACKEND_CUDA ? gst_cuda_overlap_filter_device_id (self) : -2,
-      MIN_REGISTER_BYTES);
+      MIN_REGISTER_BYTES, &fr->host_ref);
   copy_metadata (outbuf, buf);
 
-  ret = klass->prepare (self, e, fr, cf);
+  if (fr->path == CO_PATH_STAGED && !stage_input (self, fr))
+    ret = GST_FLOW_ERROR;
+  else
+    ret = klass->prepare (self, e, fr, cf);
   if (ret != GST_FLOW_OK) {
     frame_drop (self, fr);
     if (priv->pending_n == 0)
@@ -848,9 +943,10 @@ gst_cuda_overlap_filter_chain (GstPad * pad, GstObject * parent,
   priv->pending_n++;
   GST_LOG_OBJECT (self, "frame %" G_GUINT64_FORMAT " image %u pts %"
       GST_TIME_FORMAT ": %u chunks, %s input", cf->seqnum, fr->image,
-      GST_TIME_ARGS (GST_BUFFER_PTS (buf)), cf->n_chunks,
+      GST_TIME_ARGS (GST_BUFFER_PTS (fr->inbuf)), cf->n_chunks,
       fr->path == CO_PATH_PINNED ? "pinned" :
-      fr->path == CO_PATH_REGISTERED ? "registered" : "pageable");
+      fr->path == CO_PATH_REGISTERED ? "registered" :
+      fr->path == CO_PATH_PAGEABLE ? "pageable" : "staged");
   if (priv->pending_n < priv->batch) {
     /* the batch is not full yet */
     if (priv->trace)
@@ -931,7 +1027,7 @@ gst_cuda_overlap_filter_loop (GstCudaOverlapFilter * self)
     if (ret != GST_FLOW_OK) {
       /* downstream failed or we are flushing: keep consuming, push nothing */
       gst_buffer_unref (outbuf);
-      gst_clear_buffer (&fr->inbuf);
+      frame_release_input (fr);
       continue;
     }
 
@@ -950,7 +1046,7 @@ gst_cuda_overlap_filter_loop (GstCudaOverlapFilter * self)
     if (ret != GST_FLOW_OK)
       GST_DEBUG_OBJECT (self, "push returned %s", gst_flow_get_name (ret));
 
-    gst_clear_buffer (&fr->inbuf);
+    frame_release_input (fr);
     _gst_cuda_overlap_filter_record_frame (self, fr, cf, t2);
     if (priv->trace)
       co_trace_complete (priv->trace, 1, TID_PUSH, "push", "host", t2,
