@@ -817,6 +817,25 @@ copy_metadata (GstBuffer * out, GstBuffer * in)
       (GST_MINI_OBJECT_FLAGS (in) & keep);
 }
 
+/* gst_buffer_copy_into() leaves out the metas tagged "memory" (the video
+ * meta among them) unless it copies the memories too; a staged copy has
+ * every byte at the same offset, so they hold for it as well. */
+static void
+copy_memory_metas (GstBuffer * staged, GstBuffer * in)
+{
+  GQuark tag = g_quark_from_static_string (GST_META_TAG_MEMORY_STR);
+  GstMetaTransformCopy copy = { FALSE, 0, gst_buffer_get_size (in) };
+  gpointer state = NULL;
+  GstMeta *meta;
+
+  while ((meta = gst_buffer_iterate_meta (in, &state))) {
+    const GstMetaInfo *info = meta->info;
+
+    if (info->transform_func && gst_meta_api_type_has_tag (info->api, tag))
+      info->transform_func (staged, meta, in, _gst_meta_transform_copy, &copy);
+  }
+}
+
 /* CoMemPath STAGED: replaces the frame's input with a copy in one of our
  * page-locked buffers (metadata, video meta included, and every byte, so
  * offsets and strides stay valid); the original is unreffed now. */
@@ -833,8 +852,10 @@ stage_input (GstCudaOverlapFilter * self, GstCudaOverlapFilterFrame * fr)
 
   /* a free one is always there (one per image in flight), unless the
    * input is larger than the caps say */
-  if (size <= priv->staging_size)
-    gst_buffer_pool_acquire_buffer (priv->staging, &staged, &params);
+  if (priv->staging && size <= priv->staging_size &&
+      gst_buffer_pool_acquire_buffer (priv->staging, &staged,
+          &params) != GST_FLOW_OK)
+    staged = NULL;
   if (!staged)
     staged = gst_buffer_new_allocate (priv->allocator, size, NULL);
   if (!staged)
@@ -845,6 +866,7 @@ stage_input (GstCudaOverlapFilter * self, GstCudaOverlapFilterFrame * fr)
     gst_buffer_unref (staged);
     goto failed;
   }
+  copy_memory_metas (staged, in);
   gst_buffer_extract (in, 0, map.data, size);
   gst_buffer_unmap (staged, &map);
   gst_buffer_unref (in);
