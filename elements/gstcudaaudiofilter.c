@@ -293,7 +293,7 @@ ring_free (GstCudaOverlapAudioFilter * self)
 
   for (i = 0; i < self->n_ring; i++) {
     if (self->ring_pinned)
-      co_cuda_host_free (self->ring[i]);
+      co_host_free (self->ring[i]);
     else
       g_free (self->ring[i]);
   }
@@ -459,7 +459,7 @@ gst_cuda_overlap_audio_filter_engine_ready (GstCudaOverlapFilter * base,
     gchar *why = NULL;
 
     if (self->ring_pinned)
-      self->ring[i] = co_cuda_host_alloc (self->halo_bytes,
+      self->ring[i] = co_host_alloc (self->halo_bytes,
           gst_cuda_overlap_filter_device_id (base), &why);
     else
       self->ring[i] = g_try_malloc (self->halo_bytes);

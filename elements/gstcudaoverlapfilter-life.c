@@ -120,6 +120,16 @@ _gst_cuda_overlap_filter_srcresult (GstCudaOverlapFilter * self)
 
 /* ---- frames -------------------------------------------------------------- */
 
+/* The device has finished reading the frame's input (or never will): drop
+ * the frame's reference on its host ranges first, then the buffer, so that
+ * a range is unregistered before the input's memory can be freed. */
+void
+_gst_cuda_overlap_filter_release_input (GstCudaOverlapFilterFrame * fr)
+{
+  g_clear_pointer (&fr->host_ref, co_hostref_release);
+  gst_clear_buffer (&fr->inbuf);
+}
+
 void
 _gst_cuda_overlap_filter_frame_drop (GstCudaOverlapFilter * self,
     GstCudaOverlapFilterFrame * fr)
@@ -128,7 +138,7 @@ _gst_cuda_overlap_filter_frame_drop (GstCudaOverlapFilter * self,
 
   if (fr->inbuf || fr->outbuf)
     klass->finish (self, fr);
-  gst_clear_buffer (&fr->inbuf);
+  _gst_cuda_overlap_filter_release_input (fr);
   gst_clear_buffer (&fr->outbuf);
 }
 
@@ -229,6 +239,38 @@ activate_pool (GstBufferPool * pool)
   return pool && gst_buffer_pool_set_active (pool, TRUE);
 }
 
+static void
+pool_free (GstBufferPool * pool)
+{
+  if (!pool)
+    return;
+  gst_buffer_pool_set_active (pool, FALSE);
+  gst_object_unref (pool);
+}
+
+/* Staged input (foreign memory that cannot be copied from directly) is
+ * copied into these: page-locked, one per image in flight, all allocated
+ * now.  The output size bounds the input (same caps, or the audio
+ * capacity); a larger input gets a buffer of its own. */
+static gboolean
+build_staging (GstCudaOverlapFilter * self, gsize size, guint slots)
+{
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
+  GstBufferPool *pool = gst_buffer_pool_new ();
+  GstStructure *config = gst_buffer_pool_get_config (pool);
+  guint n = slots * priv->batch;
+
+  gst_buffer_pool_config_set_params (config, NULL, size, n, n);
+  gst_buffer_pool_config_set_allocator (config, priv->allocator, NULL);
+  if (!gst_buffer_pool_set_config (pool, config) || !activate_pool (pool)) {
+    gst_object_unref (pool);
+    return FALSE;
+  }
+  priv->staging = pool;
+  priv->staging_size = size;
+  return TRUE;
+}
+
 /* The output pool: @min buffers now, growing to the budget while
  * streaming (page-locked), or without bound on the CPU backend. */
 static gboolean
@@ -250,17 +292,19 @@ build_pool (GstCudaOverlapFilter * self, CoEngine * e, GstCaps * caps,
   max = cuda ? (guint) MIN (MAX (min, budget / MAX (out_size, 1)), G_MAXUINT)
       : 0;
   priv->allocator = cuda ?
-      co_pinned_allocator_new (gst_cuda_overlap_filter_device_id (self)) :
-      gst_cuda_overlap_try_allocator_get ();
+      gst_cuda_overlap_pinned_allocator_new (gst_cuda_overlap_filter_device_id
+      (self)) : gst_cuda_overlap_try_allocator_get ();
   priv->pool_min = min;
   priv->pool = klass->make_pool (self, caps, out_size, priv->allocator, min,
       max);
-  if (activate_pool (priv->pool))
+  if (activate_pool (priv->pool) && (!cuda ||
+          build_staging (self, out_size, co_engine_max_in_flight (e))))
     return TRUE;
-  gst_clear_object (&priv->pool);
+  pool_free (g_steal_pointer (&priv->pool));
   g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_NO_MEMORY,
-      "could not allocate %u output buffers of %" G_GSIZE_FORMAT " bytes "
-      "(%s memory, %.1f MiB in all)", min, out_size,
+      "could not allocate %u output buffers (and, on CUDA, as many input "
+      "staging buffers) of %" G_GSIZE_FORMAT " bytes (%s memory, %.1f MiB "
+      "in all)", min, out_size,
       cuda ? "page-locked" : "system", (gdouble) min * out_size / (1 << 20));
   return FALSE;
 }
@@ -475,15 +519,6 @@ build (GstCudaOverlapFilter * self, GstCaps * caps)
   return TRUE;
 }
 
-static void
-pool_free (GstBufferPool * pool)
-{
-  if (!pool)
-    return;
-  gst_buffer_pool_set_active (pool, FALSE);
-  gst_object_unref (pool);
-}
-
 /* Stops the push task, drops what is in flight and frees engine, pools and
  * frames.  Streaming thread, or a state change once streaming stopped. */
 static void
@@ -517,6 +552,7 @@ teardown (GstCudaOverlapFilter * self)
   frames_free (self);
   pool_free (pool);
   pool_free (plain);
+  pool_free (g_steal_pointer (&priv->staging));
   gst_clear_object (&priv->allocator);
 }
 

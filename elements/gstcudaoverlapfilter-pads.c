@@ -68,6 +68,26 @@ trace_chain (GstCudaOverlapFilter * self, guint64 t0, guint64 t_submit)
         t_end - t_submit, NULL);
 }
 
+/* CoMemPath STAGED: the frame's input becomes a copy in our page-locked
+ * memory; the original is unreffed now. */
+static gboolean
+stage_input (GstCudaOverlapFilter * self, GstCudaOverlapFilterFrame * fr)
+{
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
+  GstBuffer *staged = gst_cuda_overlap_hostmem_stage (fr->inbuf,
+      priv->staging, priv->staging_size, priv->allocator);
+
+  if (!staged) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT, (NULL),
+        ("could not copy an input buffer of %" G_GSIZE_FORMAT " bytes into "
+            "page-locked memory", gst_buffer_get_size (fr->inbuf)));
+    return FALSE;
+  }
+  gst_buffer_unref (fr->inbuf);
+  fr->inbuf = staged;
+  return TRUE;
+}
+
 /* Puts @buf into the batch being filled (a new engine frame when there is
  * none) and submits the batch when it is full. */
 static GstFlowReturn
@@ -102,12 +122,15 @@ chain_frame (GstCudaOverlapFilter * self, GstBuffer * buf, guint64 t0)
   fr->inbuf = buf;
   fr->outbuf = outbuf;
   fr->chain_ns = t0;
-  fr->path = co_hostmem_prepare (buf, co_engine_backend (e) ==
+  fr->path = gst_cuda_overlap_hostmem_prepare (buf, co_engine_backend (e) ==
       CO_BACKEND_CUDA ? gst_cuda_overlap_filter_device_id (self) : -2,
-      MIN_REGISTER_BYTES);
+      MIN_REGISTER_BYTES, &fr->host_ref);
   copy_metadata (outbuf, buf);
 
-  ret = klass->prepare (self, e, fr, cf);
+  if (fr->path == CO_PATH_STAGED && !stage_input (self, fr))
+    ret = GST_FLOW_ERROR;
+  else
+    ret = klass->prepare (self, e, fr, cf);
   if (ret != GST_FLOW_OK) {
     _gst_cuda_overlap_filter_frame_drop (self, fr);
     if (priv->pending_n == 0)
@@ -117,9 +140,10 @@ chain_frame (GstCudaOverlapFilter * self, GstBuffer * buf, guint64 t0)
   priv->pending_n++;
   GST_LOG_OBJECT (self, "frame %" G_GUINT64_FORMAT " image %u pts %"
       GST_TIME_FORMAT ": %u chunks, %s input", cf->seqnum, fr->image,
-      GST_TIME_ARGS (GST_BUFFER_PTS (buf)), cf->n_chunks,
+      GST_TIME_ARGS (GST_BUFFER_PTS (fr->inbuf)), cf->n_chunks,
       fr->path == CO_PATH_PINNED ? "pinned" :
-      fr->path == CO_PATH_REGISTERED ? "registered" : "pageable");
+      fr->path == CO_PATH_REGISTERED ? "registered" :
+      fr->path == CO_PATH_PAGEABLE ? "pageable" : "staged");
   if (priv->pending_n < priv->batch) {
     /* the batch is not full yet */
     if (priv->trace)

@@ -80,7 +80,9 @@ typedef struct
   GstBufferPool *plain_pool;    /* [L,S] output past the budget (made when
                                  * first needed) */
   gboolean warned_plain;        /* [S] */
-  GstAllocator *allocator;      /* [S] page-locked, CUDA backend only */
+  GstAllocator *allocator;      /* [S] page-locked on CUDA, else g_try_malloc */
+  GstBufferPool *staging;       /* [S] input copies (CoMemPath STAGED), CUDA */
+  gsize staging_size;           /* [S] */
   guint in_flight_max;          /* [L] the engine's bound, for queries */
   guint batch;                  /* [L,S] images per engine frame, >= 1 */
   guint pool_min;               /* [S] output buffers allocated at build */
@@ -140,6 +142,7 @@ void _gst_cuda_overlap_filter_no_device_error (GstCudaOverlapFilter * self,
 /* Frames: */
 void _gst_cuda_overlap_filter_frame_drop (GstCudaOverlapFilter * self,
     GstCudaOverlapFilterFrame * fr);
+void _gst_cuda_overlap_filter_release_input (GstCudaOverlapFilterFrame * fr);
 void _gst_cuda_overlap_filter_drop_slot (GstCudaOverlapFilter * self,
     guint slot, guint n);
 GstFlowReturn _gst_cuda_overlap_filter_srcresult (GstCudaOverlapFilter * self);

@@ -52,7 +52,7 @@ push_images (GstCudaOverlapFilter * self, GstCudaOverlapFilterFrame * frames,
     if (_gst_cuda_overlap_filter_srcresult (self) != GST_FLOW_OK) {
       /* downstream failed or we are flushing: consume, push nothing */
       gst_buffer_unref (outbuf);
-      gst_clear_buffer (&fr->inbuf);
+      _gst_cuda_overlap_filter_release_input (fr);
       continue;
     }
 
@@ -68,7 +68,7 @@ push_images (GstCudaOverlapFilter * self, GstCudaOverlapFilterFrame * frames,
       set_srcresult (self, ret);
     }
 
-    gst_clear_buffer (&fr->inbuf);
+    _gst_cuda_overlap_filter_release_input (fr);
     _gst_cuda_overlap_filter_record_frame (self, fr, cf, t2);
     if (priv->trace)
       co_trace_complete (priv->trace, 1, TID_PUSH, "push", "host", t2,

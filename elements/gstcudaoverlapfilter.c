@@ -46,8 +46,8 @@
  * `overlap-efficiency`, `copy-compute-overlap-ns`, `h2d-d2h-overlap-ns`,
  * `latency-min`, `latency-mean`, `latency-p50`, `latency-p95`, `latency-p99`,
  * `latency-max`, `gpu-latency-p50`, `gpu-latency-p99`, `frames-pinned`,
- * `frames-registered`, `frames-pageable`, `streams`, `chunks`, `mode`,
- * `backend`, `operation`, `whole-run`.
+ * `frames-registered`, `frames-pageable`, `frames-staged`, `streams`,
+ * `chunks`, `mode`, `backend`, `operation`, `whole-run`.
  * <!-- fields:cudaoverlap-stats names end -->
  *
  * Each operation's interval comes from CUDA events around it in its stream
@@ -481,5 +481,6 @@ gst_cuda_overlap_filter_frame_check_input (GstCudaOverlapFilterFrame * fr,
     gconstpointer data, gsize size)
 {
   if (fr->path != CO_PATH_PAGEABLE)
-    fr->path = MAX (fr->path, co_hostmem_path_of (fr->inbuf, data, size));
+    fr->path = MAX (fr->path,
+        gst_cuda_overlap_hostmem_path_of (fr->inbuf, data, size));
 }

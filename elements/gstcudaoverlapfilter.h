@@ -7,7 +7,7 @@
 
 #include <gst/gst.h>
 #include "co-engine.h"
-#include "co-hostmem.h"
+#include "gstcudaoverlap-hostmem.h"
 #include "co-stats.h"
 #include "co-trace.h"
 
@@ -35,6 +35,7 @@ typedef struct
   GstBuffer *outbuf;
   guint64 chain_ns;
   CoMemPath path;
+  CoHostRef *host_ref;          /* on @inbuf's host ranges while in flight */
   guint image;                  /* its place in the slot's batch (0: first) */
   gpointer priv;                /* subclass: klass->frame_priv_size bytes */
 } GstCudaOverlapFilterFrame;

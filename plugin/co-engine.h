@@ -252,12 +252,5 @@ guint co_engine_in_flight (CoEngine * engine);
  * plus a constant offset below a few us). */
 guint64 co_engine_now (void);
 
-/* Host memory kinds: page-lock and unlock for the registration path. */
-gboolean co_cuda_host_register (gpointer data, gsize size, gint device_id,
-    gchar ** why);
-void co_cuda_host_unregister (gpointer data);
-gpointer co_cuda_host_alloc (gsize size, gint device_id, gchar ** why);
-void co_cuda_host_free (gpointer data);
-
 G_END_DECLS
 #endif /* __CO_ENGINE_H__ */

@@ -77,8 +77,14 @@ static const CoField stats_fields[] = {
       "frames", "frames whose copies read foreign memory page-locked with "
         "`cudaHostRegister`"},
   {"frames-pageable", SUMMARY (frames_pageable), 0,
-      "frames", "frames whose copies read pageable memory (also a frame in "
-        "several memories that mapping merges into a temporary copy)"},
+      "frames", "frames whose copies read pageable memory directly (small "
+        "foreign frames, held in the registry while their copies run; on "
+        "the CPU backend, foreign memory)"},
+  {"frames-staged", SUMMARY (frames_staged), 0,
+      "frames", "frames first copied into our page-locked memory, because "
+        "their memory could not be page-locked safely (registration "
+        "refused, a range partly page-locked by another user, or a frame "
+        "in several memories)"},
   {"streams", SETTINGS (streams), 0, "",
       "CUDA streams in effect (1 in serial mode)"},
   {"chunks", SETTINGS (chunks), 0, "",

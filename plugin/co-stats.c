@@ -38,7 +38,7 @@ typedef struct
   uint64_t min_start;
   uint64_t max_end;
   bool have_ops;
-  uint64_t paths[3];
+  uint64_t paths[CO_PATH_STAGED + 1];
 } Counters;
 
 /* Whole-run union: folded measure + sorted, disjoint, non-touching,
@@ -234,6 +234,7 @@ summary_from_counters (CoStatsSummary * out, const Counters * c)
   out->frames_pinned = c->paths[CO_PATH_PINNED];
   out->frames_registered = c->paths[CO_PATH_REGISTERED];
   out->frames_pageable = c->paths[CO_PATH_PAGEABLE];
+  out->frames_staged = c->paths[CO_PATH_STAGED];
 }
 
 /* Derives fps, idle, serial and efficiency from the measures. */
@@ -331,7 +332,7 @@ co_stats_add_frame (CoStats * stats, const CoOpRecord * ops, size_t n_ops,
 
   if (stats == NULL || (ops == NULL && n_ops > 0) ||
       (path != CO_PATH_PINNED && path != CO_PATH_REGISTERED &&
-          path != CO_PATH_PAGEABLE))
+          path != CO_PATH_PAGEABLE && path != CO_PATH_STAGED))
     return false;
 
   /* Reserve everything first, so that nothing below can fail and a frame

@@ -73,7 +73,8 @@ extern "C"
   {
     CO_PATH_PINNED,
     CO_PATH_REGISTERED,
-    CO_PATH_PAGEABLE
+    CO_PATH_PAGEABLE,
+    CO_PATH_STAGED
   } CoMemPath;
 
 /* Every member is a field of the cudaoverlap-stats message: a new member
@@ -113,6 +114,7 @@ extern "C"
     uint64_t frames_pinned;
     uint64_t frames_registered;
     uint64_t frames_pageable;
+    uint64_t frames_staged;
   } CoStatsSummary;
 
 #define CO_STATS_DEFAULT_HORIZON 1024

@@ -25,6 +25,7 @@
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>
+#include <cuda_runtime.h>
 
 #include "co-reference.h"
 #include "co-test-util.h"
@@ -2085,6 +2086,255 @@ GST_START_TEST (test_same_buffer_repushed)
 
 GST_END_TEST;
 
+/* ------------------------------------------------------------------------ */
+/* One host frame ring, two elements (issue 12)                              */
+/* ------------------------------------------------------------------------ */
+
+/* An application's ring of frames, wrapped in a new GstMemory for every
+ * frame and every element (gst_buffer_new_wrapped_full), or one wrapper
+ * pushed into both, fed to two elements at once from two threads.  The
+ * frame size is not a multiple of the page size, so neighbouring frames
+ * share pages.  Case 0: large frames (registered by the elements, or
+ * staged where a neighbour's registration overlaps); case 1: small frames
+ * (plain copies, held against registrations); case 2 (CUDA only): a ring
+ * the application page-locked itself (cudaHostAlloc), which the elements
+ * must use as it is and never register or unregister. */
+#define RING_SLOTS 9
+#define RING_ROUNDS 4
+#define RING_LAG 3
+
+typedef struct
+{
+  GstHarness *h;
+  const GstVideoInfo *info;
+  guint8 *ring;
+  gsize frame_size;
+  GstBuffer **shared;           /* per slot: one wrapper for both, or NULL */
+  GstBuffer **expected;         /* per slot */
+  gint *wrappers;               /* alive wrappers (atomic) */
+  gchar *error;                 /* first mismatch, or NULL */
+} RingFeeder;
+
+static void
+ring_wrapper_freed (gpointer data)
+{
+  g_atomic_int_dec_and_test ((gint *) data);
+}
+
+static GstBuffer *
+ring_wrap (guint8 * ring, gsize frame_size, guint slot, gint * wrappers)
+{
+  g_atomic_int_inc (wrappers);
+  return gst_buffer_new_wrapped_full (GST_MEMORY_FLAG_READONLY,
+      ring + slot * frame_size, frame_size, 0, frame_size, wrappers,
+      ring_wrapper_freed);
+}
+
+static void
+ring_check_one (RingFeeder * f, guint k)
+{
+  GstBuffer *out = gst_harness_pull (f->h);
+  GstBuffer *exp = f->expected[k % RING_SLOTS];
+  GstVideoFrame fexp, fout;
+  gchar *msg = NULL;
+
+  if (f->error)
+    goto done;
+  if (!out) {
+    f->error = g_strdup_printf ("frame %u: no output within 60 s", k);
+    return;
+  }
+  if (GST_BUFFER_PTS (out) != k * GST_SECOND / 30) {
+    f->error = g_strdup_printf ("frame %u: output pts %" GST_TIME_FORMAT, k,
+        GST_TIME_ARGS (GST_BUFFER_PTS (out)));
+    goto done;
+  }
+  if (!gst_video_frame_map (&fout, f->info, out, GST_MAP_READ)) {
+    f->error = g_strdup_printf ("frame %u: output cannot be mapped", k);
+    goto done;
+  }
+  gst_video_frame_map (&fexp, f->info, exp, GST_MAP_READ);
+  if (!co_ref_compare (&fexp, &fout, &msg))
+    f->error = g_strdup_printf ("frame %u (ring slot %u): output differs "
+        "from the reference: %s", k, k % RING_SLOTS, msg);
+  g_free (msg);
+  gst_video_frame_unmap (&fexp);
+  gst_video_frame_unmap (&fout);
+done:
+  gst_clear_buffer (&out);
+}
+
+/* Pushes the ring's frames in order, pulling and checking each output
+ * RING_LAG frames later.  No fail_unless here: another thread. */
+static gpointer
+ring_feeder (gpointer data)
+{
+  RingFeeder *f = data;
+  guint k;
+
+  for (k = 0; k < RING_SLOTS && !f->error; k++) {
+    GstBuffer *in = f->shared[k] ? gst_buffer_ref (f->shared[k]) :
+        ring_wrap (f->ring, f->frame_size, k, f->wrappers);
+    GstFlowReturn ret;
+
+    if (!f->shared[k]) {
+      /* a wrapper of our own is writable: set its timestamps */
+      GST_BUFFER_PTS (in) = k * GST_SECOND / 30;
+      GST_BUFFER_DURATION (in) = GST_SECOND / 30;
+    }
+    ret = gst_harness_push (f->h, in);
+    if (ret != GST_FLOW_OK) {
+      f->error = g_strdup_printf ("frame %u: push returned %s", k,
+          gst_flow_get_name (ret));
+      break;
+    }
+    if (k >= RING_LAG)
+      ring_check_one (f, k - RING_LAG);
+  }
+  for (k = k >= RING_LAG ? k - RING_LAG : 0; k < RING_SLOTS && !f->error; k++)
+    ring_check_one (f, k);
+  return NULL;
+}
+
+GST_START_TEST (test_shared_ring)
+{
+  static const struct
+  {
+    GstVideoFormat format;
+    guint w, h;
+    gboolean app_pinned;
+  } cases[] = {
+    /* 1 200 000 bytes: >= 1 MiB, 292.97 pages */
+    {GST_VIDEO_FORMAT_RGBA, 1000, 300, FALSE},
+    /* 13 860 bytes: 3.38 pages */
+    {GST_VIDEO_FORMAT_NV12, 130, 70, FALSE},
+    {GST_VIDEO_FORMAT_RGBA, 1000, 300, TRUE},
+  };
+  const gboolean cuda = g_str_equal (co_test_backend, "cuda");
+  guint32 seed = co_test_seed ("test_shared_ring", __i__);
+  GRand *rand = g_rand_new_with_seed (seed);
+  const OpCfg *op = &op_cfgs[5];        /* box-blur r=1: reads neighbours */
+  GstVideoInfo info;
+  GstHarness *h[2];
+  RingFeeder f[2];
+  GstBuffer *shared[RING_SLOTS], *expected[RING_SLOTS];
+  GThread *t[2];
+  gint wrappers = 0;
+  gsize fs, ring_size;
+  guint8 *ring;
+  gchar *ctx;
+  guint i, k, round;
+
+  if (cases[__i__].app_pinned && !cuda) {
+    /* nothing to page-lock without a device */
+    g_rand_free (rand);
+    return;
+  }
+  ctx = g_strdup_printf ("[one ring of %u frames %s %ux%u, two elements, %s "
+      "memory, backend=%s seed=0x%08x]", RING_SLOTS,
+      gst_video_format_to_string (cases[__i__].format), cases[__i__].w,
+      cases[__i__].h, cases[__i__].app_pinned ? "application page-locked" :
+      "malloc()ed", co_test_backend, seed);
+  h[0] = make_harness (op, &co_test_run_cfgs[3]);
+  h[1] = make_harness (op, &co_test_run_cfgs[6]);
+  for (i = 0; i < 2; i++)
+    gst_harness_set_src_caps (h[i], caps_of (cases[__i__].format,
+            cases[__i__].w, cases[__i__].h, &info));
+  fs = GST_VIDEO_INFO_SIZE (&info);
+  fail_unless (fs % 4096 != 0, "%s: frames must share pages", ctx);
+  ring_size = fs * RING_SLOTS;
+  if (cases[__i__].app_pinned) {
+    void *p = NULL;
+    cudaError_t err = cudaHostAlloc (&p, ring_size, cudaHostAllocPortable);
+
+    fail_unless (err == cudaSuccess, "%s: cudaHostAlloc failed: %s", ctx,
+        cudaGetErrorString (err));
+    ring = p;
+  } else {
+    ring = g_malloc (ring_size);
+  }
+
+  for (round = 0; round < RING_ROUNDS; round++) {
+    /* new content in every round: a stale read shows */
+    fill_random (rand, ring, ring_size);
+    for (k = 0; k < RING_SLOTS; k++) {
+      GstBuffer *in = ring_wrap (ring, fs, k, &wrappers);
+
+      expected[k] = make_expected (op, in, &info);
+      /* odd rounds: one wrapper pushed into both elements */
+      if (round % 2) {
+        GST_BUFFER_PTS (in) = k * GST_SECOND / 30;
+        GST_BUFFER_DURATION (in) = GST_SECOND / 30;
+        shared[k] = in;
+      } else {
+        gst_buffer_unref (in);
+        shared[k] = NULL;
+      }
+    }
+    for (i = 0; i < 2; i++) {
+      memset (&f[i], 0, sizeof (f[i]));
+      f[i].h = h[i];
+      f[i].info = &info;
+      f[i].ring = ring;
+      f[i].frame_size = fs;
+      f[i].shared = shared;
+      f[i].expected = expected;
+      f[i].wrappers = &wrappers;
+      t[i] = g_thread_new ("ring-feeder", ring_feeder, &f[i]);
+    }
+    for (i = 0; i < 2; i++)
+      g_thread_join (t[i]);
+    for (k = 0; k < RING_SLOTS; k++) {
+      gst_clear_buffer (&shared[k]);
+      gst_buffer_unref (expected[k]);
+    }
+    for (i = 0; i < 2; i++) {
+      fail_unless (f[i].error == NULL, "%s round %u element %u: %s", ctx,
+          round, i, f[i].error);
+      g_free (f[i].error);
+    }
+    /* every output pulled: the elements hold no frame of the ring */
+    fail_unless_equals_int (g_atomic_int_get (&wrappers), 0);
+  }
+
+  for (i = 0; i < 2; i++) {
+    GstStructure *st = NULL;
+    guint64 n, pinned, registered, pageable, staged;
+
+    fail_unless (gst_harness_push_event (h[i], gst_event_new_eos ()));
+    g_object_get (h[i]->element, "stats", &st, NULL);
+    fail_unless (st != NULL);
+    fail_unless (gst_structure_get (st, "frames", G_TYPE_UINT64, &n,
+            "frames-pinned", G_TYPE_UINT64, &pinned, "frames-registered",
+            G_TYPE_UINT64, &registered, "frames-pageable", G_TYPE_UINT64,
+            &pageable, "frames-staged", G_TYPE_UINT64, &staged, NULL));
+    GST_INFO ("%s element %u: %" G_GUINT64_FORMAT " pinned, %"
+        G_GUINT64_FORMAT " registered, %" G_GUINT64_FORMAT " pageable, %"
+        G_GUINT64_FORMAT " staged", ctx, i, pinned, registered, pageable,
+        staged);
+    fail_unless_equals_uint64 (n, RING_SLOTS * RING_ROUNDS);
+    fail_unless_equals_uint64 (pinned + registered + pageable + staged, n);
+    if (!cuda) {
+      fail_unless_equals_uint64 (pageable, n);
+    } else if (cases[__i__].app_pinned) {
+      fail_unless_equals_uint64 (pinned, n);    /* used as it is */
+    } else if (fs >= (1 << 20)) {
+      fail_unless_equals_uint64 (pageable, 0);  /* never a plain copy */
+    }
+    gst_structure_free (st);
+    teardown_harness (h[i]);
+  }
+  if (cases[__i__].app_pinned) {
+    fail_unless_equals_int (cudaFreeHost (ring), cudaSuccess);
+  } else {
+    g_free (ring);
+  }
+  g_free (ctx);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
 /* operation, gamma and radius may change in PLAYING: with no frame in
  * flight, the next frame uses the new values. */
 GST_START_TEST (test_property_change_playing)
@@ -2422,6 +2672,7 @@ cudavideofilter_suite (void)
   tcase_add_loop_test (tc, test_batch_flush, 0, 2);
   tcase_add_test (tc, test_batch_property_change);
   tcase_add_test (tc, test_same_buffer_repushed);
+  tcase_add_loop_test (tc, test_shared_ring, 0, 3);
   tcase_add_test (tc, test_property_change_playing);
 
   tc = co_test_new_tcase (s, "errors", leaks_teardown);

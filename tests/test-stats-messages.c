@@ -54,6 +54,7 @@ static const Field stats_fields[] = {
   {"latency-max", G_TYPE_UINT64}, {"gpu-latency-p50", G_TYPE_UINT64},
   {"gpu-latency-p99", G_TYPE_UINT64}, {"frames-pinned", G_TYPE_UINT64},
   {"frames-registered", G_TYPE_UINT64}, {"frames-pageable", G_TYPE_UINT64},
+  {"frames-staged", G_TYPE_UINT64},
   {"streams", G_TYPE_UINT}, {"chunks", G_TYPE_UINT},
   {"mode", G_TYPE_STRING}, {"backend", G_TYPE_STRING},
   {"operation", G_TYPE_STRING},
@@ -161,7 +162,8 @@ check_invariants (const GstStructure * s)
   fail_unless (u64 (s, "latency-mean") <= u64 (s, "latency-max"));
   fail_unless (u64 (s, "gpu-latency-p50") <= u64 (s, "gpu-latency-p99"));
   fail_unless_equals_uint64 (u64 (s, "frames-pinned") +
-      u64 (s, "frames-registered") + u64 (s, "frames-pageable"), frames);
+      u64 (s, "frames-registered") + u64 (s, "frames-pageable") +
+      u64 (s, "frames-staged"), frames);
   if (!is_cuda ()) {
     fail_unless_equals_uint64 (u64 (s, "bytes-h2d"), 0);
     fail_unless_equals_uint64 (u64 (s, "bytes-d2h"), 0);
@@ -325,8 +327,9 @@ random_buffer (const gsize * parts, guint n_parts)
 
 /* The memory-path counts follow the memory the copies really read: a frame
  * in one large malloc()ed memory is registered (CUDA); a frame in two, which
- * mapping merges into a temporary copy, is pageable although each of its
- * memories could be registered.  The CPU backend counts both pageable. */
+ * mapping would merge into a temporary copy, is staged (copied into the
+ * element's page-locked memory) although each of its memories could be
+ * registered.  The CPU backend counts all three pageable. */
 GST_START_TEST (test_memory_path_merged)
 {
   const gsize whole[] = { 1024 * 512 * 4 };
@@ -356,7 +359,8 @@ GST_START_TEST (test_memory_path_merged)
   fail_unless_equals_uint64 (u64 (st, "frames"), 3);
   fail_unless_equals_uint64 (u64 (st, "frames-pinned"), 0);
   fail_unless_equals_uint64 (u64 (st, "frames-registered"), is_cuda ()? 2 : 0);
-  fail_unless_equals_uint64 (u64 (st, "frames-pageable"), is_cuda ()? 1 : 3);
+  fail_unless_equals_uint64 (u64 (st, "frames-pageable"), is_cuda ()? 0 : 3);
+  fail_unless_equals_uint64 (u64 (st, "frames-staged"), is_cuda ()? 1 : 0);
   gst_structure_free (st);
   gst_harness_teardown (h);
   for (i = 0; i < 3; i++)

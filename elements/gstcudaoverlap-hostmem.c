@@ -1,0 +1,376 @@
+/* cudaoverlap: page-locked host memory for the elements.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * GstCudaOverlapPinnedAllocator hands out GstMemory over cudaHostAlloc'ed
+ * memory.  The buffer pools built on it (input pool proposed upstream,
+ * output pool, input staging pool) are made at caps time, so the per-frame
+ * path allocates nothing.
+ *
+ * Foreign memory (a GstMemory that is not ours, e.g. an upstream pool's
+ * malloc'ed memory, or an application's frame ring wrapped anew for every
+ * frame) goes through the process-wide registry of page-locked ranges
+ * (plugin/co-hostreg.h), never straight to cudaHostRegister: several
+ * GstMemory (of several elements, pipelines, wrappings) may lie over the
+ * same pages, and only the registry knows when the last user is gone.
+ * A GstMemory of min_register bytes or more takes a reference on its range
+ * the first time a frame in it is uploaded (registering the pages if
+ * nobody has), attached to it as qdata and dropped when it is finalized,
+ * before its bytes are freed; upstream pools recycle their GstMemory, so
+ * each is registered once.  Every frame in flight takes its own reference
+ * too, dropped by the element when the device has read it.
+ */
+#include <string.h>
+
+#include "gstcudaoverlap-hostmem.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_cuda_overlap_hostmem_debug);
+#define GST_CAT_DEFAULT gst_cuda_overlap_hostmem_debug
+
+typedef struct
+{
+  GstMemory mem;
+  gpointer base;                /* from cudaHostAlloc */
+  guint8 *data;                 /* aligned start */
+} PinnedMemory;
+
+struct _GstCudaOverlapPinnedAllocator
+{
+  GstAllocator parent;
+  gint device_id;
+};
+
+G_DEFINE_TYPE (GstCudaOverlapPinnedAllocator,
+    gst_cuda_overlap_pinned_allocator, GST_TYPE_ALLOCATOR);
+
+static GstMemory *
+pinned_mem_alloc (GstAllocator * allocator, gsize size,
+    GstAllocationParams * params)
+{
+  GstCudaOverlapPinnedAllocator *self =
+      GST_CUDA_OVERLAP_PINNED_ALLOCATOR (allocator);
+  PinnedMemory *m;
+  gsize align = params->align | gst_memory_alignment | 63;
+  gsize maxsize = size + params->prefix + params->padding;
+  gchar *why = NULL;
+  gpointer base;
+
+  base = co_host_alloc (maxsize + align, self->device_id, &why);
+  if (!base) {
+    GST_ERROR_OBJECT (self, "could not allocate %" G_GSIZE_FORMAT
+        " page-locked bytes: %s", maxsize, why);
+    g_free (why);
+    return NULL;
+  }
+  m = g_new0 (PinnedMemory, 1);
+  m->base = base;
+  m->data = (guint8 *) (((guintptr) base + align) & ~(guintptr) align);
+  gst_memory_init (GST_MEMORY_CAST (m), params->flags, allocator, NULL,
+      maxsize, align, params->prefix, size);
+  if (params->prefix && (params->flags & GST_MEMORY_FLAG_ZERO_PREFIXED))
+    memset (m->data, 0, params->prefix);
+  if (params->padding && (params->flags & GST_MEMORY_FLAG_ZERO_PADDED))
+    memset (m->data + params->prefix + size, 0, params->padding);
+  return GST_MEMORY_CAST (m);
+}
+
+static void
+pinned_mem_free (GstAllocator * allocator, GstMemory * mem)
+{
+  PinnedMemory *m = (PinnedMemory *) mem;
+
+  co_host_free (m->base);
+  g_free (m);
+}
+
+static gpointer
+pinned_mem_map (GstMemory * mem, gsize maxsize, GstMapFlags flags)
+{
+  return ((PinnedMemory *) mem)->data;
+}
+
+static void
+pinned_mem_unmap (GstMemory * mem)
+{
+}
+
+static GstMemory *
+pinned_mem_share (GstMemory * mem, gssize offset, gssize size)
+{
+  PinnedMemory *m = (PinnedMemory *) mem, *sub;
+  GstMemory *parent = mem->parent ? mem->parent : mem;
+
+  if (size == -1)
+    size = mem->size - offset;
+  sub = g_new0 (PinnedMemory, 1);
+  sub->base = NULL;
+  sub->data = m->data;
+  gst_memory_init (GST_MEMORY_CAST (sub),
+      GST_MINI_OBJECT_FLAGS (parent) | GST_MINI_OBJECT_FLAG_LOCK_READONLY,
+      mem->allocator, parent, mem->maxsize, mem->align,
+      mem->offset + offset, size);
+  return GST_MEMORY_CAST (sub);
+}
+
+static void
+pinned_mem_free_shared (GstAllocator * allocator, GstMemory * mem)
+{
+  PinnedMemory *m = (PinnedMemory *) mem;
+
+  if (mem->parent)
+    g_free (m);
+  else
+    pinned_mem_free (allocator, mem);
+}
+
+static void
+    gst_cuda_overlap_pinned_allocator_class_init
+    (GstCudaOverlapPinnedAllocatorClass * klass)
+{
+  GstAllocatorClass *alloc_class = GST_ALLOCATOR_CLASS (klass);
+
+  alloc_class->alloc = pinned_mem_alloc;
+  alloc_class->free = pinned_mem_free_shared;
+  GST_DEBUG_CATEGORY_INIT (gst_cuda_overlap_hostmem_debug,
+      "cudaoverlap-hostmem", 0, "cudaoverlap page-locked host memory");
+}
+
+static void
+gst_cuda_overlap_pinned_allocator_init (GstCudaOverlapPinnedAllocator * self)
+{
+  GstAllocator *alloc = GST_ALLOCATOR (self);
+
+  alloc->mem_type = GST_CUDA_OVERLAP_PINNED_MEMORY_TYPE;
+  alloc->mem_map = pinned_mem_map;
+  alloc->mem_unmap = pinned_mem_unmap;
+  alloc->mem_share = pinned_mem_share;
+  GST_OBJECT_FLAG_SET (self, GST_ALLOCATOR_FLAG_CUSTOM_ALLOC);
+}
+
+GstAllocator *
+gst_cuda_overlap_pinned_allocator_new (gint device_id)
+{
+  GstCudaOverlapPinnedAllocator *self =
+      g_object_new (GST_TYPE_CUDA_OVERLAP_PINNED_ALLOCATOR, NULL);
+
+  self->device_id = device_id;
+  gst_object_ref_sink (self);
+  return GST_ALLOCATOR (self);
+}
+
+gboolean
+gst_cuda_overlap_is_pinned_memory (GstMemory * mem)
+{
+  return mem->allocator &&
+      gst_memory_is_type (mem, GST_CUDA_OVERLAP_PINNED_MEMORY_TYPE);
+}
+
+/* ---- foreign memory: the registry adapter -------------------------------- */
+
+/* Guards the qdata of foreign memories: one GstMemory may be prepared by
+ * several elements (one buffer pushed into two pipelines) at once. */
+static GMutex hostmem_lock;
+
+static GQuark
+hostref_quark (void)
+{
+  static GQuark q;
+
+  if (!q)
+    q = g_quark_from_static_string ("cudaoverlap-host-ref");
+  return q;
+}
+
+/* The qdata destroy notify: runs when the GstMemory is finalized, before
+ * its bytes are freed (or when the qdata is replaced). */
+static void
+hostref_release_notify (gpointer data)
+{
+  co_hostref_release (data);
+}
+
+/* A large foreign memory: its owner's whole allocation, referenced once
+ * per GstMemory (qdata) and once more for this frame. */
+static CoMemPath
+memory_prepare_large (GstMemory * owner, gint device_id, CoHostRef ** frame)
+{
+  CoHostRef *ref;
+  CoHostRegResult res;
+  GstMapInfo map;
+  gchar *why = NULL;
+
+  g_mutex_lock (&hostmem_lock);
+  ref = gst_mini_object_get_qdata (GST_MINI_OBJECT_CAST (owner),
+      hostref_quark ());
+  if (ref) {
+    co_hostref_add (frame, ref);
+    g_mutex_unlock (&hostmem_lock);
+    return CO_PATH_REGISTERED;
+  }
+  if (!gst_memory_map (owner, &map, GST_MAP_READ)) {
+    g_mutex_unlock (&hostmem_lock);
+    return CO_PATH_STAGED;
+  }
+  res = co_hostreg_acquire (co_hostreg_get_default (),
+      map.data - owner->offset, owner->maxsize, device_id,
+      CO_HOSTREG_REGISTER, &ref, &why);
+  gst_memory_unmap (owner, &map);
+  if (res == CO_HOSTREG_REGISTERED) {
+    co_hostref_add (frame, ref);
+    gst_mini_object_set_qdata (GST_MINI_OBJECT_CAST (owner),
+        hostref_quark (), ref, hostref_release_notify);
+  }
+  g_mutex_unlock (&hostmem_lock);
+
+  switch (res) {
+    case CO_HOSTREG_REGISTERED:
+      GST_DEBUG ("memory %p: %" G_GSIZE_FORMAT " bytes page-locked", owner,
+          owner->maxsize);
+      return CO_PATH_REGISTERED;
+    case CO_HOSTREG_PINNED:
+      return CO_PATH_PINNED;
+    default:
+      GST_INFO ("memory %p is not page-locked, its frames are staged: %s",
+          owner, why);
+      g_free (why);
+      return CO_PATH_STAGED;
+  }
+}
+
+/* A small foreign memory: never registered; its bytes are held for the
+ * frame (or, inside someone's registered range, that range is). */
+static CoMemPath
+memory_prepare_small (GstMemory * mem, gint device_id, CoHostRef ** frame)
+{
+  CoHostRegResult res;
+  GstMapInfo map;
+  gchar *why = NULL;
+
+  if (!gst_memory_map (mem, &map, GST_MAP_READ))
+    return CO_PATH_STAGED;
+  res = map.size == 0 ? CO_HOSTREG_PINNED :
+      co_hostreg_acquire (co_hostreg_get_default (), map.data, map.size,
+      device_id, CO_HOSTREG_HOLD, frame, &why);
+  gst_memory_unmap (mem, &map);
+  switch (res) {
+    case CO_HOSTREG_PINNED:
+      return CO_PATH_PINNED;
+    case CO_HOSTREG_REGISTERED:
+      return CO_PATH_REGISTERED;
+    case CO_HOSTREG_PAGEABLE:
+      return CO_PATH_PAGEABLE;
+    default:
+      GST_INFO ("memory %p cannot be copied from directly, staged: %s", mem,
+          why);
+      g_free (why);
+      return CO_PATH_STAGED;
+  }
+}
+
+CoMemPath
+gst_cuda_overlap_hostmem_prepare (GstBuffer * buf, gint device_id,
+    gsize min_register, CoHostRef ** frame_ref)
+{
+  GstMemory *mem, *owner;
+  CoMemPath path;
+  guint i, n = gst_buffer_n_memory (buf);
+
+  *frame_ref = NULL;
+  if (device_id < -1) {
+    for (i = 0; i < n; i++)
+      if (!gst_cuda_overlap_is_pinned_memory (gst_buffer_peek_memory (buf, i)))
+        return CO_PATH_PAGEABLE;
+    return CO_PATH_PINNED;
+  }
+  /* several memories: mapping merges them into a temporary (pageable,
+   * unheld) copy, so copy them into our memory instead */
+  if (n != 1)
+    return CO_PATH_STAGED;
+
+  mem = gst_buffer_peek_memory (buf, 0);
+  owner = mem->parent ? mem->parent : mem;
+  if (gst_cuda_overlap_is_pinned_memory (mem))
+    return CO_PATH_PINNED;
+  if (owner->maxsize >= min_register && owner->maxsize > 0)
+    path = memory_prepare_large (owner, device_id, frame_ref);
+  else
+    path = memory_prepare_small (mem, device_id, frame_ref);
+  if (path == CO_PATH_STAGED)
+    g_clear_pointer (frame_ref, co_hostref_release);
+  return path;
+}
+
+CoMemPath
+gst_cuda_overlap_hostmem_path_of (GstBuffer * buf, gconstpointer data,
+    gsize size)
+{
+  const guint8 *p = data;
+  guint i, n = gst_buffer_n_memory (buf);
+
+  for (i = 0; i < n; i++) {
+    GstMemory *mem = gst_buffer_peek_memory (buf, i);
+    const guint8 *start;
+    GstMapInfo map;
+
+    if (!gst_memory_map (mem, &map, GST_MAP_READ))
+      continue;
+    start = map.data - mem->offset;
+    gst_memory_unmap (mem, &map);
+    if (p >= start && size <= mem->maxsize &&
+        (gsize) (p - start) <= mem->maxsize - size)
+      return CO_PATH_PINNED;
+  }
+  return CO_PATH_PAGEABLE;
+}
+
+/* ---- staged copies ------------------------------------------------------- */
+
+/* gst_buffer_copy_into() leaves out the metas tagged "memory" (the video
+ * meta among them) unless it copies the memories too; a staged copy has
+ * every byte at the same offset, so they hold for it as well. */
+static void
+copy_memory_metas (GstBuffer * staged, GstBuffer * in)
+{
+  GQuark tag = g_quark_from_static_string (GST_META_TAG_MEMORY_STR);
+  GstMetaTransformCopy copy = { FALSE, 0, gst_buffer_get_size (in) };
+  gpointer state = NULL;
+  GstMeta *meta;
+
+  while ((meta = gst_buffer_iterate_meta (in, &state))) {
+    const GstMetaInfo *info = meta->info;
+
+    if (info->transform_func && gst_meta_api_type_has_tag (info->api, tag))
+      info->transform_func (staged, meta, in, _gst_meta_transform_copy, &copy);
+  }
+}
+
+GstBuffer *
+gst_cuda_overlap_hostmem_stage (GstBuffer * in, GstBufferPool * staging,
+    gsize staging_size, GstAllocator * allocator)
+{
+  GstBufferPoolAcquireParams params = { 0, };
+  GstBuffer *staged = NULL;
+  gsize size = gst_buffer_get_size (in);
+  GstMapInfo map;
+
+  params.flags = GST_BUFFER_POOL_ACQUIRE_FLAG_DONTWAIT;
+  /* a free one is always there (one per image in flight), unless the
+   * input is larger than the caps say */
+  if (staging && size <= staging_size &&
+      gst_buffer_pool_acquire_buffer (staging, &staged, &params) != GST_FLOW_OK)
+    staged = NULL;
+  if (!staged)
+    staged = gst_buffer_new_allocate (allocator, size, NULL);
+  if (!staged)
+    return NULL;
+  gst_buffer_set_size (staged, size);
+  if (!gst_buffer_copy_into (staged, in, GST_BUFFER_COPY_METADATA, 0, -1) ||
+      !gst_buffer_map (staged, &map, GST_MAP_WRITE)) {
+    gst_buffer_unref (staged);
+    return NULL;
+  }
+  copy_memory_metas (staged, in);
+  gst_buffer_extract (in, 0, map.data, size);
+  gst_buffer_unmap (staged, &map);
+  return staged;
+}

@@ -1,0 +1,379 @@
+/* cudaoverlap: the registry of page-locked host ranges (see co-hostreg.h).
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Invariants, under reg->lock: no two entries overlap, except held entries
+ * among themselves (a held entry registers nothing); an entry's refs > 0;
+ * a registered entry is page-locked from its creation until its removal.
+ * The driver calls (register, unregister, the app-pinned question) are made
+ * under the lock, so what the registry saw is what the driver does: no
+ * registration can slip in between a look-up and the one it decides.
+ */
+#include <unistd.h>
+
+#include <cuda_runtime.h>
+
+#include "co-hostreg.h"
+#include "co-fault.h"
+
+#define CO_CUDA_FAIL(err, call) \
+  g_strdup_printf ("%s failed: %s (%s)", call, cudaGetErrorString (err), \
+      cudaGetErrorName (err))
+
+typedef struct
+{
+  guintptr start, end;          /* page-aligned, end exclusive */
+  gint refs;
+  gboolean registered;          /* FALSE: held (pageable copies in flight) */
+} CoHostEntry;
+
+struct _CoHostReg
+{
+  GMutex lock;
+  CoHostRegOps ops;
+  gpointer user_data;
+  gsize page;
+  GPtrArray *entries;           /* CoHostEntry, unordered (few) */
+};
+
+/* One reference per element of @entries (an entry may appear twice). */
+struct _CoHostRef
+{
+  CoHostReg *reg;
+  GPtrArray *entries;
+};
+
+/* ---- page-locked allocation ---------------------------------------------- */
+
+gpointer
+co_host_alloc (gsize size, gint device_id, gchar ** why)
+{
+  void *p = NULL;
+  cudaError_t err;
+
+  if (co_fault_hit ("cudaSetDevice"))
+    err = cudaErrorInvalidDevice;
+  else
+    err = cudaSetDevice (MAX (device_id, 0));
+  if (err != cudaSuccess) {
+    *why = CO_CUDA_FAIL (err, "cudaSetDevice");
+    return NULL;
+  }
+  if (co_fault_hit ("cudaHostAlloc"))
+    err = cudaErrorMemoryAllocation;
+  else
+    err = cudaHostAlloc (&p, MAX (size, 1), cudaHostAllocPortable);
+  if (err != cudaSuccess) {
+    *why = CO_CUDA_FAIL (err, "cudaHostAlloc");
+    return NULL;
+  }
+  return p;
+}
+
+void
+co_host_free (gpointer data)
+{
+  cudaError_t err;
+
+  if (!data)
+    return;
+  err = co_fault_hit ("cudaFreeHost") ? cudaErrorInvalidValue :
+      cudaFreeHost (data);
+  if (err != cudaSuccess) {
+    gchar *why = CO_CUDA_FAIL (err, "cudaFreeHost");
+
+    g_warning ("cudaoverlap: %s", why);
+    g_free (why);
+  }
+}
+
+/* ---- the driver behind the default registry ------------------------------ */
+
+static gboolean
+cuda_register (gpointer data, gsize size, gint device_id, gpointer user_data,
+    gchar ** why)
+{
+  cudaError_t err;
+
+  if (co_fault_hit ("cudaSetDevice"))
+    err = cudaErrorInvalidDevice;
+  else
+    err = cudaSetDevice (MAX (device_id, 0));
+  if (err != cudaSuccess) {
+    *why = CO_CUDA_FAIL (err, "cudaSetDevice");
+    return FALSE;
+  }
+  if (co_fault_hit ("cudaHostRegister"))
+    err = cudaErrorHostMemoryAlreadyRegistered;
+  else
+    err = cudaHostRegister (data, size, cudaHostRegisterPortable);
+  if (err != cudaSuccess) {
+    cudaGetLastError ();        /* not sticky: clear it */
+    *why = CO_CUDA_FAIL (err, "cudaHostRegister");
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static void
+cuda_unregister (gpointer data, gpointer user_data)
+{
+  cudaError_t err;
+
+  err = co_fault_hit ("cudaHostUnregister") ? cudaErrorHostMemoryNotRegistered
+      : cudaHostUnregister (data);
+  if (err != cudaSuccess) {
+    gchar *why = CO_CUDA_FAIL (err, "cudaHostUnregister");
+
+    cudaGetLastError ();
+    g_warning ("cudaoverlap: host range %p: %s", data, why);
+    g_free (why);
+  }
+}
+
+static gboolean
+cuda_is_pinned_at (gconstpointer p)
+{
+  struct cudaPointerAttributes attr;
+  cudaError_t err;
+
+  err = co_fault_hit ("cudaPointerGetAttributes") ? cudaErrorInvalidValue :
+      cudaPointerGetAttributes (&attr, p);
+  if (err != cudaSuccess) {
+    /* unknown: not pinned, so it is registered (or refused) by us */
+    cudaGetLastError ();
+    return FALSE;
+  }
+  return attr.type == cudaMemoryTypeHost;
+}
+
+static gboolean
+cuda_is_app_pinned (gconstpointer data, gsize size, gint device_id,
+    gpointer user_data)
+{
+  return cuda_is_pinned_at (data) &&
+      cuda_is_pinned_at ((const guint8 *) data + size - 1);
+}
+
+static gsize
+system_page_size (gpointer user_data)
+{
+  long p = sysconf (_SC_PAGESIZE);
+
+  return p > 0 ? (gsize) p : 4096;
+}
+
+static const CoHostRegOps cuda_ops = {
+  cuda_register, cuda_unregister, cuda_is_app_pinned, system_page_size,
+};
+
+/* ---- the registry -------------------------------------------------------- */
+
+CoHostReg *
+co_hostreg_new (const CoHostRegOps * ops, gpointer user_data)
+{
+  CoHostReg *reg = g_new0 (CoHostReg, 1);
+
+  g_mutex_init (&reg->lock);
+  reg->ops = *ops;
+  reg->user_data = user_data;
+  reg->page = ops->page_size (user_data);
+  g_return_val_if_fail (reg->page > 0 && (reg->page & (reg->page - 1)) == 0,
+      NULL);
+  reg->entries = g_ptr_array_new ();
+  return reg;
+}
+
+void
+co_hostreg_free (CoHostReg * reg)
+{
+  if (!reg)
+    return;
+  g_return_if_fail (reg->entries->len == 0);
+  g_ptr_array_unref (reg->entries);
+  g_mutex_clear (&reg->lock);
+  g_free (reg);
+}
+
+CoHostReg *
+co_hostreg_get_default (void)
+{
+  static CoHostReg *reg;
+
+  if (g_once_init_enter (&reg))
+    g_once_init_leave (&reg, co_hostreg_new (&cuda_ops, NULL));
+  return reg;
+}
+
+guint
+co_hostreg_n_entries (CoHostReg * reg)
+{
+  guint n;
+
+  g_mutex_lock (&reg->lock);
+  n = reg->entries->len;
+  g_mutex_unlock (&reg->lock);
+  return n;
+}
+
+static void
+ref_add_entry (CoHostRef ** ref, CoHostReg * reg, CoHostEntry * en)
+{
+  if (!*ref) {
+    *ref = g_new0 (CoHostRef, 1);
+    (*ref)->reg = reg;
+    (*ref)->entries = g_ptr_array_new ();
+  }
+  g_return_if_fail ((*ref)->reg == reg);
+  en->refs++;
+  g_ptr_array_add ((*ref)->entries, en);
+}
+
+static CoHostEntry *
+entry_new (CoHostReg * reg, guintptr start, guintptr end, gboolean registered)
+{
+  CoHostEntry *en = g_new0 (CoHostEntry, 1);
+
+  en->start = start;
+  en->end = end;
+  en->registered = registered;
+  g_ptr_array_add (reg->entries, en);
+  return en;
+}
+
+CoHostRegResult
+co_hostreg_acquire (CoHostReg * reg, gconstpointer data, gsize size,
+    gint device_id, CoHostRegMode mode, CoHostRef ** ref, gchar ** why)
+{
+  guintptr p = (guintptr) data, start, end;
+  CoHostEntry *inside = NULL, *held_inside = NULL;
+  gboolean overlap_registered = FALSE, overlap_held = FALSE;
+  CoHostRegResult res;
+  gchar *reason = NULL;
+  guint i;
+
+  g_return_val_if_fail (reg != NULL && ref != NULL, CO_HOSTREG_REFUSED);
+  g_return_val_if_fail (data != NULL && size > 0, CO_HOSTREG_REFUSED);
+  g_return_val_if_fail (*ref == NULL || (*ref)->reg == reg, CO_HOSTREG_REFUSED);
+
+  start = p & ~(guintptr) (reg->page - 1);
+  if (p + size < p || p + size + reg->page - 1 < p + size) {
+    if (why)
+      *why = g_strdup ("the range wraps around the address space");
+    return CO_HOSTREG_REFUSED;
+  }
+  end = (p + size + reg->page - 1) & ~(guintptr) (reg->page - 1);
+
+  g_mutex_lock (&reg->lock);
+  for (i = 0; i < reg->entries->len; i++) {
+    CoHostEntry *en = g_ptr_array_index (reg->entries, i);
+    gboolean contains = en->start <= start && end <= en->end;
+
+    if (en->end <= start || en->start >= end)
+      continue;
+    if (en->registered) {
+      if (contains) {
+        inside = en;
+        break;
+      }
+      overlap_registered = TRUE;
+    } else {
+      overlap_held = TRUE;
+      if (contains)
+        held_inside = en;
+    }
+  }
+
+  if (inside) {
+    ref_add_entry (ref, reg, inside);
+    res = CO_HOSTREG_REGISTERED;
+  } else if (overlap_registered) {
+    reason = g_strdup_printf ("pages %#" G_GINTPTR_MODIFIER "x-%#"
+        G_GINTPTR_MODIFIER "x overlap a registered range only partly",
+        start, end);
+    res = CO_HOSTREG_REFUSED;
+  } else if (reg->ops.is_app_pinned (data, size, device_id, reg->user_data)) {
+    res = CO_HOSTREG_PINNED;
+  } else if (mode == CO_HOSTREG_HOLD) {
+    ref_add_entry (ref, reg, held_inside ? held_inside :
+        entry_new (reg, start, end, FALSE));
+    res = CO_HOSTREG_PAGEABLE;
+  } else if (overlap_held) {
+    reason = g_strdup_printf ("pages %#" G_GINTPTR_MODIFIER "x-%#"
+        G_GINTPTR_MODIFIER "x are shared with pageable copies in flight",
+        start, end);
+    res = CO_HOSTREG_REFUSED;
+  } else if (reg->ops.register_range ((gpointer) start, end - start,
+          device_id, reg->user_data, &reason)) {
+    ref_add_entry (ref, reg, entry_new (reg, start, end, TRUE));
+    res = CO_HOSTREG_REGISTERED;
+  } else {
+    res = CO_HOSTREG_REFUSED;
+  }
+  g_mutex_unlock (&reg->lock);
+
+  if (why)
+    *why = reason;
+  else
+    g_free (reason);
+  return res;
+}
+
+void
+co_hostref_add (CoHostRef ** dst, const CoHostRef * src)
+{
+  guint i;
+
+  if (!src || src->entries->len == 0)
+    return;
+  g_mutex_lock (&src->reg->lock);
+  for (i = 0; i < src->entries->len; i++)
+    ref_add_entry (dst, src->reg, g_ptr_array_index (src->entries, i));
+  g_mutex_unlock (&src->reg->lock);
+}
+
+gboolean
+co_hostref_covers (const CoHostRef * ref, gconstpointer data, gsize size)
+{
+  guintptr p = (guintptr) data;
+  guint i;
+
+  if (!ref)
+    return FALSE;
+  /* start and end never change while @ref holds the entry: no lock */
+  for (i = 0; i < ref->entries->len; i++) {
+    const CoHostEntry *en = g_ptr_array_index (ref->entries, i);
+
+    if (en->registered && en->start <= p && p + size >= p &&
+        p + size <= en->end)
+      return TRUE;
+  }
+  return FALSE;
+}
+
+void
+co_hostref_release (CoHostRef * ref)
+{
+  CoHostReg *reg;
+  guint i;
+
+  if (!ref)
+    return;
+  reg = ref->reg;
+  g_mutex_lock (&reg->lock);
+  for (i = 0; i < ref->entries->len; i++) {
+    CoHostEntry *en = g_ptr_array_index (ref->entries, i);
+
+    g_assert (en->refs > 0);
+    if (--en->refs > 0)
+      continue;
+    /* under the lock: nobody registers these pages before they are free */
+    if (en->registered)
+      reg->ops.unregister_range ((gpointer) en->start, reg->user_data);
+    g_ptr_array_remove_fast (reg->entries, en);
+    g_free (en);
+  }
+  g_mutex_unlock (&reg->lock);
+  g_ptr_array_unref (ref->entries);
+  g_free (ref);
+}

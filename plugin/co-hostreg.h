@@ -1,0 +1,113 @@
+/* cudaoverlap: the process-wide registry of page-locked host ranges, and
+ * page-locked host allocation.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Pure C (GLib and cudart, no GStreamer).  Every cudaHostRegister and
+ * cudaHostUnregister of this process's cudaoverlap elements goes through one
+ * registry, so that no user ever unregisters a range another user still
+ * copies from.
+ *
+ * Entries are page-granular: a request for [p, p + n) stands for the pages
+ * it touches, [round_down (p), round_up (p + n)).  An entry is counted:
+ * one reference per holder (a GstMemory over it, a frame in flight that
+ * copies from it), and it is undone (cudaHostUnregister for a registered
+ * entry) when the last reference is dropped.
+ *
+ * co_hostreg_acquire() answers, for the pages of a request:
+ *  - inside one registered entry: REGISTERED, a reference on that entry;
+ *  - overlapping an entry only partly (or, when registering, overlapping
+ *    pages that a pageable copy in flight holds): REFUSED;
+ *  - page-locked by the application (cudaHostAlloc, or its own
+ *    cudaHostRegister; asked of the driver at both ends of the bytes, after
+ *    looking in the registry, and never cached): PINNED, no reference — the
+ *    application owns it;
+ *  - otherwise, with CO_HOSTREG_REGISTER: cudaHostRegister of the pages,
+ *    REGISTERED with a reference on the new entry, or REFUSED when it fails
+ *    (for any reason);
+ *  - otherwise, with CO_HOSTREG_HOLD: PAGEABLE with a reference on a "held"
+ *    entry, which registers nothing but refuses every registration that
+ *    would overlap it while it lives: a plain (pageable) copy from memory
+ *    whose pages someone registers meanwhile would run as an asynchronous
+ *    DMA that nothing keeps alive.
+ * REFUSED means "not page-locked, and not safe to copy from asynchronously":
+ * the caller copies the bytes into memory of its own first (a staged copy).
+ */
+#ifndef __CO_HOSTREG_H__
+#define __CO_HOSTREG_H__
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+/* Page-locked host memory (cudaHostAlloc, portable) on @device_id (< 0:
+ * device 0).  NULL on failure, with @why set (free it). */
+    gpointer co_host_alloc (gsize size, gint device_id, gchar ** why);
+void co_host_free (gpointer data);
+
+typedef struct _CoHostReg CoHostReg;
+typedef struct _CoHostRef CoHostRef;
+
+/* What the registry asks of the driver; a test passes a fake one.
+ * @register_range: page-lock [@data, @data + @size) (page-aligned); FALSE
+ *   with @why set on failure.
+ * @unregister_range: undo a successful @register_range of @data.
+ * @is_app_pinned: whether the bytes [@data, @data + @size) are page-locked
+ *   already (by someone else than this registry: asked after the registry
+ *   found no entry of its own there).
+ * @page_size: the granularity of registrations (a power of two). */
+typedef struct
+{
+  gboolean (*register_range) (gpointer data, gsize size, gint device_id,
+      gpointer user_data, gchar ** why);
+  void (*unregister_range) (gpointer data, gpointer user_data);
+    gboolean (*is_app_pinned) (gconstpointer data, gsize size,
+      gint device_id, gpointer user_data);
+    gsize (*page_size) (gpointer user_data);
+} CoHostRegOps;
+
+typedef enum
+{
+  CO_HOSTREG_REGISTER,          /* register the pages if nobody has */
+  CO_HOSTREG_HOLD,              /* never register: keep registrations off them */
+} CoHostRegMode;
+
+typedef enum
+{
+  CO_HOSTREG_PINNED,            /* the application's page-locked memory */
+  CO_HOSTREG_REGISTERED,        /* inside a registered entry (referenced) */
+  CO_HOSTREG_PAGEABLE,          /* pageable, held against registrations */
+  CO_HOSTREG_REFUSED,           /* neither: stage the bytes */
+} CoHostRegResult;
+
+/* The process-wide registry (cudart).  Never freed. */
+CoHostReg *co_hostreg_get_default (void);
+
+/* A registry of its own over @ops (tests). */
+CoHostReg *co_hostreg_new (const CoHostRegOps * ops, gpointer user_data);
+/* Every reference must have been released. */
+void co_hostreg_free (CoHostReg * reg);
+
+/* Looks up (and with CO_HOSTREG_REGISTER, registers) the pages of the
+ * @size > 0 bytes at @data, see above.  For REGISTERED and PAGEABLE, one
+ * reference is added to *@ref (made when *@ref is NULL).  For REFUSED,
+ * @why (if not NULL) says why. */
+CoHostRegResult co_hostreg_acquire (CoHostReg * reg, gconstpointer data,
+    gsize size, gint device_id, CoHostRegMode mode, CoHostRef ** ref,
+    gchar ** why);
+
+/* Adds another reference on each entry @src holds to *@dst (made when
+ * NULL).  Nothing when @src is NULL. */
+void co_hostref_add (CoHostRef ** dst, const CoHostRef * src);
+/* Whether the @size bytes at @data lie inside one of @ref's registered
+ * entries. */
+gboolean co_hostref_covers (const CoHostRef * ref, gconstpointer data,
+    gsize size);
+/* Drops every reference @ref holds (the last one on an entry undoes it)
+ * and frees @ref.  NULL is allowed. */
+void co_hostref_release (CoHostRef * ref);
+
+/* Number of live entries (registered and held): tests. */
+guint co_hostreg_n_entries (CoHostReg * reg);
+
+G_END_DECLS
+#endif /* __CO_HOSTREG_H__ */

@@ -1,0 +1,532 @@
+/* cudaoverlap: the registry of page-locked host ranges, on a fake driver.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The fake driver behaves like cudaHostRegister where it matters: it
+ * refuses to register a page twice (cudaErrorHostMemoryAlreadyRegistered)
+ * and to unregister what it did not register, and it counts its calls.
+ * Addresses are never dereferenced, so the ranges are made up.
+ */
+#include <string.h>
+#include <glib.h>
+
+#include "co-hostreg.h"
+
+#define PAGE 4096
+
+typedef struct
+{
+  GMutex lock;
+  GArray *regs;                 /* guintptr pairs: start, end */
+  GArray *app;                  /* application-pinned: start, end */
+  guint n_register, n_unregister, n_app_asked;
+  guint bad_register, bad_unregister;   /* must stay 0 */
+  gint fail_next;               /* fail the next n registrations */
+} Fake;
+
+static gboolean
+fake_overlaps (GArray * a, guintptr s, guintptr e, gboolean inside)
+{
+  guint i;
+
+  for (i = 0; i + 1 < a->len; i += 2) {
+    guintptr rs = g_array_index (a, guintptr, i);
+    guintptr re = g_array_index (a, guintptr, i + 1);
+
+    if (inside ? (rs <= s && e <= re) : (rs < e && s < re))
+      return TRUE;
+  }
+  return FALSE;
+}
+
+static gboolean
+fake_register (gpointer data, gsize size, gint device_id, gpointer user_data,
+    gchar ** why)
+{
+  Fake *f = user_data;
+  guintptr s = (guintptr) data, e = s + size;
+  gboolean ok = TRUE;
+
+  g_mutex_lock (&f->lock);
+  f->n_register++;
+  if (s % PAGE || size % PAGE) {
+    f->bad_register++;
+    ok = FALSE;
+  } else if (fake_overlaps (f->regs, s, e, FALSE) ||
+      fake_overlaps (f->app, s, e, FALSE)) {
+    /* the registry never asks this for its own pages */
+    if (fake_overlaps (f->regs, s, e, FALSE))
+      f->bad_register++;
+    ok = FALSE;
+    *why = g_strdup ("cudaHostRegister failed: part or all of the "
+        "requested memory range is already mapped "
+        "(cudaErrorHostMemoryAlreadyRegistered)");
+  } else if (f->fail_next > 0) {
+    f->fail_next--;
+    ok = FALSE;
+    *why = g_strdup ("cudaHostRegister failed: injected "
+        "(cudaErrorMemoryAllocation)");
+  } else {
+    g_array_append_val (f->regs, s);
+    g_array_append_val (f->regs, e);
+  }
+  if (!ok && !*why)
+    *why = g_strdup ("cudaHostRegister failed: invalid value");
+  g_mutex_unlock (&f->lock);
+  return ok;
+}
+
+static void
+fake_unregister (gpointer data, gpointer user_data)
+{
+  Fake *f = user_data;
+  guintptr s = (guintptr) data;
+  guint i;
+
+  g_mutex_lock (&f->lock);
+  f->n_unregister++;
+  for (i = 0; i + 1 < f->regs->len; i += 2) {
+    if (g_array_index (f->regs, guintptr, i) == s) {
+      g_array_remove_range (f->regs, i, 2);
+      g_mutex_unlock (&f->lock);
+      return;
+    }
+  }
+  f->bad_unregister++;
+  g_mutex_unlock (&f->lock);
+}
+
+static gboolean
+fake_is_app_pinned (gconstpointer data, gsize size, gint device_id,
+    gpointer user_data)
+{
+  Fake *f = user_data;
+  guintptr s = (guintptr) data;
+  gboolean r;
+
+  g_mutex_lock (&f->lock);
+  f->n_app_asked++;
+  /* both ends, like the CUDA implementation */
+  r = fake_overlaps (f->app, s, s + 1, TRUE) &&
+      fake_overlaps (f->app, s + size - 1, s + size, TRUE);
+  g_mutex_unlock (&f->lock);
+  return r;
+}
+
+static gsize
+fake_page_size (gpointer user_data)
+{
+  return PAGE;
+}
+
+static const CoHostRegOps fake_ops = {
+  fake_register, fake_unregister, fake_is_app_pinned, fake_page_size,
+};
+
+/* Whether the fake has [s, e) registered, entirely. */
+static gboolean
+fake_is_registered (Fake * f, guintptr s, gsize size)
+{
+  gboolean r;
+
+  g_mutex_lock (&f->lock);
+  r = fake_overlaps (f->regs, s & ~(guintptr) (PAGE - 1), s + size, TRUE);
+  g_mutex_unlock (&f->lock);
+  return r;
+}
+
+typedef struct
+{
+  Fake fake;
+  CoHostReg *reg;
+} Fixture;
+
+static void
+fixture_setup (Fixture * fx, gconstpointer unused)
+{
+  g_mutex_init (&fx->fake.lock);
+  fx->fake.regs = g_array_new (FALSE, FALSE, sizeof (guintptr));
+  fx->fake.app = g_array_new (FALSE, FALSE, sizeof (guintptr));
+  fx->reg = co_hostreg_new (&fake_ops, &fx->fake);
+}
+
+static void
+fixture_teardown (Fixture * fx, gconstpointer unused)
+{
+  g_assert_cmpuint (co_hostreg_n_entries (fx->reg), ==, 0);
+  g_assert_cmpuint (fx->fake.regs->len, ==, 0);
+  g_assert_cmpuint (fx->fake.bad_register, ==, 0);
+  g_assert_cmpuint (fx->fake.bad_unregister, ==, 0);
+  g_assert_cmpuint (fx->fake.n_register, >=, fx->fake.n_unregister);
+  co_hostreg_free (fx->reg);
+  g_array_unref (fx->fake.regs);
+  g_array_unref (fx->fake.app);
+  g_mutex_clear (&fx->fake.lock);
+}
+
+#define ADDR(x) ((gconstpointer) (guintptr) (x))
+
+static CoHostRegResult
+acq (Fixture * fx, guintptr p, gsize n, CoHostRegMode mode, CoHostRef ** ref)
+{
+  gchar *why = NULL;
+  CoHostRegResult r = co_hostreg_acquire (fx->reg, ADDR (p), n, 0, mode, ref,
+      &why);
+
+  /* a reason exactly when refused */
+  g_assert_true ((r == CO_HOSTREG_REFUSED) == (why != NULL));
+  g_free (why);
+  return r;
+}
+
+/* Two GstMemory over the same bytes (two pipelines, one frame ring): one
+ * registration, undone at the last release only. */
+static void
+test_two_users (Fixture * fx, gconstpointer unused)
+{
+  CoHostRef *a = NULL, *b = NULL;
+
+  g_assert_cmpint (acq (fx, 0x100000, 3 * PAGE, CO_HOSTREG_REGISTER, &a), ==,
+      CO_HOSTREG_REGISTERED);
+  g_assert_cmpint (acq (fx, 0x100000, 3 * PAGE, CO_HOSTREG_REGISTER, &b), ==,
+      CO_HOSTREG_REGISTERED);
+  g_assert_cmpuint (fx->fake.n_register, ==, 1);
+  g_assert_cmpuint (co_hostreg_n_entries (fx->reg), ==, 1);
+  g_assert_true (co_hostref_covers (a, ADDR (0x100000), 3 * PAGE));
+  g_assert_true (co_hostref_covers (b, ADDR (0x100010), 100));
+  g_assert_false (co_hostref_covers (b, ADDR (0x100000), 3 * PAGE + 1));
+
+  co_hostref_release (a);       /* A's memory is freed ... */
+  g_assert_cmpuint (fx->fake.n_unregister, ==, 0);
+  g_assert_true (fake_is_registered (&fx->fake, 0x100000, 3 * PAGE));
+  co_hostref_release (b);       /* ... then B's */
+  g_assert_cmpuint (fx->fake.n_unregister, ==, 1);
+  g_assert_false (fake_is_registered (&fx->fake, 0x100000, 1));
+}
+
+/* A request inside another user's range references that range, whatever
+ * the mode; the inner user outliving the outer keeps it registered. */
+static void
+test_inside (Fixture * fx, gconstpointer unused)
+{
+  CoHostRef *outer = NULL, *inner = NULL, *small = NULL;
+
+  g_assert_cmpint (acq (fx, 0x200000, 16 * PAGE, CO_HOSTREG_REGISTER,
+          &outer), ==, CO_HOSTREG_REGISTERED);
+  g_assert_cmpint (acq (fx, 0x200000 + 2 * PAGE + 100, 5 * PAGE,
+          CO_HOSTREG_REGISTER, &inner), ==, CO_HOSTREG_REGISTERED);
+  g_assert_cmpint (acq (fx, 0x200000 + 15 * PAGE + 5, 50, CO_HOSTREG_HOLD,
+          &small), ==, CO_HOSTREG_REGISTERED);
+  g_assert_cmpuint (fx->fake.n_register, ==, 1);
+  g_assert_cmpuint (co_hostreg_n_entries (fx->reg), ==, 1);
+  co_hostref_release (outer);
+  co_hostref_release (inner);
+  g_assert_cmpuint (fx->fake.n_unregister, ==, 0);
+  co_hostref_release (small);
+  g_assert_cmpuint (fx->fake.n_unregister, ==, 1);
+}
+
+/* Partial overlap with a registered range: refused, in both modes, and
+ * nothing is asked of the driver. */
+static void
+test_partial_overlap (Fixture * fx, gconstpointer unused)
+{
+  CoHostRef *a = NULL, *b = NULL;
+
+  g_assert_cmpint (acq (fx, 0x300000, 4 * PAGE, CO_HOSTREG_REGISTER, &a), ==,
+      CO_HOSTREG_REGISTERED);
+  /* the last page of A and one more */
+  g_assert_cmpint (acq (fx, 0x300000 + 3 * PAGE, 2 * PAGE,
+          CO_HOSTREG_REGISTER, &b), ==, CO_HOSTREG_REFUSED);
+  /* the page before A and its first byte */
+  g_assert_cmpint (acq (fx, 0x300000 - 10, 11, CO_HOSTREG_HOLD, &b), ==,
+      CO_HOSTREG_REFUSED);
+  /* A and more on both sides */
+  g_assert_cmpint (acq (fx, 0x300000 - PAGE, 6 * PAGE, CO_HOSTREG_REGISTER,
+          &b), ==, CO_HOSTREG_REFUSED);
+  g_assert_null (b);
+  g_assert_cmpuint (fx->fake.n_register, ==, 1);
+  g_assert_cmpuint (fx->fake.n_app_asked, ==, 1);
+  co_hostref_release (a);
+  /* once A is gone, B registers */
+  g_assert_cmpint (acq (fx, 0x300000 + 3 * PAGE, 2 * PAGE,
+          CO_HOSTREG_REGISTER, &b), ==, CO_HOSTREG_REGISTERED);
+  co_hostref_release (b);
+  g_assert_cmpuint (fx->fake.n_unregister, ==, 2);
+}
+
+/* References added to another set (a frame taking its own on its memory's
+ * range) count one each: unregistered at the last. */
+static void
+test_last_unref (Fixture * fx, gconstpointer unused)
+{
+  CoHostRef *mem = NULL, *frames[5] = { NULL, };
+  guint i;
+
+  g_assert_cmpint (acq (fx, 0x400000, 10, CO_HOSTREG_REGISTER, &mem), ==,
+      CO_HOSTREG_REGISTERED);
+  for (i = 0; i < G_N_ELEMENTS (frames); i++)
+    co_hostref_add (&frames[i], mem);
+  co_hostref_add (&frames[0], mem);     /* twice in one set */
+  co_hostref_add (&frames[0], NULL);    /* nothing */
+  co_hostref_release (mem);
+  for (i = 0; i < G_N_ELEMENTS (frames); i++) {
+    g_assert_cmpuint (fx->fake.n_unregister, ==, 0);
+    g_assert_true (fake_is_registered (&fx->fake, 0x400000, 10));
+    co_hostref_release (frames[i]);
+  }
+  g_assert_cmpuint (fx->fake.n_unregister, ==, 1);
+  co_hostref_release (NULL);
+}
+
+/* Issue 12: B's frame is in flight from a range A's memory registered; A's
+ * memory is freed; the range stays registered until B's frame is done. */
+static void
+test_in_flight (Fixture * fx, gconstpointer unused)
+{
+  CoHostRef *mem_a = NULL, *mem_b = NULL, *frame_b = NULL;
+
+  g_assert_cmpint (acq (fx, 0x500000, 8 * PAGE, CO_HOSTREG_REGISTER,
+          &mem_a), ==, CO_HOSTREG_REGISTERED);
+  g_assert_cmpint (acq (fx, 0x500000, 8 * PAGE, CO_HOSTREG_REGISTER,
+          &mem_b), ==, CO_HOSTREG_REGISTERED);
+  co_hostref_add (&frame_b, mem_b);
+  co_hostref_release (mem_b);   /* B's memory finalized (frame still flies) */
+  co_hostref_release (mem_a);   /* A's memory freed */
+  g_assert_cmpuint (fx->fake.n_unregister, ==, 0);
+  g_assert_true (co_hostref_covers (frame_b, ADDR (0x500000), 8 * PAGE));
+  g_assert_true (fake_is_registered (&fx->fake, 0x500000, 8 * PAGE));
+  co_hostref_release (frame_b); /* the device has finished */
+  g_assert_cmpuint (fx->fake.n_unregister, ==, 1);
+}
+
+/* Memory the application page-locked: PINNED, no reference, never
+ * registered or unregistered by us, asked again every time (nothing
+ * cached). */
+static void
+test_app_pinned (Fixture * fx, gconstpointer unused)
+{
+  guintptr s = 0x600000, e = 0x600000 + 32 * PAGE;
+  CoHostRef *ref = NULL;
+  guint i;
+
+  g_array_append_val (fx->fake.app, s);
+  g_array_append_val (fx->fake.app, e);
+  for (i = 0; i < 40; i++) {
+    g_assert_cmpint (acq (fx, s + i * 3000, 3000, i % 2 ?
+            CO_HOSTREG_REGISTER : CO_HOSTREG_HOLD, &ref), ==,
+        CO_HOSTREG_PINNED);
+    g_assert_null (ref);
+  }
+  g_assert_cmpuint (fx->fake.n_app_asked, ==, 40);
+  g_assert_cmpuint (fx->fake.n_register, ==, 0);
+  g_assert_cmpuint (co_hostreg_n_entries (fx->reg), ==, 0);
+  /* straddling the end of the application's memory: not pinned, and the
+   * driver refuses to register it: refused */
+  g_assert_cmpint (acq (fx, e - 100, 2 * PAGE, CO_HOSTREG_REGISTER, &ref),
+      ==, CO_HOSTREG_REFUSED);
+  g_assert_null (ref);
+  g_assert_cmpuint (fx->fake.n_register, ==, 1);
+  g_assert_cmpuint (fx->fake.n_unregister, ==, 0);
+  /* the application unpins it: asked again, registered by us now */
+  g_array_set_size (fx->fake.app, 0);
+  g_assert_cmpint (acq (fx, s, 3000, CO_HOSTREG_REGISTER, &ref), ==,
+      CO_HOSTREG_REGISTERED);
+  co_hostref_release (ref);
+}
+
+/* A failing registration: refused with the driver's reason, nothing
+ * recorded; the next attempt registers. */
+static void
+test_register_fails (Fixture * fx, gconstpointer unused)
+{
+  CoHostRef *ref = NULL;
+  gchar *why = NULL;
+
+  fx->fake.fail_next = 1;
+  g_assert_cmpint (co_hostreg_acquire (fx->reg, ADDR (0x700000), 5 * PAGE, 0,
+          CO_HOSTREG_REGISTER, &ref, &why), ==, CO_HOSTREG_REFUSED);
+  g_assert_nonnull (strstr (why, "cudaHostRegister"));
+  g_free (why);
+  g_assert_null (ref);
+  g_assert_cmpuint (co_hostreg_n_entries (fx->reg), ==, 0);
+  g_assert_cmpint (acq (fx, 0x700000, 5 * PAGE, CO_HOSTREG_REGISTER, &ref),
+      ==, CO_HOSTREG_REGISTERED);
+  co_hostref_release (ref);
+  g_assert_cmpuint (fx->fake.n_unregister, ==, 1);
+}
+
+/* Frames of one ring whose size is not a multiple of the page share pages:
+ * a frame whose pages lie inside a neighbour's registration references it;
+ * one that overlaps it partly is refused (staged) until the neighbour is
+ * gone; pageable copies in flight keep registrations off their pages. */
+static void
+test_shared_pages (Fixture * fx, gconstpointer unused)
+{
+  const guintptr ring = 0x800000;
+  const gsize fs = 6000;        /* frame size */
+  CoHostRef *f0 = NULL, *f1 = NULL, *h0 = NULL, *h1 = NULL, *big = NULL;
+
+  /* frame 0: pages 0-1; frame 1 (6000..12000): pages 1-2, partly frame 0's */
+  g_assert_cmpint (acq (fx, ring, fs, CO_HOSTREG_REGISTER, &f0), ==,
+      CO_HOSTREG_REGISTERED);
+  g_assert_cmpint (acq (fx, ring + fs, fs, CO_HOSTREG_REGISTER, &f1), ==,
+      CO_HOSTREG_REFUSED);
+  /* two small frames in frame 0's pages: inside */
+  g_assert_cmpint (acq (fx, ring + 100, 2000, CO_HOSTREG_HOLD, &h0), ==,
+      CO_HOSTREG_REGISTERED);
+  g_assert_cmpint (acq (fx, ring + 4096, 4000, CO_HOSTREG_HOLD, &h1), ==,
+      CO_HOSTREG_REGISTERED);
+  co_hostref_release (f0);
+  co_hostref_release (h0);
+  co_hostref_release (h1);
+  h0 = h1 = NULL;
+  g_assert_cmpuint (fx->fake.n_unregister, ==, 1);
+  g_assert_cmpint (acq (fx, ring + fs, fs, CO_HOSTREG_REGISTER, &f1), ==,
+      CO_HOSTREG_REGISTERED);
+  co_hostref_release (f1);
+
+  /* small pageable frames in one page: both held (held entries may
+   * overlap); a registration over that page waits until both are done */
+  g_assert_cmpint (acq (fx, ring + 10, 1000, CO_HOSTREG_HOLD, &h0), ==,
+      CO_HOSTREG_PAGEABLE);
+  g_assert_cmpint (acq (fx, ring + 1010, 1000, CO_HOSTREG_HOLD, &h1), ==,
+      CO_HOSTREG_PAGEABLE);
+  g_assert_cmpint (acq (fx, ring + 3000, 1000, CO_HOSTREG_HOLD, &h1), ==,
+      CO_HOSTREG_PAGEABLE);
+  g_assert_cmpint (acq (fx, ring, 3 * fs, CO_HOSTREG_REGISTER, &big), ==,
+      CO_HOSTREG_REFUSED);
+  co_hostref_release (h0);
+  g_assert_cmpint (acq (fx, ring, 3 * fs, CO_HOSTREG_REGISTER, &big), ==,
+      CO_HOSTREG_REFUSED);
+  co_hostref_release (h1);
+  g_assert_cmpuint (co_hostreg_n_entries (fx->reg), ==, 0);
+
+  /* the whole ring registered (someone's memory over all of it): every
+   * frame is inside */
+  g_assert_cmpint (acq (fx, ring, 10 * fs, CO_HOSTREG_REGISTER, &big), ==,
+      CO_HOSTREG_REGISTERED);
+  f0 = f1 = NULL;
+  g_assert_cmpint (acq (fx, ring + 3 * fs, fs, CO_HOSTREG_REGISTER, &f0), ==,
+      CO_HOSTREG_REGISTERED);
+  g_assert_cmpint (acq (fx, ring + 4 * fs, fs, CO_HOSTREG_REGISTER, &f0), ==,
+      CO_HOSTREG_REGISTERED);
+  g_assert_cmpint (acq (fx, ring + 4 * fs, fs, CO_HOSTREG_HOLD, &f1), ==,
+      CO_HOSTREG_REGISTERED);
+  co_hostref_release (big);
+  co_hostref_release (f0);
+  g_assert_true (fake_is_registered (&fx->fake, ring + 4 * fs, fs));
+  co_hostref_release (f1);
+  g_assert_cmpuint (fx->fake.n_register, ==, fx->fake.n_unregister);
+}
+
+/* Many threads take and drop references on ranges of a few pages at once:
+ * the driver never sees a double registration or a stray unregistration,
+ * a reference always covers registered pages, and everything is undone at
+ * the end. */
+#define N_THREADS 8
+#define N_ITER 20000
+#define N_PAGES 64
+
+typedef struct
+{
+  Fixture *fx;
+  guint seed;
+  guint registered, pageable, refused;
+} Worker;
+
+static gpointer
+worker (gpointer data)
+{
+  Worker *w = data;
+  GRand *r = g_rand_new_with_seed (w->seed);
+  CoHostRef *held[4] = { NULL, };
+  guint i;
+
+  for (i = 0; i < N_ITER; i++) {
+    guint k = g_rand_int_range (r, 0, G_N_ELEMENTS (held));
+    guintptr p = 0x1000000 + g_rand_int_range (r, 0, N_PAGES * PAGE);
+    gsize n = g_rand_int_range (r, 1, 6 * PAGE);
+    CoHostRegMode mode = g_rand_boolean (r) ? CO_HOSTREG_REGISTER :
+        CO_HOSTREG_HOLD;
+    CoHostRef *ref = NULL;
+
+    switch (co_hostreg_acquire (w->fx->reg, ADDR (p), n, 0, mode, &ref, NULL)) {
+      case CO_HOSTREG_REGISTERED:
+        w->registered++;
+        g_assert_true (co_hostref_covers (ref, ADDR (p), n));
+        g_assert_true (fake_is_registered (&w->fx->fake, p, n));
+        break;
+      case CO_HOSTREG_PAGEABLE:
+        w->pageable++;
+        g_assert_false (co_hostref_covers (ref, ADDR (p), n));
+        break;
+      default:
+        w->refused++;
+        g_assert_null (ref);
+        break;
+    }
+    /* sometimes a frame reference on top (then the memory's goes) */
+    if (ref && g_rand_boolean (r)) {
+      CoHostRef *frame = NULL;
+
+      co_hostref_add (&frame, ref);
+      co_hostref_release (ref);
+      ref = frame;
+    }
+    co_hostref_release (held[k]);
+    held[k] = ref;
+  }
+  for (i = 0; i < G_N_ELEMENTS (held); i++)
+    co_hostref_release (held[i]);
+  g_rand_free (r);
+  return NULL;
+}
+
+static void
+test_threads (Fixture * fx, gconstpointer unused)
+{
+  GThread *t[N_THREADS];
+  Worker w[N_THREADS];
+  guint i, registered = 0, pageable = 0, refused = 0;
+
+  for (i = 0; i < N_THREADS; i++) {
+    memset (&w[i], 0, sizeof (w[i]));
+    w[i].fx = fx;
+    w[i].seed = 1234 + i;
+    t[i] = g_thread_new ("hostreg", worker, &w[i]);
+  }
+  for (i = 0; i < N_THREADS; i++) {
+    g_thread_join (t[i]);
+    registered += w[i].registered;
+    pageable += w[i].pageable;
+    refused += w[i].refused;
+  }
+  g_test_message ("%u registered, %u pageable, %u refused; %u driver "
+      "registrations", registered, pageable, refused, fx->fake.n_register);
+  /* every outcome happened */
+  g_assert_cmpuint (registered, >, 0);
+  g_assert_cmpuint (pageable, >, 0);
+  g_assert_cmpuint (refused, >, 0);
+  g_assert_cmpuint (co_hostreg_n_entries (fx->reg), ==, 0);
+  g_assert_cmpuint (fx->fake.n_register, ==, fx->fake.n_unregister);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+#define ADD(name, fn) \
+  g_test_add ("/hostreg/" name, Fixture, NULL, fixture_setup, fn, \
+      fixture_teardown)
+  ADD ("two-users", test_two_users);
+  ADD ("inside", test_inside);
+  ADD ("partial-overlap", test_partial_overlap);
+  ADD ("last-unref", test_last_unref);
+  ADD ("in-flight", test_in_flight);
+  ADD ("app-pinned", test_app_pinned);
+  ADD ("register-fails", test_register_fails);
+  ADD ("shared-pages", test_shared_pages);
+  ADD ("threads", test_threads);
+  return g_test_run ();
+}
