@@ -18,7 +18,8 @@
  * call of that name from now on fail, and every later one too until
  * co_fault_arm (NULL, -1) disarms.  co_fault_count() counts the calls of a
  * name since the last arm, so a test can list the points a pipeline passes
- * and then fail each in turn.
+ * and then fail each in turn.  Until the first co_fault_arm() of the
+ * process nothing is counted and a call point costs one atomic read.
  *
  * co_test_set_submit_delay_us() (exported likewise) makes the engine's
  * submit thread sleep that long before it queues each frame it was handed,
@@ -40,6 +41,9 @@ G_BEGIN_DECLS
 void co_fault_arm (const gchar * point, gint64 nth);
 /* Calls of @point ("*": all) since the last co_fault_arm(). */
 guint64 co_fault_count (const gchar * point);
+/* The names of the points called since the last co_fault_arm(), sorted
+ * (free with g_strfreev). */
+gchar **co_fault_points (void);
 /* How many calls failed because of an injection since the last arm. */
 guint64 co_fault_injected (void);
 /* The submit thread's sleep before each frame, in us (0: none). */
