@@ -46,7 +46,7 @@
 #include "co-test-util.h"
 
 /* seconds a phase may take before the watchdog aborts the process */
-#define PHASE_S 30
+#define PHASE_S 20
 /* no output for this long while it should flow: a stall */
 #define STALL_S 5
 /* settings changes one run may record */
@@ -70,10 +70,11 @@ act_slot (void)
   return g_atomic_int_add (&act_next, 1) % N_ACT;
 }
 
-static void act_set (gint slot, const gchar * fmt, ...) G_GNUC_PRINTF (2, 3);
-
 static void
 act_set (gint slot, const gchar * fmt, ...)
+G_GNUC_PRINTF (2, 3);
+
+     static void act_set (gint slot, const gchar * fmt, ...)
 {
   va_list ap;
   gchar *s;
@@ -109,7 +110,8 @@ static struct
   GCond cond;
   GThread *thread;
   gboolean quit;
-  gchar *test;
+  gchar *test;                  /* with the loop index */
+  gchar *test_fn;               /* for GST_CHECKS */
   gchar *phase;
   guint phase_s;
   gint64 deadline;              /* monotonic us, 0: none */
@@ -129,12 +131,21 @@ wd_main (gpointer data G_GNUC_UNUSED)
       g_printerr ("\n*** WATCHDOG: %s: phase \"%s\" did not finish within "
           "%u s: a hang.\n*** seed 0x%08x; rerun: CO_TEST_SEED=0x%08x "
           "GST_CHECKS=%s\n*** what the threads were doing:\n", wd.test,
-          wd.phase, wd.phase_s, wd.seed, co_test_base_seed, wd.test);
+          wd.phase, wd.phase_s, wd.seed, co_test_base_seed, wd.test_fn);
       g_mutex_lock (&act_lock);
       for (i = 0; i < N_ACT; i++)
         if (act_text[i])
           g_printerr ("***   %s\n", act_text[i]);
       g_mutex_unlock (&act_lock);
+      if (g_strcmp0 (g_getenv ("CO_TORTURE_GDB"), "1") == 0) {
+        /* every thread's stack (needs ptrace rights over this process) */
+        gchar *cmd = g_strdup_printf ("gdb -p %d -batch -nx -ex \"thread "
+            "apply all bt\"", (int) getpid ());
+        g_printerr ("*** %s\n", cmd);
+        if (system (cmd) != 0)
+          g_printerr ("*** gdb failed\n");
+        g_free (cmd);
+      }
       abort ();
     }
     g_cond_wait_until (&wd.cond, &wd.lock, wd.deadline ? wd.deadline :
@@ -165,12 +176,12 @@ wd_stop (void)
   wd.thread = NULL;
 }
 
-static void wd_phase (guint seconds, const gchar * fmt, ...)
-    G_GNUC_PRINTF (2, 3);
-
-/* The phase @fmt starts now and must end within @seconds. */
 static void
 wd_phase (guint seconds, const gchar * fmt, ...)
+G_GNUC_PRINTF (2, 3);
+
+/* The phase @fmt starts now and must end within @seconds. */
+     static void wd_phase (guint seconds, const gchar * fmt, ...)
 {
   va_list ap;
   gchar *s;
@@ -217,7 +228,9 @@ case_begin (const gchar * name, gint i)
   c->t0 = g_get_monotonic_time ();
   g_mutex_lock (&wd.lock);
   g_free (wd.test);
-  wd.test = g_strdup (name);
+  g_free (wd.test_fn);
+  wd.test = g_strdup (c->name);
+  wd.test_fn = g_strdup (name);
   wd.seed = c->seed;
   g_mutex_unlock (&wd.lock);
   act_clear_all ();
@@ -226,11 +239,12 @@ case_begin (const gchar * name, gint i)
   return c;
 }
 
-static void case_error (Case * c, const gchar * fmt, ...) G_GNUC_PRINTF (2, 3);
-
-/* Records a failure (any thread); case_end() fails the test with it. */
 static void
 case_error (Case * c, const gchar * fmt, ...)
+G_GNUC_PRINTF (2, 3);
+
+/* Records a failure (any thread); case_end() fails the test with it. */
+     static void case_error (Case * c, const gchar * fmt, ...)
 {
   va_list ap;
   gchar *s;
@@ -238,10 +252,16 @@ case_error (Case * c, const gchar * fmt, ...)
   va_start (ap, fmt);
   s = g_strdup_vprintf (fmt, ap);
   va_end (ap);
-  g_printerr ("%s: FAIL: %s\n", c->name, s);
   g_mutex_lock (&c->lock);
-  if (c->n_errors < 6)
-    g_string_append_printf (c->errors, "\n  %s", s);
+  /* the first ones in full on stderr; a few, shortened, in the check's
+   * message (libcheck refuses long ones) */
+  if (c->n_errors < 20)
+    g_printerr ("%s: FAIL: %s\n", c->name, s);
+  else if (c->n_errors == 20)
+    g_printerr ("%s: (more failures not shown)\n", c->name);
+  if (c->n_errors < 3)
+    g_string_append_printf (c->errors, "\n  %.700s%s", s,
+        strlen (s) > 700 ? "..." : "");
   c->n_errors++;
   g_mutex_unlock (&c->lock);
   g_free (s);
@@ -273,7 +293,8 @@ case_end (Case * c)
   g_mutex_clear (&c->lock);
   fail_unless (n == 0, "%s (seed 0x%08x; rerun: CO_TEST_SEED=0x%08x "
       "GST_CHECKS=%s): %u failure(s):%s%s", c->name, c->seed,
-      co_test_base_seed, c->test, n, msg, n > 6 ? "\n  ..." : "");
+      co_test_base_seed, c->test, n, msg, n > 3 ? "\n  ... (all on stderr)" :
+      "");
   g_free (msg);
   g_free (c->test);
   g_free (c->name);
@@ -303,6 +324,7 @@ typedef struct
 {
   Case *cs;
   gchar *ctx;
+  gchar *label;
   gboolean audio;
   gdouble gain;                 /* audio: linear gain of gain-db */
   GstElement *f;
@@ -322,6 +344,16 @@ typedef struct
   gint started, completed;
   guint n_changes;
 } Checker;
+
+/* "[run 3: what; settings]" -> "run 3" (for the watchdog's lines) */
+static gchar *
+short_label (const gchar * ctx)
+{
+  const gchar *b = ctx[0] == '[' ? ctx + 1 : ctx;
+  gsize n = strcspn (b, ":;]");
+
+  return g_strndup (b, n);
+}
 
 static void
 inrec_free (InRec * r)
@@ -451,6 +483,50 @@ settings_desc (const VSettings * s)
 
 #define MAX_TRIES 48
 
+/* A wrong output: does it match settings older than its entry (a property
+ * change that was lost), or nothing (foreign or stale data)? */
+static gchar *
+diagnose_older (Checker * k, InRec * r, GstBuffer * out)
+{
+  gint j, m, tried = 0;
+  static const VSettings others[] = {
+    {CO_REF_INVERT, 1.0, 0}, {CO_REF_BOX_BLUR, 1.0, 0},
+  };
+
+  for (j = r->lo - 1; j >= 0 && tried < MAX_TRIES; j--) {
+    gchar *msg = NULL;
+    gboolean same;
+
+    for (m = j + 1; m < r->lo; m++)
+      if (!memcmp (&k->hist[m], &k->hist[j], sizeof (VSettings)))
+        break;
+    if (m < r->lo || !memcmp (&k->hist[r->lo], &k->hist[j], sizeof (VSettings)))
+      continue;
+    tried++;
+    same = video_matches (r, out, &k->hist[j], &msg);
+    g_free (msg);
+    if (same) {
+      gchar *d = settings_desc (&k->hist[j]);
+      gchar *s = g_strdup_printf ("it equals the reference of change %d "
+          "(%s), older than its entry: a property change that did not take "
+          "effect", j, d);
+      g_free (d);
+      return s;
+    }
+  }
+  for (j = 0; j < (gint) G_N_ELEMENTS (others); j++) {
+    gchar *msg = NULL;
+    gboolean same = video_matches (r, out, &others[j], &msg);
+    g_free (msg);
+    if (same)
+      return g_strdup_printf ("it equals the reference of %s (never set)",
+          j ? "box-blur radius=0 (a copy of the input)" : "invert");
+  }
+  return g_strdup_printf ("it equals the reference of none of the %d "
+      "earlier settings either, nor the input itself (another frame's or "
+      "stale data?)", tried);
+}
+
 static GstPadProbeReturn
 out_probe (GstPad * pad, GstPadProbeInfo * info, gpointer data)
 {
@@ -536,6 +612,7 @@ out_probe (GstPad * pad, GstPadProbeInfo * info, gpointer data)
     }
     if (!ok) {
       GString *w = g_string_new (NULL);
+      gchar *older = diagnose_older (k, r, out);
       for (j = r->lo; j <= hi; j++) {
         gchar *d = settings_desc (&k->hist[j]);
         g_string_append_printf (w, "%s%s", j > r->lo ? ", " : "", d);
@@ -545,11 +622,12 @@ out_probe (GstPad * pad, GstPadProbeInfo * info, gpointer data)
       case_error (k->cs, "%s: output tag %" G_GUINT64_FORMAT " pts %"
           GST_TIME_FORMAT " (%s) matches the reference of none of the "
           "settings in effect while it was inside the element (changes "
-          "%d..%d: %s); newest: %s", k->ctx, tag,
+          "%d..%d: %s); newest: %s; %s", k->ctx, tag,
           GST_TIME_ARGS (GST_BUFFER_PTS (out)), cstr, r->lo, hi, w->str,
-          first_msg);
+          first_msg, older);
       g_string_free (w, TRUE);
       g_free (cstr);
+      g_free (older);
     }
     g_free (first_msg);
     g_mutex_lock (&k->lock);
@@ -568,6 +646,7 @@ checker_new (Case * cs, const gchar * ctx, GstElement * f, gboolean audio)
 
   k->cs = cs;
   k->ctx = g_strdup (ctx);
+  k->label = short_label (ctx);
   k->audio = audio;
   k->f = f;
   g_mutex_init (&k->lock);
@@ -599,6 +678,7 @@ checker_free (Checker * k)
   g_mutex_clear (&k->lock);
   g_mutex_clear (&k->set_lock);
   g_free (k->ctx);
+  g_free (k->label);
   g_free (k);
 }
 
@@ -644,10 +724,10 @@ checker_set (Checker * k, const gchar * prop, const gchar * val, gint slot)
     g_atomic_int_set (&k->started, n + 1);
   }
   if (slot >= 0)
-    act_set (slot, "%s: in g_object_set (%s=%s)", k->ctx, prop, val);
+    act_set (slot, "%s: in g_object_set (%s=%s)", k->label, prop, val);
   gst_util_set_object_arg (G_OBJECT (k->f), prop, val);
   if (slot >= 0)
-    act_set (slot, "%s: idle after setting %s=%s", k->ctx, prop, val);
+    act_set (slot, "%s: idle after setting %s=%s", k->label, prop, val);
   if (tracked)
     g_atomic_int_set (&k->completed, n + 1);
   k->n_changes++;
@@ -783,6 +863,7 @@ typedef struct
 {
   Case *cs;
   gchar *ctx;
+  gchar *label;
   GstElement *pipe, *f, *cf, *sink, *stall;
   Checker *k;
 
@@ -873,6 +954,7 @@ pipe_new (Case * cs, const gchar * ctx, const gchar * launch, gboolean audio)
 
   p->cs = cs;
   p->ctx = g_strdup (ctx);
+  p->label = short_label (ctx);
   g_mutex_init (&p->lock);
   g_queue_init (&p->held);
   p->pipe = gst_parse_launch (launch, &err);
@@ -883,6 +965,7 @@ pipe_new (Case * cs, const gchar * ctx, const gchar * launch, gboolean audio)
     if (p->pipe)
       gst_object_unref (p->pipe);
     g_free (p->ctx);
+    g_free (p->label);
     g_free (p);
     return NULL;
   }
@@ -904,11 +987,11 @@ static void
 pipe_set_state (Pipe * p, GstState state, gint slot)
 {
   if (slot >= 0)
-    act_set (slot, "%s: in gst_element_set_state (%s)", p->ctx,
+    act_set (slot, "%s: in gst_element_set_state (%s)", p->label,
         gst_element_state_get_name (state));
   gst_element_set_state (p->pipe, state);
   if (slot >= 0)
-    act_set (slot, "%s: idle after set_state (%s)", p->ctx,
+    act_set (slot, "%s: idle after set_state (%s)", p->label,
         gst_element_state_get_name (state));
 }
 
@@ -973,7 +1056,7 @@ pipe_wait_eos (Pipe * p, guint timeout_s, guint stall_s, const gchar * why,
     }
     if (slot >= 0)
       act_set (slot, "%s: waiting for EOS (%" G_GUINT64_FORMAT " out)",
-          p->ctx, n);
+          p->label, n);
     g_usleep (20 * 1000);
   }
 }
@@ -1004,6 +1087,7 @@ pipe_free (Pipe * p, gint slot)
   checker_free (p->k);
   g_mutex_clear (&p->lock);
   g_free (p->ctx);
+  g_free (p->label);
   g_free (p);
   return s;
 }
@@ -1099,10 +1183,10 @@ seeker_main (gpointer data)
         (g_rand_boolean (r->rand) ? GST_SEEK_FLAG_ACCURATE : 0);
 
     act_set (r->slot, "%s: in gst_element_seek_simple (flushing seek #%u to "
-        "%" GST_TIME_FORMAT ")", r->p->ctx, r->n + 1, GST_TIME_ARGS (pos));
+        "%" GST_TIME_FORMAT ")", r->p->label, r->n + 1, GST_TIME_ARGS (pos));
     if (!gst_element_seek_simple (r->p->pipe, GST_FORMAT_TIME, flags, pos))
       r->n_failed++;
-    act_set (r->slot, "%s: idle after seek #%u", r->p->ctx, r->n + 1);
+    act_set (r->slot, "%s: idle after seek #%u", r->p->label, r->n + 1);
     r->n++;
     racer_sleep (r);
   }
@@ -1126,10 +1210,10 @@ caps_changer_main (gpointer data)
       g_usleep (1000);
       waited++;
     }
-    act_set (r->slot, "%s: in g_object_set (capsfilter caps=%s)", r->p->ctx,
+    act_set (r->slot, "%s: in g_object_set (capsfilter caps=%s)", r->p->label,
         s);
     g_object_set (r->p->cf, "caps", caps, NULL);
-    act_set (r->slot, "%s: idle after caps=%s", r->p->ctx, s);
+    act_set (r->slot, "%s: idle after caps=%s", r->p->label, s);
     gst_caps_unref (caps);
     g_free (s);
     r->n++;
@@ -1223,14 +1307,14 @@ run_props_seeks (Case * cs, GRand * rand, const gchar * label,
     racer_start (ch, changer_main, "changer");
     sk = racer_new (p->k, p, g_rand_int (rand), 30000);
     racer_start (sk, seeker_main, "seeker");
-    act_set (slot, "%s: streaming for %u ms", ctx, duration_ms);
+    act_set (slot, "%s: streaming for %u ms", p->label, duration_ms);
     g_usleep (duration_ms * 1000);
-    act_set (slot, "%s: joining the seeker", ctx);
+    act_set (slot, "%s: joining the seeker", p->label);
     n_fail = sk->n_failed;
     n_sk = racer_stop (sk);
-    act_set (slot, "%s: joining the property changer", ctx);
+    act_set (slot, "%s: joining the property changer", p->label);
     n_ch = racer_stop (ch);
-    act_set (slot, "%s: EOS", ctx);
+    act_set (slot, "%s: EOS", p->label);
     pipe_send_eos (p);
     pipe_wait_eos (p, 60, STALL_S, "after the property changes and seeks",
         NULL, slot);
@@ -1442,8 +1526,7 @@ GST_START_TEST (test_held_harness)
     }
     g_thread_join (t);
     if (hp.last != GST_FLOW_OK)
-      case_error (cs, "%s: push returned %s", ctx,
-          gst_flow_get_name (hp.last));
+      case_error (cs, "%s: push returned %s", ctx, gst_flow_get_name (hp.last));
     wd_phase (PHASE_S, "%s: teardown", ctx);
     checker_expect_all (k, n);
     if (got != n)
@@ -1472,7 +1555,7 @@ GST_START_TEST (test_held_lastn)
   guint hold = holds[__i__ % 2], run;
   gint slot = act_slot ();
 
-  for (run = 0; run < torture_scale && !case_failed (cs); run++) {
+  for (run = 0; run < 2 * torture_scale && !case_failed (cs); run++) {
     gchar *label = g_strdup_printf ("%s run %u", audio ? "audio" : "video",
         run);
     wd_phase (STALL_S + PHASE_S, "%s: to EOS with the sink keeping %u",
@@ -1575,8 +1658,7 @@ GST_START_TEST (test_held_tee)
     d.p = p;
     d.slot = act_slot ();
     d.thread = g_thread_new ("drainer", drainer_main, &d);
-    if (pipe_wait_eos (p, 60, STALL_S, "with both branches pulled", NULL,
-            slot)) {
+    if (pipe_wait_eos (p, 60, STALL_S, "with both branches pulled", NULL, slot)) {
       checker_expect_all (p->k, n);
       /* appsink may still hold the last ones */
       while (d.n < n && g_get_monotonic_time () - last_t < 100 *
@@ -1661,17 +1743,16 @@ GST_START_TEST (test_caps_renegotiation)
     if (seeks)
       sk = racer_start (racer_new (p->k, p, g_rand_int (cs->rand), 60000),
           seeker_main, "seeker");
-    act_set (slot, "%s: streaming", ctx);
+    act_set (slot, "%s: streaming", p->label);
     g_usleep ((1000 + g_rand_int_range (cs->rand, 0, 1000)) * 1000);
-    act_set (slot, "%s: joining the racers", ctx);
+    act_set (slot, "%s: joining the racers", p->label);
     if (sk)
       n_sk = racer_stop (sk);
     n_cc = racer_stop (cc);
     pipe_send_eos (p);
     pipe_wait_eos (p, 60, STALL_S, "after the caps changes", NULL, slot);
     sum = pipe_free (p, slot);
-    g_print ("  run %u: %u caps changes, %u seeks; %s\n", run, n_cc, n_sk,
-        sum);
+    g_print ("  run %u: %u caps changes, %u seeks; %s\n", run, n_cc, n_sk, sum);
     g_free (sum);
     g_free (ctx);
   }
@@ -1770,9 +1851,12 @@ send_stop_and_segment (GstPad * sinkpad, FPusher * fp, gint slot,
   g_mutex_unlock (&fp->gate);
 }
 
+/* __i__: 0 lone FLUSH_STOP, 1 FLUSH_START twice then FLUSH_STOP, 2 the
+ * ordinary pair, 3 FLUSH_START then FLUSH_STOP twice, 4 two lone FLUSH_STOP,
+ * 5 all of them mixed at random */
 GST_START_TEST (test_flush_events)
 {
-  Case *cs = case_begin ("test_flush_events", -1);
+  Case *cs = case_begin ("test_flush_events", __i__);
   guint run;
   gint slot = act_slot ();
 
@@ -1819,7 +1903,8 @@ GST_START_TEST (test_flush_events)
     tl = g_thread_new ("puller", fpuller_main, &fl);
 
     for (i = 0; i < rounds; i++) {
-      guint v = g_rand_int_range (cs->rand, 0, 5);
+      guint v = __i__ < 5 ? (guint) __i__ :
+          (guint) g_rand_int_range (cs->rand, 0, 5);
       gboolean reset = g_rand_boolean (cs->rand);
 
       g_usleep (g_rand_int_range (cs->rand, 0, 30000));
@@ -1866,8 +1951,7 @@ GST_START_TEST (test_flush_events)
     g_thread_join (tp);
 
     /* then it must work normally: every frame out, right, and EOS */
-    wd_phase (PHASE_S, "%s: %u frames after the flushes, then EOS", ctx,
-        final);
+    wd_phase (PHASE_S, "%s: %u frames after the flushes, then EOS", ctx, final);
     base = checker_get (k, &k->next_tag);
     g_mutex_lock (&k->lock);
     k->watch_tag = base;
@@ -1983,7 +2067,7 @@ GST_START_TEST (test_state_changes)
     /* then a clean run to EOS */
     wd_phase (PHASE_S, "%s: PLAYING after the cycles, then EOS", ctx);
     pipe_set_state (p, GST_STATE_PLAYING, slot);
-    act_set (slot, "%s: in get_state (PLAYING, 10 s)", ctx);
+    act_set (slot, "%s: in get_state (PLAYING, 10 s)", p->label);
     ret = gst_element_get_state (p->pipe, NULL, NULL, 10 * GST_SECOND);
     if (ret != GST_STATE_CHANGE_SUCCESS)
       case_error (cs, "%s: not PLAYING 10 s after the cycles: get_state "
@@ -2087,8 +2171,7 @@ GST_START_TEST (test_eos_during_rebuild)
     pipe_set_state (p, GST_STATE_PLAYING, slot);
     if (ch)
       racer_start (ch, changer_main, "changer");
-    if (pipe_wait_eos (p, 60, STALL_S, "at the end of the stream", NULL,
-            slot))
+    if (pipe_wait_eos (p, 60, STALL_S, "at the end of the stream", NULL, slot))
       checker_expect_all (p->k, n);
     if (ch)
       racer_stop (ch);
@@ -2186,13 +2269,13 @@ torture_suite (void)
   /* one test case per scenario (GST_CHECKS=test_NAME runs one alone) */
   tcase_add_loop_test (torture_tcase (s, "held-harness"), test_held_harness,
       0, 2);
-  tcase_add_loop_test (torture_tcase (s, "held-lastn"), test_held_lastn, 0,
-      4);
+  tcase_add_loop_test (torture_tcase (s, "held-lastn"), test_held_lastn, 0, 4);
   tcase_add_test (torture_tcase (s, "held-tee"), test_held_tee);
   tcase_add_test (torture_tcase (s, "props-vs-seeks"), test_props_vs_seeks);
   tcase_add_test (torture_tcase (s, "caps-renegotiation"),
       test_caps_renegotiation);
-  tcase_add_test (torture_tcase (s, "flush-events"), test_flush_events);
+  tcase_add_loop_test (torture_tcase (s, "flush-events"), test_flush_events,
+      0, 6);
   tcase_add_test (torture_tcase (s, "state-changes"), test_state_changes);
   tcase_add_test (torture_tcase (s, "eos-during-rebuild"),
       test_eos_during_rebuild);
