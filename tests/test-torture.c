@@ -17,6 +17,26 @@
  * (the last change that had started).  Where the flow allows (no seek, no
  * flush, no state change) frames in == frames out.
  *
+ * The tests (each its own test case; GST_CHECKS=NAME runs one):
+ *   test_held_harness          a) GstHarness: 40 buffers pushed before any
+ *                                 is pulled, then all pulled ([0] video,
+ *                                 [1] audio)
+ *   test_held_lastn            a) a sink that keeps the last 12 or 30
+ *                                 buffers, to EOS ([0,1] video, [2,3] audio)
+ *   test_held_tee              a) a tee branch not pulled for a while: the
+ *                                 other branch must run on
+ *   test_props_vs_seeks        b) property changes racing flushing seeks
+ *   test_caps_renegotiation    c) capsfilter caps changed every few frames,
+ *                                 with flushing seeks
+ *   test_flush_events          d) stray FLUSH_START/FLUSH_STOP on the sink
+ *                                 pad while buffers flow (one variant per
+ *                                 loop index, see the test)
+ *   test_state_changes         e) PLAYING/PAUSED/READY/NULL at any moment
+ *                                 while properties rebuild the engine
+ *   test_ready_during_rebuild  e) READY just as a buffer's chain rebuilds
+ *   test_eos_during_rebuild    f) a property change right before EOS
+ *   test_concurrent_pipelines  g) four pipelines at once (a and b)
+ *
  * A watchdog thread aborts the process when a phase of a test does not end
  * within its deadline, printing the test, the phase, what each thread was
  * doing and the seed: a hang fails the test instead of blocking CI.
@@ -2020,7 +2040,9 @@ GST_START_TEST (test_state_changes)
   guint run, runs = 3 * torture_scale, cycles = 100;
   gint slot = act_slot ();
 
-  for (run = 0; run < runs && !case_failed (cs); run++) {
+  /* every run, failed or not: a crash may come later (READY during a
+   * rebuild) */
+  for (run = 0; run < runs; run++) {
     gchar *caps = random_video_caps (cs->rand, g_rand_boolean (cs->rand));
     gchar *props = random_video_props (cs->rand);
     gchar *launch = video_launch (cs->rand, caps, props, 0,
@@ -2081,6 +2103,120 @@ GST_START_TEST (test_state_changes)
     sum = pipe_free (p, slot);
     g_print ("  run %u: %u state changes, %u property changes; %s\n", run,
         cycles, n_ch, sum);
+    g_free (sum);
+    g_free (ctx);
+  }
+  case_end (cs);
+}
+
+GST_END_TEST;
+
+/* e') READY at the moment a rebuild starts: a property change, then the
+ * next buffer's chain (which rebuilds the engine) races set_state (READY). */
+typedef struct
+{
+  GMutex lock;
+  GCond cond;
+  gboolean armed, fired;
+} Trigger;
+
+static GstPadProbeReturn
+trigger_probe (GstPad * pad G_GNUC_UNUSED, GstPadProbeInfo * info
+    G_GNUC_UNUSED, gpointer data)
+{
+  Trigger *t = data;
+
+  g_mutex_lock (&t->lock);
+  if (t->armed) {
+    t->armed = FALSE;
+    t->fired = TRUE;
+    g_cond_signal (&t->cond);
+  }
+  g_mutex_unlock (&t->lock);
+  return GST_PAD_PROBE_OK;
+}
+
+/* Waits (at most @seconds) for the next buffer to reach the element. */
+static gboolean
+wait_trigger (Trigger * t, guint seconds)
+{
+  gint64 end = g_get_monotonic_time () + seconds * G_TIME_SPAN_SECOND;
+  gboolean fired;
+
+  g_mutex_lock (&t->lock);
+  t->fired = FALSE;
+  t->armed = TRUE;
+  while (!t->fired && g_cond_wait_until (&t->cond, &t->lock, end));
+  fired = t->fired;
+  t->armed = FALSE;
+  g_mutex_unlock (&t->lock);
+  return fired;
+}
+
+GST_START_TEST (test_ready_during_rebuild)
+{
+  Case *cs = case_begin ("test_ready_during_rebuild", -1);
+  guint run, runs = 2 * torture_scale, cycles = 50;
+  gint slot = act_slot ();
+
+  for (run = 0; run < runs; run++) {
+    gchar *caps = random_video_caps (cs->rand, g_rand_boolean (cs->rand));
+    gchar *props = random_video_props (cs->rand);
+    gchar *launch = video_launch (cs->rand, caps, props, 0,
+        "fakesink name=sink sync=false");
+    gchar *ctx = g_strdup_printf ("[run %u: READY as a rebuild starts; %s]",
+        run, launch);
+    Pipe *p = pipe_new (cs, ctx, launch, FALSE);
+    Trigger tr;
+    GstPad *pad;
+    guint i, n_fired = 0;
+    gchar *sum;
+
+    g_free (caps);
+    g_free (props);
+    g_free (launch);
+    if (!p) {
+      g_free (ctx);
+      break;
+    }
+    g_mutex_init (&tr.lock);
+    g_cond_init (&tr.cond);
+    tr.armed = tr.fired = FALSE;
+    pad = gst_element_get_static_pad (p->f, "sink");
+    gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, trigger_probe, &tr,
+        NULL);
+    gst_object_unref (pad);
+    for (i = 0; i < cycles; i++) {
+      gboolean fired;
+
+      wd_phase (PHASE_S, "%s: cycle %u: PLAYING, property change, READY "
+          "while the next buffer rebuilds", ctx, i);
+      pipe_set_state (p, GST_STATE_PLAYING, slot);
+      /* a first buffer: the engine built at caps time is running; then the
+       * change, and the next buffer's chain rebuilds */
+      fired = wait_trigger (&tr, 3);
+      if (fired) {
+        random_change (p->k, cs->rand, TRUE, slot);
+        fired = wait_trigger (&tr, 3);
+      }
+      if (!fired) {
+        case_error (cs, "%s: cycle %u: no buffer reached the element within "
+            "3 s of PLAYING", ctx, i);
+        break;
+      }
+      n_fired++;
+      g_usleep (g_rand_int_range (cs->rand, 0, 800));
+      pipe_set_state (p, GST_STATE_READY, slot);
+    }
+    wd_phase (PHASE_S, "%s: PLAYING after the cycles, then EOS", ctx);
+    pipe_set_state (p, GST_STATE_PLAYING, slot);
+    pipe_send_eos (p);
+    pipe_wait_eos (p, 60, STALL_S, "after READY during rebuilds", NULL, slot);
+    wd_phase (PHASE_S, "%s: set_state (NULL)", ctx);
+    sum = pipe_free (p, slot);
+    g_mutex_clear (&tr.lock);
+    g_cond_clear (&tr.cond);
+    g_print ("  run %u: %u READY during a rebuild; %s\n", run, n_fired, sum);
     g_free (sum);
     g_free (ctx);
   }
@@ -2277,6 +2413,8 @@ torture_suite (void)
   tcase_add_loop_test (torture_tcase (s, "flush-events"), test_flush_events,
       0, 6);
   tcase_add_test (torture_tcase (s, "state-changes"), test_state_changes);
+  tcase_add_test (torture_tcase (s, "ready-during-rebuild"),
+      test_ready_during_rebuild);
   tcase_add_test (torture_tcase (s, "eos-during-rebuild"),
       test_eos_during_rebuild);
   tcase_add_test (torture_tcase (s, "concurrent-pipelines"),
