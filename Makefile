@@ -3,6 +3,8 @@
 #   make check  install what is missing (as root), build, run every test
 #   make docs-fields  rewrite the message field tables of docs/stats.md (and
 #               the element's doc comment) from plugin/co-stats-fields.c
+#   make torture       the torture suite, longer (CO_TORTURE_SCALE=10)
+#   make asan-check    the torture and video suites under ASan + UBSan
 BUILD ?= build
 export PATH := /usr/local/cuda/bin:$(PATH)
 
@@ -11,7 +13,7 @@ DEBS = gcc pkg-config meson ninja-build indent python3 \
        gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good \
        libjson-glib-dev
 
-.PHONY: all deps build demo check format docs-fields clean
+.PHONY: all deps build demo check torture asan-check format docs-fields clean
 all: build
 
 deps:
@@ -34,6 +36,35 @@ check: build
 docs-fields: build
 	$(BUILD)/tests/test-stats-fields --write docs/stats.md \
 	  elements/gstcudaoverlapfilter.c
+# The torture suite (tests/test-torture.c) ten times longer: the test reads
+# CO_TORTURE_SCALE (tests may read the environment; the plugin never does).
+# CO_TEST_SEED=0x... repeats a run's random choices; GST_CHECKS=test_NAME
+# runs one scenario; CO_TORTURE_GDB=1 prints every thread's stack when the
+# watchdog fires.
+TORTURE_SCALE ?= 10
+torture: build
+	CO_TORTURE_SCALE=$(TORTURE_SCALE) meson test -C $(BUILD) --print-errorlogs \
+	  --timeout-multiplier $(TORTURE_SCALE) test-torture
+
+# AddressSanitizer + UndefinedBehaviorSanitizer build in $(ASAN_BUILD):
+#   meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false \
+#     -Dfault-injection=true
+# b_lundef=false: the plugin's shared module references the sanitizer
+# runtime, which only the (instrumented) test program brings.  The
+# plugin is loaded into an instrumented process, so the registry is scanned
+# in-process (GST_REGISTRY_FORK=no: gst-plugin-scanner is not instrumented
+# and would reject the module).  detect_leaks=0: GLib and GStreamer keep
+# their type system and registry to the end on purpose; the suites' leaks
+# tracer checks our objects instead.
+ASAN_BUILD ?= build-asan
+ASAN_ENV = ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:print_summary=1 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 GST_REGISTRY_FORK=no
+asan-check: deps
+	[ -f $(ASAN_BUILD)/build.ninja ] || meson setup $(ASAN_BUILD) \
+	  -Db_sanitize=address,undefined -Db_lundef=false -Dfault-injection=true
+	ninja -C $(ASAN_BUILD)
+	$(ASAN_ENV) meson test -C $(ASAN_BUILD) --print-errorlogs \
+	  --num-processes 1 --timeout-multiplier 4 test-torture test-cudavideofilter
 
 format:
 	tools/gst-indent $$(git ls-files '*.c' '*.h')
