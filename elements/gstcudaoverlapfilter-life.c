@@ -233,12 +233,6 @@ downstream_min_buffers (GstCudaOverlapFilter * self, GstCaps * caps)
   return MIN (min, 64);
 }
 
-static gboolean
-activate_pool (GstBufferPool * pool)
-{
-  return pool && gst_buffer_pool_set_active (pool, TRUE);
-}
-
 static void
 pool_free (GstBufferPool * pool)
 {
@@ -246,6 +240,32 @@ pool_free (GstBufferPool * pool)
     return;
   gst_buffer_pool_set_active (pool, FALSE);
   gst_object_unref (pool);
+}
+
+/* Activates @pool (configured with min 0) and allocates @n buffers now.
+ * Not through the config's min: a pool whose activation fails part-way
+ * keeps the buffers it made (GStreamer 1.22); acquired ones go back to an
+ * active pool, which frees them when it stops. */
+static gboolean
+activate_pool (GstBufferPool * pool, guint n)
+{
+  GstBuffer **bufs;
+  gboolean ok = TRUE;
+  guint i, got = 0;
+
+  if (!pool || !gst_buffer_pool_set_active (pool, TRUE))
+    return FALSE;
+  bufs = g_new0 (GstBuffer *, MAX (n, 1));
+  for (i = 0; i < n && ok; i++)
+    if ((ok = gst_buffer_pool_acquire_buffer (pool, &bufs[i], NULL) ==
+            GST_FLOW_OK))
+      got++;
+  for (i = 0; i < got; i++)
+    gst_buffer_unref (bufs[i]);
+  g_free (bufs);
+  if (!ok)
+    gst_buffer_pool_set_active (pool, FALSE);
+  return ok;
 }
 
 /* Staged input (foreign memory that cannot be copied from directly) is
@@ -260,9 +280,9 @@ build_staging (GstCudaOverlapFilter * self, gsize size, guint slots)
   GstStructure *config = gst_buffer_pool_get_config (pool);
   guint n = slots * priv->batch;
 
-  gst_buffer_pool_config_set_params (config, NULL, size, n, n);
+  gst_buffer_pool_config_set_params (config, NULL, size, 0, n);
   gst_buffer_pool_config_set_allocator (config, priv->allocator, NULL);
-  if (!gst_buffer_pool_set_config (pool, config) || !activate_pool (pool)) {
+  if (!gst_buffer_pool_set_config (pool, config) || !activate_pool (pool, n)) {
     gst_object_unref (pool);
     return FALSE;
   }
@@ -272,10 +292,12 @@ build_staging (GstCudaOverlapFilter * self, gsize size, guint slots)
 }
 
 /* The output pool: @min buffers now, growing to the budget while
- * streaming (page-locked), or without bound on the CPU backend. */
+ * streaming (page-locked), or without bound on the CPU backend.  Returned
+ * in *@pool, installed later under the lock (a flush from another thread
+ * must not see it half-made). */
 static gboolean
 build_pool (GstCudaOverlapFilter * self, CoEngine * e, GstCaps * caps,
-    gsize out_size, GError ** error)
+    gsize out_size, GstBufferPool ** pool, GError ** error)
 {
   GstCudaOverlapFilterPrivate *priv = PRIV (self);
   GstCudaOverlapFilterClass *klass = GST_CUDA_OVERLAP_FILTER_GET_CLASS (self);
@@ -295,12 +317,11 @@ build_pool (GstCudaOverlapFilter * self, CoEngine * e, GstCaps * caps,
       gst_cuda_overlap_pinned_allocator_new (gst_cuda_overlap_filter_device_id
       (self)) : gst_cuda_overlap_try_allocator_get ();
   priv->pool_min = min;
-  priv->pool = klass->make_pool (self, caps, out_size, priv->allocator, min,
-      max);
-  if (activate_pool (priv->pool) && (!cuda ||
+  *pool = klass->make_pool (self, caps, out_size, priv->allocator, 0, max);
+  if (activate_pool (*pool, min) && (!cuda ||
           build_staging (self, out_size, co_engine_max_in_flight (e))))
     return TRUE;
-  pool_free (g_steal_pointer (&priv->pool));
+  pool_free (g_steal_pointer (pool));
   g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_NO_MEMORY,
       "could not allocate %u output buffers (and, on CUDA, as many input "
       "staging buffers) of %" G_GSIZE_FORMAT " bytes (%s memory, %.1f MiB "
@@ -327,7 +348,7 @@ acquire_plain (GstCudaOverlapFilter * self, GstBuffer ** outbuf)
     alloc = gst_cuda_overlap_try_allocator_get ();
     pool = klass->make_pool (self, priv->caps, size, alloc, 0, 0);
     gst_object_unref (alloc);
-    if (!activate_pool (pool)) {
+    if (!activate_pool (pool, 0)) {
       gst_clear_object (&pool);
       GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
           ("Out of memory for output buffers"),
@@ -459,12 +480,13 @@ frames_free (GstCudaOverlapFilter * self)
 /* Installs a built engine; the push task starts unless flushing or shut
  * down, which the new engine and pool then inherit. */
 static void
-install (GstCudaOverlapFilter * self, CoEngine * e)
+install (GstCudaOverlapFilter * self, CoEngine * e, GstBufferPool * pool)
 {
   GstCudaOverlapFilterPrivate *priv = PRIV (self);
 
   g_mutex_lock (&priv->lock);
   priv->engine = e;
+  priv->pool = pool;
   priv->in_flight_max = co_engine_max_in_flight (e);
   set_state_locked (self, LC_RUNNING);
   apply_flushing_locked (priv, stopped_locked (priv));
@@ -482,6 +504,7 @@ build (GstCudaOverlapFilter * self, GstCaps * caps)
   CoEngineConfig cfg;
   GError *err = NULL;
   CoEngine *e = NULL;
+  GstBufferPool *pool = NULL;
   gsize out_size;
 
   read_config (self, &cfg);
@@ -496,7 +519,7 @@ build (GstCudaOverlapFilter * self, GstCaps * caps)
   g_mutex_unlock (&priv->lock);
   e = co_engine_new (&cfg, &err);
   if (!e || (klass->engine_ready && !klass->engine_ready (self, e, &err)) ||
-      !build_pool (self, e, caps, out_size, &err)) {
+      !build_pool (self, e, caps, out_size, &pool, &err)) {
     post_build_error (self, caps, err, TRUE);
     g_clear_error (&err);
     co_engine_free (e);
@@ -508,7 +531,7 @@ build (GstCudaOverlapFilter * self, GstCaps * caps)
     priv->stats = co_stats_new ();
   priv->last_post_ns = co_engine_now ();
   priv->warned_plain = FALSE;
-  install (self, e);
+  install (self, e, pool);
 
   _gst_cuda_overlap_filter_post_passport (self, caps, out_size);
   GST_INFO_OBJECT (self, "engine ready: backend %s, %u streams, %u chunks, "

@@ -1561,7 +1561,7 @@ caps_error (GstHarness * h, GstBus * bus, GstCaps * caps)
       FALSE);
   /* a sticky event: stored (TRUE) whatever the element said; the element's
    * answer is its error message */
-  gst_pad_push_event (h->srcpad, gst_event_new_caps (gst_caps_ref (caps)));
+  gst_pad_push_event (h->srcpad, gst_event_new_caps (caps));
   msg = gst_bus_timed_pop_filtered (bus, 5 * GST_SECOND, GST_MESSAGE_ERROR);
   fail_unless (msg != NULL, "no ERROR message for %" GST_PTR_FORMAT, caps);
   text = co_test_error_text (msg);
