@@ -49,6 +49,8 @@
  *   CO_TORTURE_SCALE  multiplies the number of runs of every scenario
  *                     (default 1: about a minute in all on the CPU backend
  *                     when nothing hangs; `make torture` runs 10).
+ *   CO_TORTURE_SLOW   multiplies every deadline (watchdog, stalls) for
+ *                     runs under a sanitizer.
  *   CO_TEST_LEAKS     "0": no leak check (see co-test-util.h).
  *   GST_CHECKS        the usual gst-check glob of test names.
  */
@@ -65,10 +67,13 @@
 #include "co-reference.h"
 #include "co-test-util.h"
 
+/* CO_TORTURE_SLOW: deadlines times this (under compute-sanitizer or
+ * valgrind, where everything runs many times slower) */
+static guint torture_slow = 1;
 /* seconds a phase may take before the watchdog aborts the process */
-#define PHASE_S 20
+#define PHASE_S (20 * torture_slow)
 /* no output for this long while it should flow: a stall */
-#define STALL_S 5
+#define STALL_S (5 * torture_slow)
 /* settings changes one run may record */
 #define HIST_MAX 4096
 
@@ -1087,7 +1092,23 @@ pipe_send_eos (Pipe * p)
   g_mutex_lock (&p->lock);
   p->eos = FALSE;
   g_mutex_unlock (&p->lock);
-  act_set (0, "%s: in gst_element_send_event (EOS)", p->label);
+  /* Let an asynchronous state change (a flushing seek's lost preroll)
+   * finish first: gst_element_send_event() holds the pipeline's STATE_LOCK
+   * while basesrc waits for its streaming thread, and a sink waiting in
+   * preroll only lets that thread go once the state change, which needs
+   * the same lock, completes.  That deadlock is GStreamer's with any
+   * element between source and sink (identity too), not the element's. */
+  act_set (0, "%s: waiting for the state to settle before EOS", p->label);
+  {
+    GstState cur, pend;
+    GstStateChangeReturn r = gst_element_get_state (p->pipe, &cur, &pend,
+        10 * GST_SECOND);
+
+    act_set (0, "%s: in gst_element_send_event (EOS) (pipeline %s, %s "
+        "pending, get_state %s)", p->label, gst_element_state_get_name (cur),
+        gst_element_state_get_name (pend),
+        gst_element_state_change_return_get_name (r));
+  }
   gst_element_send_event (p->pipe, gst_event_new_eos ());
   act_set (0, "%s: EOS sent", p->label);
 }
@@ -1235,7 +1256,16 @@ caps_changer_main (gpointer data)
 {
   Racer *r = data;
   GstPad *pad = gst_element_get_static_pad (r->p->f, "sink");
+  gint64 until = g_get_monotonic_time () + 5 * G_TIME_SPAN_SECOND;
 
+  /* the first change only once the source has negotiated its first caps:
+   * a capsfilter whose caps change under a source still negotiating
+   * refuses the source's caps (not-negotiated from the source, nothing to
+   * do with the element) */
+  act_set (r->slot, "%s: waiting for the first caps", r->p->label);
+  while (!g_atomic_int_get (&r->stop) && !gst_pad_has_current_caps (pad) &&
+      g_get_monotonic_time () < until)
+    g_usleep (500);
   while (!g_atomic_int_get (&r->stop)) {
     guint every = g_rand_int_range (r->rand, 1, 7), waited = 0;
     gchar *s = random_video_caps (r->rand, FALSE);
@@ -2454,6 +2484,7 @@ torture_suite (void)
 int
 main (int argc, char **argv)
 {
+  const gchar *slow = g_getenv ("CO_TORTURE_SLOW");
   const gchar *env = g_getenv ("CO_TORTURE_SCALE");
   guint32 default_seed = (guint32) g_get_real_time () ^ (guint32) getpid ();
   Suite *s;
@@ -2461,6 +2492,8 @@ main (int argc, char **argv)
 
   if (env && *env)
     torture_scale = MAX (1, atoi (env));
+  if (slow && *slow)
+    torture_slow = MAX (1, atoi (slow));
   nf = co_test_init (&argc, &argv, "cudavideofilter", default_seed, FALSE);
   if (nf != 0)
     return nf;

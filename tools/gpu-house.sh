@@ -12,7 +12,9 @@
 #   build-old/elements; absent: the new one only);
 # - CO_HOUSE_SOAK=SECONDS: a soak (tools/soak.sh) of a 4K pipeline with
 #   renegotiations, seeks and property changes, host RSS and device memory
-#   sampled.
+#   sampled, run alongside the suites and the sanitizer (after the benches);
+# - CO_HOUSE_SANITIZE_TESTS="exe:test_case ...": suite cases under memcheck
+#   and racecheck.
 # Each step is bounded and runs only if it fits in CO_HOUSE_BUDGET s
 # (default 540).  Logs: $OUT/house-logs.tgz.  A short table is printed last.
 set -u
@@ -30,16 +32,14 @@ if [ $rc != 0 ]; then
 fi
 sum+=("smoke pipeline ok")
 
-if [ "${CO_HOUSE_TESTS:-1}" != 0 ] && fits 240 tests; then
-  "$here/tests/run-gpu-tests.sh" "$build" > "$out/gpu-tests.log" 2>&1
-  sum+=("gpu tests rc $?")
-  cp -r "$here/$build/gpu-test-logs" "$out/" 2>/dev/null
-  pack
-fi
-
 # old and new plugin on the same frames, one call
-variants=("new:$here/$build/elements")
+# CO_HOUSE_NEW: the new plugin to measure (a release build: the test build's
+# fault points cost an atomic read per device call)
+new=${CO_HOUSE_NEW:-$here/$build/elements}
+case $new in /*) ;; *) new=$here/$new ;; esac
+variants=("new:$new")
 old=${CO_HOUSE_OLD:-$here/build-old/elements}
+case $old in /*) ;; *) old=$here/$old ;; esac
 [ -f "$old/libgstcudaoverlap.so" ] && variants+=("old:$old")
 for round in 1 2; do
   for v in "${variants[@]}"; do
@@ -57,6 +57,21 @@ for round in 1 2; do
   pack
 done
 
+# The soak runs alongside the suites and the sanitizer (not the benches):
+# it measures memory, not speed.
+soak_pid=
+if [ -n "${CO_HOUSE_SOAK:-}" ] && fits $((CO_HOUSE_SOAK + 40)) soak; then
+  "$here/tools/soak.sh" "$CO_HOUSE_SOAK" "$out/soak" > "$out/soak.log" 2>&1 &
+  soak_pid=$!
+fi
+
+if [ "${CO_HOUSE_TESTS:-1}" != 0 ] && fits 240 tests; then
+  "$here/tests/run-gpu-tests.sh" "$build" > "$out/gpu-tests.log" 2>&1
+  sum+=("gpu tests rc $?")
+  cp -r "$here/$build/gpu-test-logs" "$out/" 2>/dev/null
+  pack
+fi
+
 if fits 120 sanitizer; then
   blur="NV12,width=1921,height=1081 ! cudavideofilter operation=box-blur radius=5 streams=3 chunks=5"
   for run in "memcheck|$blur" \
@@ -72,20 +87,21 @@ if fits 120 sanitizer; then
     sum+=("sanitizer $tool ${p%% *} rc $?")
   done
   for t in ${CO_HOUSE_SANITIZE_TESTS:-}; do
-    # one suite case under memcheck, e.g. test-torture:test_shared_host_memory
-    exe=${t%%:*}; case_=${t#*:}
-    echo "=== memcheck $t" >> "$out/sanitizer.log"
-    GST_CHECKS=$case_ CO_TEST_BACKEND=cuda CK_FORK=no CO_TORTURE_SCALE=0.2 timeout 120 \
-      "$cs" --tool memcheck --error-exitcode 9 "$here/$build/tests/$exe" \
+    # one suite case under a tool, e.g. memcheck:test-torture:test_held_tee
+    tool=${t%%:*}; t=${t#*:}; exe=${t%%:*}; case_=${t#*:}
+    fits 100 "sanitizer $tool $t" || continue
+    echo "=== $tool $t" >> "$out/sanitizer.log"
+    GST_CHECKS=$case_ CO_TEST_BACKEND=cuda CK_FORK=no CO_TORTURE_SLOW=10 timeout 100 \
+      "$cs" --tool "$tool" --error-exitcode 9 "$here/$build/tests/$exe" \
       >> "$out/sanitizer.log" 2>&1
-    sum+=("sanitizer memcheck $t rc $?")
+    sum+=("sanitizer $tool $t rc $?")
   done
   pack
 fi
 
-if [ -n "${CO_HOUSE_SOAK:-}" ] && fits $((CO_HOUSE_SOAK + 30)) soak; then
-  "$here/tools/soak.sh" "$CO_HOUSE_SOAK" "$out/soak" > "$out/soak.log" 2>&1
-  sum+=("soak ${CO_HOUSE_SOAK} s rc $?")
+if [ -n "$soak_pid" ]; then
+  wait "$soak_pid"
+  sum+=("soak ${CO_HOUSE_SOAK} s rc $? (alongside the tests and sanitizer)")
   pack
 fi
 
@@ -97,6 +113,6 @@ for f in "$out"/bench-*.log; do
   echo "== $(basename "$f")"
   grep -E '^\| (raw-best|element)' "$f" | cut -c1-150
 done
-tail -4 "$out/soak.log" 2>/dev/null
+tail -6 "$out/soak.log" 2>/dev/null
 pack
 exit 0
