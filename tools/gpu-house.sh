@@ -41,7 +41,7 @@ variants=("new:$new")
 old=${CO_HOUSE_OLD:-$here/build-old/elements}
 case $old in /*) ;; *) old=$here/$old ;; esac
 [ -f "$old/libgstcudaoverlap.so" ] && variants+=("old:$old")
-for round in 1 2; do
+for round in $(seq 1 "${CO_HOUSE_ROUNDS:-2}"); do
   for v in "${variants[@]}"; do
     tag=${v%%:*}
     for cfg in "2 1" "8 4"; do
