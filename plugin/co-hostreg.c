@@ -82,7 +82,10 @@ co_host_free (gpointer data)
   if (err != cudaSuccess) {
     gchar *why = CO_CUDA_FAIL (err, "cudaFreeHost");
 
-    g_warning ("cudaoverlap: %s", why);
+    /* a release has no caller to fail: said, and the memory is lost */
+    cudaGetLastError ();
+    g_message ("cudaoverlap: %s (the page-locked memory at %p is lost)", why,
+        data);
     g_free (why);
   }
 }
@@ -126,7 +129,8 @@ cuda_unregister (gpointer data, gpointer user_data)
     gchar *why = CO_CUDA_FAIL (err, "cudaHostUnregister");
 
     cudaGetLastError ();
-    g_warning ("cudaoverlap: host range %p: %s", data, why);
+    /* a release has no caller to fail: said, the range stays locked */
+    g_message ("cudaoverlap: host range %p: %s", data, why);
     g_free (why);
   }
 }

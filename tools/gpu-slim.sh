@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Makes DEST (default build-gpu, git-ignored): what the GPU machine runs of a
+# build, without object files, so that it and .gpu fit the device's 64 MiB:
+#   tools/gpu-slim.sh [BUILD] [DEST] [RELEASE_BUILD] [OLD_PLUGIN_DIR]
+# BUILD's plugin, test programs and tools; RELEASE_BUILD's plugin (a build
+# without -Dfault-injection, for benchmarks) in DEST/rel; an older build's
+# plugin in DEST/old.  Then run ../shared/tools/gpu-prepare.sh DEST and
+# carry .gpu and DEST.
+set -eu
+build=${1:-build}
+dest=${2:-build-gpu}
+rel=${3:-build-rel}
+old=${4:-build-old/elements}
+rm -rf "$dest"
+mkdir -p "$dest/elements" "$dest/tests" "$dest/tools"
+cp "$build/elements/libgstcudaoverlap.so" "$dest/elements/"
+for f in "$build"/tests/test-*; do
+  if [ -f "$f" ] && [ -x "$f" ]; then cp "$f" "$dest/tests/"; fi
+done
+for t in cudaoverlap-bench cudaoverlap-check cudaoverlap-soak cudaoverlap-callcost; do
+  if [ -x "$build/tools/$t" ]; then cp "$build/tools/$t" "$dest/tools/"; fi
+done
+if [ -f "$rel/elements/libgstcudaoverlap.so" ]; then
+  mkdir -p "$dest/rel" && cp "$rel/elements/libgstcudaoverlap.so" "$dest/rel/"
+fi
+if [ -f "$old/libgstcudaoverlap.so" ]; then
+  mkdir -p "$dest/old" && cp "$old/libgstcudaoverlap.so" "$dest/old/"
+fi
+{ git rev-parse HEAD && git status --porcelain --untracked-files=no |
+  sed 's/^/modified: /'; } > "$dest/commit.txt" 2>/dev/null || true
+du -sh "$dest"
