@@ -14,9 +14,15 @@
  * pad), host RSS MiB (/proc/self/statm), device memory used MiB
  * (cudaMemGetInfo total - free; "-" without a device or with backend=cpu),
  * actions done.  At the deadline: EOS, waited for at most --eos-timeout s,
- * then NULL.  The verdict compares the first sample at or after --warmup s
- * (else the third) with the last: "soak: flat" (exit 0), "soak: GROWTH"
- * (exit 1), "soak: ERROR msg" (an error on the bus, exit 2), "soak: HANG
+ * then NULL.  Memory swings with the settings in force (4K RGBA pools are
+ * several times 1080p NV12 ones), so the verdict compares windows, not
+ * samples: the samples after --warmup s are split into a first and a
+ * second half, and the floor (least) of host RSS and of device memory in
+ * each half is compared (a leak raises every setting's memory, so the
+ * floor; the ceiling depends on which settings a window happened to hold,
+ * and is printed only): "soak: flat" (exit 0) when neither floor rose by
+ * 5 % + 20 MiB (host) or 64 MiB (device), "soak: GROWTH" (exit 1)
+ * otherwise, "soak: ERROR msg" (an error on the bus, exit 2), "soak: HANG
  * what" (EOS not arriving, no frames for --stall s, or the whole run
  * overdue, exit 3).
  */
@@ -371,6 +377,58 @@ static const GOptionEntry entries[] = {
   {NULL}
 };
 
+/* Floor and ceiling of the samples [a, b). */
+static void
+window (guint a, guint b, gdouble * rss_lo, gdouble * rss_hi,
+    gdouble * dev_lo, gdouble * dev_hi)
+{
+  guint i;
+
+  *rss_lo = *dev_lo = G_MAXDOUBLE;
+  *rss_hi = *dev_hi = -1;
+  for (i = a; i < b; i++) {
+    *rss_lo = MIN (*rss_lo, samples[i].rss);
+    *rss_hi = MAX (*rss_hi, samples[i].rss);
+    *dev_lo = MIN (*dev_lo, samples[i].dev);
+    *dev_hi = MAX (*dev_hi, samples[i].dev);
+  }
+}
+
+static gboolean
+rose (gdouble before, gdouble after, gdouble rel, gdouble abs_mib)
+{
+  return after - before >= rel * before + abs_mib;
+}
+
+/* First half against second half of the samples after the warm-up. */
+static gboolean
+verdict (void)
+{
+  gdouble r1, R1, d1, D1, r2, R2, d2, D2;
+  guint base = 0, half;
+
+  while (base < n_samples && samples[base].t < opt_warmup - 0.5)
+    base++;
+  if (n_samples - base < 4) {
+    g_print ("soak: fewer than four samples after the warm-up, no "
+        "comparison\n");
+    return FALSE;
+  }
+  half = base + (n_samples - base) / 2;
+  window (base, half, &r1, &R1, &d1, &D1);
+  window (half, n_samples, &r2, &R2, &d2, &D2);
+  g_print ("soak: rss floor/ceiling %.1f/%.1f MiB in %.0f-%.0f s, %.1f/%.1f "
+      "MiB in %.0f-%.0f s\n", r1, R1, samples[base].t, samples[half - 1].t,
+      r2, R2, samples[half].t, samples[n_samples - 1].t);
+  if (d1 < 0) {
+    g_print ("soak: device -\n");
+    return rose (r1, r2, 0.05, 20);
+  }
+  g_print ("soak: device floor/ceiling %.1f/%.1f MiB, then %.1f/%.1f MiB\n",
+      d1, D1, d2, D2);
+  return rose (r1, r2, 0.05, 20) || rose (d1, d2, 0, 64);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -380,10 +438,8 @@ main (int argc, char **argv)
   GstBus *bus;
   gchar *desc;
   gint ndev = 0;
-  guint base, i, k;
-  const Sample *b, *e;
+  guint k;
   gboolean grew;
-  gdouble peak = 0;
 
   g_option_context_add_main_entries (ctx, entries, NULL);
   g_option_context_add_group (ctx, gst_init_get_option_group ());
@@ -456,30 +512,7 @@ main (int argc, char **argv)
   for (k = 0; k < N_ACT; k++)
     g_print ("%s%s %" G_GUINT64_FORMAT, k ? ", " : "", act_names[k], n_act[k]);
   g_print ("), %" G_GUINT64_FORMAT " warnings\n", n_warnings);
-  if (n_samples >= 2) {
-    base = n_samples > 2 ? 2 : 0;
-    for (i = 0; i + 1 < n_samples; i++)
-      if (samples[i].t >= opt_warmup - 0.5) {
-        base = i;
-        break;
-      }
-    b = &samples[base];
-    e = &samples[n_samples - 1];
-    for (i = 0; i < n_samples; i++)
-      peak = MAX (peak, samples[i].rss);
-    g_print ("soak: rss %.1f MiB at %.0f s, %.1f MiB at %.0f s (peak %.1f)\n",
-        b->rss, b->t, e->rss, e->t, peak);
-    if (b->dev >= 0 && e->dev >= 0)
-      g_print ("soak: device %.1f MiB at %.0f s, %.1f MiB at %.0f s\n",
-          b->dev, b->t, e->dev, e->t);
-    else
-      g_print ("soak: device -\n");
-    grew = e->rss - b->rss >= 0.05 * b->rss + 20 ||
-        (b->dev >= 0 && e->dev >= 0 && e->dev - b->dev >= 64);
-  } else {
-    g_print ("soak: fewer than two samples, no comparison\n");
-    grew = FALSE;
-  }
+  grew = verdict ();
   gst_object_unref (capsf);
   gst_object_unref (filter);
   gst_object_unref (pipeline);
