@@ -58,6 +58,8 @@
 #include "config.h"
 #endif
 
+#include <string.h>
+
 #include "gstcudaoverlapfilter.h"
 #include "gstcudaoverlapfilter-private.h"
 
@@ -295,10 +297,42 @@ gst_cuda_overlap_filter_init (GstCudaOverlapFilter * self)
 
 /* The pads come from the subclass's templates, which instance init of this
  * abstract class cannot see yet. */
+/* An element made without a name keeps the default name it had before
+ * the types moved to their own namespace: "cudavideofilter0", the element
+ * name and a count, not "cudaoverlapvideofilter0". */
+static void
+keep_default_name (GstObject * object)
+{
+  static GMutex lock;
+  static GHashTable *counts;
+  gchar *type = g_ascii_strdown (G_OBJECT_TYPE_NAME (object) + 3, -1);
+  gchar *name = GST_OBJECT_NAME (object), *want = NULL, *elem;
+  gsize n = strlen (type);
+
+  /* "cudaoverlapvideofilter" -> "cudavideofilter" */
+  if (g_str_has_prefix (type, "cudaoverlap") && name &&
+      g_str_has_prefix (name, type) && strspn (name + n, "0123456789") ==
+      strlen (name + n) && name[n]) {
+    elem = g_strconcat ("cuda", type + strlen ("cudaoverlap"), NULL);
+    g_mutex_lock (&lock);
+    if (!counts)
+      counts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+    n = GPOINTER_TO_UINT (g_hash_table_lookup (counts, elem));
+    g_hash_table_insert (counts, g_strdup (elem), GUINT_TO_POINTER (n + 1));
+    g_mutex_unlock (&lock);
+    want = g_strdup_printf ("%s%" G_GSIZE_FORMAT, elem, n);
+    gst_object_set_name (object, want);
+    g_free (elem);
+  }
+  g_free (want);
+  g_free (type);
+}
+
 static void
 gst_cuda_overlap_filter_constructed (GObject * object)
 {
   G_OBJECT_CLASS (gst_cuda_overlap_filter_parent_class)->constructed (object);
+  keep_default_name (GST_OBJECT (object));
   _gst_cuda_overlap_filter_setup_pads (GST_CUDA_OVERLAP_FILTER (object));
 }
 
