@@ -345,6 +345,59 @@ audio_info_from_caps (GstAudioInfo * info, GstCaps * caps)
   return GST_AUDIO_INFO_FORMAT (info) != GST_AUDIO_FORMAT_UNKNOWN;
 }
 
+/* The formats the kernels take. */
+static gboolean
+check_format (const GstAudioInfo * info, GError ** error)
+{
+  if (GST_AUDIO_INFO_LAYOUT (info) != GST_AUDIO_LAYOUT_INTERLEAVED ||
+      (GST_AUDIO_INFO_FORMAT (info) != GST_AUDIO_FORMAT_F32LE &&
+          GST_AUDIO_INFO_FORMAT (info) != GST_AUDIO_FORMAT_S16LE) ||
+      GST_AUDIO_INFO_CHANNELS (info) < 1 ||
+      GST_AUDIO_INFO_CHANNELS (info) > 64) {
+    g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_CONFIG,
+        "unsupported audio format %s, %d channels (F32LE or S16LE, "
+        "interleaved, 1 to 64 channels)",
+        GST_AUDIO_INFO_NAME (info), GST_AUDIO_INFO_CHANNELS (info));
+    return FALSE;
+  }
+#if G_BYTE_ORDER != G_LITTLE_ENDIAN
+  g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_CONFIG,
+      "only little-endian hosts are supported");
+  return FALSE;
+#endif
+  return TRUE;
+}
+
+/* New caps start a new stream, a new filter a new history; @taps (of
+ * @n_taps) becomes the current filter. */
+static void
+note_changes (GstCudaOverlapAudioFilter * self, GstCaps * caps,
+    const GstAudioInfo * info, CoAudioOp op, gfloat * taps, gint n_taps)
+{
+  CoAudioDesc *d = &self->desc;
+
+  /* a new stream: new format, or first caps after READY */
+  if (!self->cfg_caps || !gst_caps_is_equal (caps, self->cfg_caps)) {
+    GST_DEBUG_OBJECT (self, "new caps %" GST_PTR_FORMAT ": history reset",
+        caps);
+    gst_caps_replace (&self->cfg_caps, caps);
+    self->info = *info;
+    self->bpf = GST_AUDIO_INFO_BPF (info);
+    self->capacity = initial_capacity (self->bpf);
+    g_atomic_int_set (&self->reset, TRUE);
+  }
+  /* a new filter */
+  if (!self->have_cur || op != d->op || (op == CO_AUDIO_OP_FIR &&
+          (n_taps != d->n_taps || memcmp (taps, self->cur_taps,
+                  n_taps * sizeof (gfloat)) != 0))) {
+    GST_DEBUG_OBJECT (self, "operation %d, %d taps: history reset", op, n_taps);
+    g_atomic_int_set (&self->reset, TRUE);
+  }
+  g_free (self->cur_taps);
+  self->cur_taps = taps;
+  self->have_cur = TRUE;
+}
+
 static gsize
 gst_cuda_overlap_audio_filter_configure (GstCudaOverlapFilter * base,
     GstCaps * caps, CoEngineConfig * cfg, GError ** error)
@@ -363,22 +416,8 @@ gst_cuda_overlap_audio_filter_configure (GstCudaOverlapFilter * base,
         "invalid audio caps");
     return 0;
   }
-  if (GST_AUDIO_INFO_LAYOUT (&info) != GST_AUDIO_LAYOUT_INTERLEAVED ||
-      (GST_AUDIO_INFO_FORMAT (&info) != GST_AUDIO_FORMAT_F32LE &&
-          GST_AUDIO_INFO_FORMAT (&info) != GST_AUDIO_FORMAT_S16LE) ||
-      GST_AUDIO_INFO_CHANNELS (&info) < 1 ||
-      GST_AUDIO_INFO_CHANNELS (&info) > 64) {
-    g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_CONFIG,
-        "unsupported audio format %s, %d channels (F32LE or S16LE, "
-        "interleaved, 1 to 64 channels)",
-        GST_AUDIO_INFO_NAME (&info), GST_AUDIO_INFO_CHANNELS (&info));
+  if (!check_format (&info, error))
     return 0;
-  }
-#if G_BYTE_ORDER != G_LITTLE_ENDIAN
-  g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_CONFIG,
-      "only little-endian hosts are supported");
-  return 0;
-#endif
 
   GST_OBJECT_LOCK (self);
   op = self->operation;
@@ -387,27 +426,7 @@ gst_cuda_overlap_audio_filter_configure (GstCudaOverlapFilter * base,
   for (i = 0; i < (guint) n_taps; i++)
     taps[i] = (gfloat) g_array_index (self->taps, gdouble, i);
   GST_OBJECT_UNLOCK (self);
-
-  /* a new stream: new format, or first caps after READY */
-  if (!self->cfg_caps || !gst_caps_is_equal (caps, self->cfg_caps)) {
-    GST_DEBUG_OBJECT (self, "new caps %" GST_PTR_FORMAT ": history reset",
-        caps);
-    gst_caps_replace (&self->cfg_caps, caps);
-    self->info = info;
-    self->bpf = GST_AUDIO_INFO_BPF (&info);
-    self->capacity = initial_capacity (self->bpf);
-    g_atomic_int_set (&self->reset, TRUE);
-  }
-  /* a new filter */
-  if (!self->have_cur || op != d->op || (op == CO_AUDIO_OP_FIR &&
-          (n_taps != d->n_taps || memcmp (taps, self->cur_taps,
-                  n_taps * sizeof (gfloat)) != 0))) {
-    GST_DEBUG_OBJECT (self, "operation %d, %d taps: history reset", op, n_taps);
-    g_atomic_int_set (&self->reset, TRUE);
-  }
-  g_free (self->cur_taps);
-  self->cur_taps = taps;
-  self->have_cur = TRUE;
+  note_changes (self, caps, &info, op, taps, n_taps);
 
   d->op = op;
   d->format = GST_AUDIO_INFO_FORMAT (&info) == GST_AUDIO_FORMAT_S16LE ?
@@ -421,9 +440,15 @@ gst_cuda_overlap_audio_filter_configure (GstCudaOverlapFilter * base,
   halo_bytes = (gsize) co_audio_halo (d) * self->bpf;
   if (halo_bytes != self->halo_bytes || !self->tail) {
     g_free (self->tail);
-    self->tail = g_malloc0 (MAX (halo_bytes, 1));
-    self->halo_bytes = halo_bytes;
+    self->tail = g_try_malloc0 (MAX (halo_bytes, 1));
+    self->halo_bytes = self->tail ? halo_bytes : 0;
     g_atomic_int_set (&self->reset, TRUE);
+    if (!self->tail) {
+      g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_NO_MEMORY,
+          "could not allocate the FIR history of %" G_GSIZE_FORMAT " bytes",
+          halo_bytes);
+      return 0;
+    }
   }
 
   co_audio_plan_sizes (d, cfg->chunks, self->capacity, &cfg->dev_in_size,

@@ -172,18 +172,11 @@ static void gst_cuda_overlap_filter_set_property (GObject * object, guint id,
 static void gst_cuda_overlap_filter_get_property (GObject * object, guint id,
     GValue * value, GParamSpec * pspec);
 
+/* The engine's settings: where and how frames run. */
 static void
-gst_cuda_overlap_filter_class_init (GstCudaOverlapFilterClass * klass)
+install_engine_properties (GObjectClass * gobject_class)
 {
-  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
-  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GParamFlags rw = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS;
-
-  gobject_class->constructed = gst_cuda_overlap_filter_constructed;
-  gobject_class->finalize = gst_cuda_overlap_filter_finalize;
-  gobject_class->set_property = gst_cuda_overlap_filter_set_property;
-  gobject_class->get_property = gst_cuda_overlap_filter_get_property;
-  element_class->change_state = _gst_cuda_overlap_filter_change_state;
 
   g_object_class_install_property (gobject_class, PROP_STREAMS,
       g_param_spec_uint ("streams", "Streams",
@@ -234,6 +227,14 @@ gst_cuda_overlap_filter_class_init (GstCudaOverlapFilterClass * klass)
       g_param_spec_int ("cuda-device-id", "CUDA device id",
           "CUDA device to use (-1: the first one)", -1, 1023,
           DEFAULT_DEVICE_ID, rw | GST_PARAM_MUTABLE_READY));
+}
+
+/* Statistics, passport, trace and memory. */
+static void
+install_output_properties (GObjectClass * gobject_class)
+{
+  GParamFlags rw = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS;
+
   g_object_class_install_property (gobject_class, PROP_STATS_INTERVAL,
       g_param_spec_uint64 ("stats-interval", "Statistics interval",
           "Interval between cudaoverlap-stats messages in ns (0: only the "
@@ -266,6 +267,23 @@ gst_cuda_overlap_filter_class_init (GstCudaOverlapFilterClass * klass)
           "Write a Chrome trace-event JSON timeline (Perfetto, "
           "chrome://tracing) of every copy, kernel and host step to this "
           "file (NULL: none)", NULL, rw | GST_PARAM_MUTABLE_READY));
+
+}
+
+static void
+gst_cuda_overlap_filter_class_init (GstCudaOverlapFilterClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+
+  gobject_class->constructed = gst_cuda_overlap_filter_constructed;
+  gobject_class->finalize = gst_cuda_overlap_filter_finalize;
+  gobject_class->set_property = gst_cuda_overlap_filter_set_property;
+  gobject_class->get_property = gst_cuda_overlap_filter_get_property;
+  element_class->change_state = _gst_cuda_overlap_filter_change_state;
+
+  install_engine_properties (gobject_class);
+  install_output_properties (gobject_class);
 
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_OVERLAP_FILTER, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_OVERLAP_MODE, 0);
