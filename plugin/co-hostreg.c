@@ -45,20 +45,29 @@ struct _CoHostRef
 
 /* ---- page-locked allocation ---------------------------------------------- */
 
+/* The device the host memory is for (portable memory is usable by every
+ * context; the call makes the device's context current first). */
+static gboolean
+set_device (gint device_id, gchar ** why)
+{
+  cudaError_t err = co_fault_hit ("cudaSetDevice") ? cudaErrorInvalidDevice :
+      cudaSetDevice (MAX (device_id, 0));
+
+  if (err != cudaSuccess) {
+    *why = CO_CUDA_FAIL (err, "cudaSetDevice");
+    return FALSE;
+  }
+  return TRUE;
+}
+
 gpointer
 co_host_alloc (gsize size, gint device_id, gchar ** why)
 {
   void *p = NULL;
   cudaError_t err;
 
-  if (co_fault_hit ("cudaSetDevice"))
-    err = cudaErrorInvalidDevice;
-  else
-    err = cudaSetDevice (MAX (device_id, 0));
-  if (err != cudaSuccess) {
-    *why = CO_CUDA_FAIL (err, "cudaSetDevice");
+  if (!set_device (device_id, why))
     return NULL;
-  }
   if (co_fault_hit ("cudaHostAlloc"))
     err = cudaErrorMemoryAllocation;
   else
@@ -98,14 +107,8 @@ cuda_register (gpointer data, gsize size, gint device_id, gpointer user_data,
 {
   cudaError_t err;
 
-  if (co_fault_hit ("cudaSetDevice"))
-    err = cudaErrorInvalidDevice;
-  else
-    err = cudaSetDevice (MAX (device_id, 0));
-  if (err != cudaSuccess) {
-    *why = CO_CUDA_FAIL (err, "cudaSetDevice");
+  if (!set_device (device_id, why))
     return FALSE;
-  }
   if (co_fault_hit ("cudaHostRegister"))
     err = cudaErrorHostMemoryAlreadyRegistered;
   else
