@@ -331,6 +331,129 @@ st_comp (uint8_t * p, uint32_t v)
  * clamping is in V).  Input row y is read at src + (y - src_y0) * stride;
  * all rows read are clamp (y +- r) of output rows, inside [src_y0, src_y1)
  * by the band contract.  Unmasked components are copied from row y. */
+/* The V elements e = tid + u * 256 (u = 0, 1; ne <= 512) of thread @tid:
+ * used if e < ne and its component is masked; input column offset
+ * ucol = (clamp (bx0 - r + e / C, 0, w - 1) * C + e % C) * CB. */
+template < int C, int CB > __device__ __forceinline__ void
+blur_v_elements (int tid, int bx0, int r, int w, int ne, uint32_t mask,
+    bool (&uok)[2], int64_t (&ucol)[2])
+{
+#pragma unroll
+  for (int u = 0; u < 2; u++) {
+    const int e = tid + u * CO_BLUR_THREADS;
+    const int c = e % C;
+    const int px = min (max (bx0 - r + e / C, 0), w - 1);
+
+    uok[u] = e < ne && ((mask >> c) & 1);
+    ucol[u] = ((int64_t) px * C + c) * CB;
+  }
+}
+
+/* V of output row @by0, summed directly into @v:
+ *   V[e](by0) = sum_{dy=-r}^{r} c(px, clamp (by0 + dy, 0, h - 1)). */
+template < int CB, bool AL > __device__ __forceinline__ void
+blur_v_first (const CoPlaneBand & b, int r, int tid, int by0,
+    const bool (&uok)[2], const int64_t (&ucol)[2], uint32_t * v)
+{
+  const int h = b.height;
+
+#pragma unroll
+  for (int u = 0; u < 2; u++) {
+    if (uok[u]) {
+      uint32_t acc = 0;
+
+      for (int dy = -r; dy <= r; dy++) {
+        const int ry = min (max (by0 + dy, 0), h - 1);
+        acc += ld_comp < CB, AL > (b.src + (int64_t) (ry - b.src_y0)
+            * b.src_stride + ucol[u]);
+      }
+      v[tid + u * CO_BLUR_THREADS] = acc;
+    }
+  }
+}
+
+/* The loads for V(y + 1): entering row min (y + 1 + r, h - 1) into @va,
+ * leaving row max (y - r, 0) into @vl. */
+template < int CB, bool AL > __device__ __forceinline__ void
+blur_v_loads (const CoPlaneBand & b, int r, int y, const bool (&uok)[2],
+    const int64_t (&ucol)[2], uint32_t (&va)[2], uint32_t (&vl)[2])
+{
+  const int h = b.height;
+  const int ya = min (y + 1 + r, h - 1), yl = max (y - r, 0);
+  const uint8_t *sa = b.src + (int64_t) (ya - b.src_y0) * b.src_stride;
+  const uint8_t *sl = b.src + (int64_t) (yl - b.src_y0) * b.src_stride;
+
+#pragma unroll
+  for (int u = 0; u < 2; u++) {
+    if (uok[u]) {
+      va[u] = ld_comp < CB, AL > (sa + ucol[u]);
+      vl[u] = ld_comp < CB, AL > (sl + ucol[u]);
+    }
+  }
+}
+
+/* This thread's output element of row @y: c' = (S + half) / n with
+ *   S = sum_{j=0}^{2r} vc[(xl + j) * C + oc]
+ * if its component is masked (@om), else c copied from input row y. */
+template < int C, int CB, bool AL > __device__ __forceinline__ void
+blur_out (const CoPlaneBand & b, int r, int y, int tid, bool om,
+    int64_t ocol, uint32_t n, uint32_t half, const uint32_t * vc)
+{
+  uint32_t o;
+
+  if (om) {
+    uint32_t s = 0;
+
+    /* vc[(xl + j) * C + oc], j = 0 .. 2r */
+#pragma unroll 4
+    for (int j = 0; j <= 2 * r; j++)
+      s += vc[tid + j * C];
+    o = (s + half) / n;
+  } else {
+    o = ld_comp < CB, AL > (b.src + (int64_t) (y - b.src_y0)
+        * b.src_stride + ocol);
+  }
+  st_comp < CB, AL > (b.dst + (int64_t) (y - b.y0) * b.dst_stride
+      + ocol, o);
+}
+
+/* V(y + 1) = V(y) + entering - leaving, from @vc into @vn. */
+__device__ __forceinline__ void
+blur_v_step (int tid, const bool (&uok)[2], const uint32_t (&va)[2],
+    const uint32_t (&vl)[2], const uint32_t * vc, uint32_t * vn)
+{
+#pragma unroll
+  for (int u = 0; u < 2; u++) {
+    const int e = tid + u * CO_BLUR_THREADS;
+
+    if (uok[u])
+      vn[e] = vc[e] + va[u] - vl[u];
+  }
+}
+
+/* Box-blur of one plane band, C components per pixel.
+ *
+ * Block (bx, by) computes output pixels x in [bx * TW, bx * TW + TW),
+ * TW = 256 / C, of output rows [y0 + by * th, min (+ th, y1)).  Thread t
+ * owns output element t = xl * C + c (xl < TW, t < TW * C <= 256).
+ *
+ * The block keeps in shared memory, for the NE = (TW + 2r) * C input
+ * elements e = j * C + c of the input columns px = clamp (bx0 - r + j, 0,
+ * w - 1), the vertical sum
+ *   V[e](y) = sum_{dy=-r}^{r} c(px, clamp (y + dy, 0, height - 1)),
+ * all uint32.  V(first row) is summed directly; then
+ *   V(y + 1) = V(y) + c(px, min (y + 1 + r, h - 1)) - c(px, max (y - r, 0)),
+ * double-buffered, so one __syncthreads () per row; thread t updates the
+ * elements t and t + 256 (NE <= 512), issuing the two loads of each before
+ * it computes its output of row y.  The output is
+ *   S = sum_{j=0}^{2r} V[(xl + j) * C + c],  c' = (S + n / 2) / n,
+ * n = (2r + 1)^2, uint32 (the columns xl + j are px = x - r .. x + r, their
+ * clamping is in V).  Input row y is read at src + (y - src_y0) * stride;
+ * all rows read are clamp (y +- r) of output rows, inside [src_y0, src_y1)
+ * by the band contract.  Unmasked components are copied from row y.
+ *
+ * The helpers above hold no __syncthreads (); both of the kernel's are
+ * here, reached by every thread of the block. */
 template < int C, int CB, bool AL > __global__ void
 __launch_bounds__ (CO_BLUR_THREADS)
 co_blur_kernel (CoPlaneBand b, int r, int th)
@@ -344,7 +467,7 @@ co_blur_kernel (CoPlaneBand b, int r, int th)
   __shared__ uint32_t vs[2][VMAX];
 
   const int tid = threadIdx.x;
-  const int w = b.width, h = b.height;
+  const int w = b.width;
   const int ne = (TW + 2 * r) * C;
   const int bx0 = blockIdx.x * TW;
   const int by0 = b.y0 + blockIdx.y * th;
@@ -353,35 +476,12 @@ co_blur_kernel (CoPlaneBand b, int r, int th)
   const uint32_t half = n / 2;
   const uint32_t mask = b.comp_mask;
 
-  /* This thread's V elements e = tid + u * 256 (u = 0, 1; ne <= 512):
-   * used if e < ne and its component is masked; input column offset
-   * ucol = (clamp (bx0 - r + e / C, 0, w - 1) * C + e % C) * CB. */
   bool uok[2];
   int64_t ucol[2];
-#pragma unroll
-  for (int u = 0; u < 2; u++) {
-    const int e = tid + u * CO_BLUR_THREADS;
-    const int c = e % C;
-    const int px = min (max (bx0 - r + e / C, 0), w - 1);
-
-    uok[u] = e < ne && ((mask >> c) & 1);
-    ucol[u] = ((int64_t) px * C + c) * CB;
-  }
+  blur_v_elements < C, CB > (tid, bx0, r, w, ne, mask, uok, ucol);
 
   /* V for the block's first output row */
-#pragma unroll
-  for (int u = 0; u < 2; u++) {
-    if (uok[u]) {
-      uint32_t acc = 0;
-
-      for (int dy = -r; dy <= r; dy++) {
-        const int ry = min (max (by0 + dy, 0), h - 1);
-        acc += ld_comp < CB, AL > (b.src + (int64_t) (ry - b.src_y0)
-            * b.src_stride + ucol[u]);
-      }
-      vs[0][tid + u * CO_BLUR_THREADS] = acc;
-    }
-  }
+  blur_v_first < CB, AL > (b, r, tid, by0, uok, ucol, vs[0]);
   __syncthreads ();
 
   const int xl = tid / C, oc = tid % C;
@@ -395,52 +495,15 @@ co_blur_kernel (CoPlaneBand b, int r, int th)
     const bool more = y + 1 < by1;
     uint32_t va[2] = { 0, 0 }, vl[2] = { 0, 0 };
 
-    /* loads for V(y + 1) first, their latency hidden by the sum below:
-     * entering row min (y + 1 + r, h - 1), leaving row max (y - r, 0) */
-    if (more) {
-      const int ya = min (y + 1 + r, h - 1), yl = max (y - r, 0);
-      const uint8_t *sa = b.src + (int64_t) (ya - b.src_y0) * b.src_stride;
-      const uint8_t *sl = b.src + (int64_t) (yl - b.src_y0) * b.src_stride;
+    /* loads for V(y + 1) first, their latency hidden by the sum below */
+    if (more)
+      blur_v_loads < CB, AL > (b, r, y, uok, ucol, va, vl);
 
-#pragma unroll
-      for (int u = 0; u < 2; u++) {
-        if (uok[u]) {
-          va[u] = ld_comp < CB, AL > (sa + ucol[u]);
-          vl[u] = ld_comp < CB, AL > (sl + ucol[u]);
-        }
-      }
-    }
+    if (out_ok)
+      blur_out < C, CB, AL > (b, r, y, tid, om, ocol, n, half, vc);
 
-    if (out_ok) {
-      uint32_t o;
-
-      if (om) {
-        uint32_t s = 0;
-
-        /* vc[(xl + j) * C + oc], j = 0 .. 2r */
-#pragma unroll 4
-        for (int j = 0; j <= 2 * r; j++)
-          s += vc[tid + j * C];
-        o = (s + half) / n;
-      } else {
-        o = ld_comp < CB, AL > (b.src + (int64_t) (y - b.src_y0)
-            * b.src_stride + ocol);
-      }
-      st_comp < CB, AL > (b.dst + (int64_t) (y - b.y0) * b.dst_stride
-          + ocol, o);
-    }
-
-    if (more) {
-      uint32_t *vn = vs[(i & 1) ^ 1];
-
-#pragma unroll
-      for (int u = 0; u < 2; u++) {
-        const int e = tid + u * CO_BLUR_THREADS;
-
-        if (uok[u])
-          vn[e] = vc[e] + va[u] - vl[u];
-      }
-    }
+    if (more)
+      blur_v_step (tid, uok, va, vl, vc, vs[(i & 1) ^ 1]);
     __syncthreads ();
   }
 }

@@ -321,22 +321,22 @@ co_stats_free (CoStats * stats)
   free (stats);
 }
 
-bool
-co_stats_add_frame (CoStats * stats, const CoOpRecord * ops, size_t n_ops,
-    uint64_t host_latency_ns, CoMemPath path)
+/* The span [start, end) of one frame's operations, if it has any. */
+typedef struct
 {
-  Counters *counters[2];
-  uint64_t f_start = 0, f_end = 0;
-  bool f_have = false;
-  size_t i, k;
+  uint64_t start;
+  uint64_t end;
+  bool have;
+} FrameSpan;
 
-  if (stats == NULL || (ops == NULL && n_ops > 0) ||
-      (path != CO_PATH_PINNED && path != CO_PATH_REGISTERED &&
-          path != CO_PATH_PAGEABLE && path != CO_PATH_STAGED))
-    return false;
+/* Reserves everything a frame of @n_ops operations needs, so that nothing
+ * in co_stats_add_frame() after it can fail and a frame is added entirely
+ * or not at all. */
+static bool
+frame_reserve (CoStats * stats, size_t n_ops)
+{
+  size_t k;
 
-  /* Reserve everything first, so that nothing below can fail and a frame
-   * is added entirely or not at all. */
   if (!u64_array_reserve (&stats->win_lat, 1) ||
       !u64_array_reserve (&stats->win_gpu_lat, 1))
     return false;
@@ -345,61 +345,73 @@ co_stats_add_frame (CoStats * stats, const CoOpRecord * ops, size_t n_ops,
         !co_interval_set_reserve (stats->acc[k].open, n_ops))
       return false;
   }
+  return true;
+}
 
-  counters[0] = &stats->win;
-  counters[1] = &stats->run;
+/* One operation: the frame's span, the byte counters of the window and the
+ * run, late operations, and the unions it belongs to. */
+static void
+frame_add_op (CoStats * stats, Counters * const counters[2],
+    const CoOpRecord * op, FrameSpan * span)
+{
+  uint64_t s = op->start, e = op->end < s ? s : op->end;
+  const int *u;
+  size_t k;
 
-  for (i = 0; i < n_ops; i++) {
-    const CoOpRecord *op = &ops[i];
-    uint64_t s = op->start, e = op->end < s ? s : op->end;
-    const int *u;
+  if (op->kind != CO_OP_H2D && op->kind != CO_OP_KERNEL &&
+      op->kind != CO_OP_D2H)
+    return;                     /* unknown kind: ignored */
 
-    if (op->kind != CO_OP_H2D && op->kind != CO_OP_KERNEL &&
-        op->kind != CO_OP_D2H)
-      continue;                 /* unknown kind: ignored */
-
-    if (!f_have || s < f_start)
-      f_start = s;
-    if (!f_have || e > f_end)
-      f_end = e;
-    f_have = true;
-
-    for (k = 0; k < 2; k++) {
-      if (op->kind == CO_OP_H2D)
-        counters[k]->bytes_h2d += op->bytes;
-      else if (op->kind == CO_OP_D2H)
-        counters[k]->bytes_d2h += op->bytes;
-    }
-
-    if (e > s && s < stats->fold_wm)
-      stats->late_ops++;
-    for (u = op_unions[op->kind]; *u >= 0; u++) {
-      co_interval_set_add (stats->win_sets[*u], s, e);
-      accum_add (&stats->acc[*u], s, e);
-    }
-  }
+  if (!span->have || s < span->start)
+    span->start = s;
+  if (!span->have || e > span->end)
+    span->end = e;
+  span->have = true;
 
   for (k = 0; k < 2; k++) {
-    Counters *c = counters[k];
-
-    c->frames++;
-    c->paths[path]++;
-    if (f_have) {
-      if (!c->have_ops || f_start < c->min_start)
-        c->min_start = f_start;
-      if (!c->have_ops || f_end > c->max_end)
-        c->max_end = f_end;
-      c->have_ops = true;
-    }
+    if (op->kind == CO_OP_H2D)
+      counters[k]->bytes_h2d += op->bytes;
+    else if (op->kind == CO_OP_D2H)
+      counters[k]->bytes_d2h += op->bytes;
   }
 
+  if (e > s && s < stats->fold_wm)
+    stats->late_ops++;
+  for (u = op_unions[op->kind]; *u >= 0; u++) {
+    co_interval_set_add (stats->win_sets[*u], s, e);
+    accum_add (&stats->acc[*u], s, e);
+  }
+}
+
+/* The frame count, memory path and first start / last end of @c. */
+static void
+counters_add_frame (Counters * c, CoMemPath path, const FrameSpan * span)
+{
+  c->frames++;
+  c->paths[path]++;
+  if (span->have) {
+    if (!c->have_ops || span->start < c->min_start)
+      c->min_start = span->start;
+    if (!c->have_ops || span->end > c->max_end)
+      c->max_end = span->end;
+    c->have_ops = true;
+  }
+}
+
+/* The frame's latencies; a frame with operations also enters the ring of
+ * recent starts, which folds the whole-run unions every horizon / 8 frames
+ * once full. */
+static void
+frame_add_latencies (CoStats * stats, uint64_t host_latency_ns,
+    const FrameSpan * span)
+{
   stats->win_lat.v[stats->win_lat.len++] = host_latency_ns;
   co_histogram_add (stats->run_lat, host_latency_ns);
-  if (f_have) {
-    stats->win_gpu_lat.v[stats->win_gpu_lat.len++] = f_end - f_start;
-    co_histogram_add (stats->run_gpu_lat, f_end - f_start);
+  if (span->have) {
+    stats->win_gpu_lat.v[stats->win_gpu_lat.len++] = span->end - span->start;
+    co_histogram_add (stats->run_gpu_lat, span->end - span->start);
 
-    stats->ring[stats->ring_pos] = f_start;
+    stats->ring[stats->ring_pos] = span->start;
     stats->ring_pos = (stats->ring_pos + 1) % stats->horizon;
     if (stats->ring_len < stats->horizon)
       stats->ring_len++;
@@ -408,6 +420,33 @@ co_stats_add_frame (CoStats * stats, const CoOpRecord * ops, size_t n_ops,
         stats->frames_since_fold >= (stats->horizon + 7) / 8)
       run_fold (stats);
   }
+}
+
+bool
+co_stats_add_frame (CoStats * stats, const CoOpRecord * ops, size_t n_ops,
+    uint64_t host_latency_ns, CoMemPath path)
+{
+  Counters *counters[2];
+  FrameSpan span = { 0, 0, false };
+  size_t i, k;
+
+  if (stats == NULL || (ops == NULL && n_ops > 0) ||
+      (path != CO_PATH_PINNED && path != CO_PATH_REGISTERED &&
+          path != CO_PATH_PAGEABLE && path != CO_PATH_STAGED))
+    return false;
+
+  if (!frame_reserve (stats, n_ops))
+    return false;
+
+  counters[0] = &stats->win;
+  counters[1] = &stats->run;
+
+  for (i = 0; i < n_ops; i++)
+    frame_add_op (stats, counters, &ops[i], &span);
+  for (k = 0; k < 2; k++)
+    counters_add_frame (counters[k], path, &span);
+
+  frame_add_latencies (stats, host_latency_ns, &span);
   for (k = 0; k < N_UNIONS; k++)
     run_cap (stats, &stats->acc[k]);
 
