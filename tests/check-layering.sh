@@ -1,5 +1,6 @@
 #!/bin/sh
 # make check: the layers stay apart.
+#  - no function in plugin/, kernels/ or elements/ is longer than 80 lines;
 #  - plugin/ and kernels/ include no GStreamer header (<gst/...>): the engine
 #    and the kernels know GLib and CUDA only;
 #  - the files of plugin/ and kernels/ include each other in no circle, and
@@ -65,6 +66,14 @@ done | awk '
 envs=$(grep -EnH '\b(g_)?getenv[[:space:]]*\(' $src elements/*.c elements/*.h 2>/dev/null)
 [ -z "$envs" ] || fail "production code reads the environment:
 $envs"
+
+# 4. no production function longer than 80 lines (a body between a "{" and
+# a "}" alone on their lines, as gst-indent writes a function)
+long=$(for f in plugin/*.c kernels/*.c kernels/*.cu elements/*.c; do
+  awk -v f="$f" '/^\{$/ { s = NR } /^\}$/ && s { if (NR - s > 80) print f ":" s ": " NR - s " lines"; s = 0 }' "$f"
+done)
+[ -z "$long" ] || fail "functions over 80 lines:
+$long"
 
 [ $status -eq 0 ] && echo "layering: OK"
 exit $status
