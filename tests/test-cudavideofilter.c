@@ -215,7 +215,19 @@ make_input (GRand * rand, const GstVideoInfo * info, const Layout * lay)
   }
 
   if (!lay->split) {
-    buf = gst_buffer_new_allocate (NULL, size, NULL);
+    GstAllocationParams params;
+
+    /* Frames of a megabyte or more start and end on their own pages, as a
+     * page-aligned application ring would: on CUDA they are page-locked in
+     * place, and one frame's registration never takes a page of its
+     * neighbour's (frames that do share pages are staged, safely: that
+     * case is test_shared_ring's). */
+    gst_allocation_params_init (&params);
+    if (size >= (1 << 20)) {
+      params.align = 4095;
+      params.padding = (4096 - size % 4096) % 4096;
+    }
+    buf = gst_buffer_new_allocate (NULL, size, &params);
     fail_unless (buf != NULL);
     fail_unless (gst_buffer_map (buf, &map, GST_MAP_WRITE));
     fill_random (rand, map.data, map.size);
