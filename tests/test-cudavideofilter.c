@@ -2657,6 +2657,73 @@ GST_END_TEST;
 
 /* A property change while a batch is being filled: the partial batch goes
  * out with the old operation before the engine is rebuilt for the new one. */
+/* Gamma is applied without a rebuild (a drain, then a new table): every
+ * frame pushed before a change comes out with the old table, every frame
+ * pushed after it with the new one, in batches partly filled when the
+ * change comes, with and without the submit thread; and no rebuild (one
+ * passport for the whole run).  Operation changes in between do rebuild. */
+static guint
+count_passports (GstBus * bus)
+{
+  GstMessage *m;
+  guint n = 0;
+
+  while ((m = gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT))) {
+    if (gst_message_has_name (m, "cudaoverlap-passport"))
+      n++;
+    gst_message_unref (m);
+  }
+  return n;
+}
+
+GST_START_TEST (test_gamma_updates)
+{
+  static const gdouble gammas[] = { 0.8, 1.0, 2.2, 0.45, 1.0, 3.0 };
+  guint32 seed = co_test_seed ("test_gamma_updates", __i__);
+  GRand *rand = g_rand_new_with_seed (seed);
+  const guint batch = 1 + __i__ % 3;
+  const gboolean submit_thread = __i__ >= 3;
+  OpCfg cfg = { CO_REF_GAMMA, gammas[0], 0 };
+  GstHarness *h = make_harness (&cfg, &co_test_run_cfgs[3]);
+  GstBus *bus = gst_bus_new ();
+  GQueue pending = G_QUEUE_INIT;
+  GstVideoInfo info;
+  guint g, k, n = 0, passports;
+  gchar *ctx = g_strdup_printf ("[gamma updates, batch=%u submit-thread=%d, "
+      "I420 161x93 backend=%s seed=0x%08x]", batch, submit_thread,
+      co_test_backend, seed);
+
+  gst_element_set_bus (h->element, bus);
+  g_object_set (h->element, "batch", batch, "submit-thread", submit_thread,
+      "gamma", gammas[0], NULL);
+  gst_harness_set_src_caps (h, caps_of (GST_VIDEO_FORMAT_I420, 161, 93, &info));
+  for (g = 0; g < G_N_ELEMENTS (gammas); g++) {
+    if (g > 0) {
+      cfg.gamma = gammas[g];
+      g_object_set (h->element, "gamma", cfg.gamma, NULL);
+    }
+    /* 1 to 4 frames: batches are left partly filled at the change */
+    for (k = g_rand_int_range (rand, 1, 5); k > 0; k--, n++)
+      push_frame (h, rand, &info, &cfg, &layout_default, n * GST_SECOND / 30,
+          &pending, ctx);
+  }
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), n);
+  for (k = 0; k < n; k++)
+    pull_and_check (h, &info, &pending, ctx);
+  passports = count_passports (bus);
+  fail_unless (passports == 1, "%s: %u engine builds for gamma changes only "
+      "(expected one: they apply without a rebuild)", ctx, passports);
+  gst_element_set_bus (h->element, NULL);
+  teardown_harness (h);
+  gst_bus_set_flushing (bus, TRUE);
+  gst_object_unref (bus);
+  g_free (ctx);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_batch_property_change)
 {
   guint32 seed = co_test_seed ("test_batch_property_change", 0);
@@ -2808,6 +2875,7 @@ cudavideofilter_suite (void)
   tcase_add_loop_test (tc, test_batch, 0, G_N_ELEMENTS (batch_cases));
   tcase_add_loop_test (tc, test_batch_flush, 0, 2);
   tcase_add_test (tc, test_batch_property_change);
+  tcase_add_loop_test (tc, test_gamma_updates, 0, 6);
   tcase_add_test (tc, test_same_buffer_repushed);
   tcase_add_loop_test (tc, test_shared_ring, 0, 3);
   tcase_add_test (tc, test_property_change_playing);
