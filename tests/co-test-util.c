@@ -360,3 +360,17 @@ co_test_pull_buffer (GstHarness * h, const gchar * ctx)
       "one)", ctx);
   return out;
 }
+
+/* Fresh non-trivial bytes (never zeros): a whole random word at a time. */
+void
+co_test_fill_random (GRand * rand, guint8 * data, gsize size)
+{
+  gsize i;
+
+  for (i = 0; i + 4 <= size; i += 4) {
+    guint32 v = g_rand_int (rand);
+    memcpy (data + i, &v, 4);
+  }
+  for (; i < size; i++)
+    data[i] = g_rand_int (rand) & 0xff;
+}

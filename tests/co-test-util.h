@@ -64,6 +64,7 @@ gchar *co_test_error_text (GstMessage * msg);
  * be made); co_test_set_run() sets @run's mode, streams and chunks. */
 GstElement *co_test_make_element (const gchar * element);
 void co_test_set_run (GstElement * e, const RunCfg * run);
+void co_test_fill_random (GRand * rand, guint8 * data, gsize size);
 
 GstBuffer *co_test_pull_buffer (GstHarness * h, const gchar * ctx);
 

@@ -164,18 +164,6 @@ leaks_teardown (void)
 /* Pictures                                                                  */
 /* ------------------------------------------------------------------------ */
 
-static void
-fill_random (GRand * rand, guint8 * data, gsize size)
-{
-  gsize i;
-
-  for (i = 0; i + 4 <= size; i += 4) {
-    guint32 v = g_rand_int (rand);
-    memcpy (data + i, &v, 4);
-  }
-  for (; i < size; i++)
-    data[i] = g_rand_int (rand) & 0xff;
-}
 
 /* A fresh input picture with random content everywhere (padding too). */
 static GstBuffer *
@@ -230,7 +218,7 @@ make_input (GRand * rand, const GstVideoInfo * info, const Layout * lay)
     buf = gst_buffer_new_allocate (NULL, size, &params);
     fail_unless (buf != NULL);
     fail_unless (gst_buffer_map (buf, &map, GST_MAP_WRITE));
-    fill_random (rand, map.data, map.size);
+    co_test_fill_random (rand, map.data, map.size);
     gst_buffer_unmap (buf, &map);
   } else {
     /* memory boundaries: with a meta at the planes (a plane must lie in one
@@ -255,7 +243,7 @@ make_input (GRand * rand, const GstVideoInfo * info, const Layout * lay)
         continue;
       mem = gst_allocator_alloc (NULL, len, NULL);
       fail_unless (gst_memory_map (mem, &map, GST_MAP_WRITE));
-      fill_random (rand, map.data, map.size);
+      co_test_fill_random (rand, map.data, map.size);
       gst_memory_unmap (mem, &map);
       gst_buffer_append_memory (buf, mem);
     }
@@ -651,7 +639,7 @@ GST_START_TEST (test_reference_blur_ways_agree)
     gsize size = (gsize) stride * h;
     guint8 *src = g_malloc (size), *a = g_malloc0 (size), *b = g_malloc0 (size);
 
-    fill_random (rand, src, size);
+    co_test_fill_random (rand, src, size);
     for (k = 0; k < G_N_ELEMENTS (radii); k++) {
       guint off = (ps > bps) ? bps : 0;
       guint y;
@@ -1022,7 +1010,7 @@ GST_START_TEST (test_upstream_pool)
       fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &in,
               NULL), GST_FLOW_OK);
       fail_unless (gst_buffer_map (in, &map, GST_MAP_WRITE));
-      fill_random (rand, map.data, map.size);
+      co_test_fill_random (rand, map.data, map.size);
       gst_buffer_unmap (in, &map);
       GST_BUFFER_PTS (in) = i * GST_SECOND;
       exp = make_expected (op, in, &info);
@@ -1868,7 +1856,7 @@ GST_START_TEST (test_short_buffer)
   {
     GstMapInfo map;
     fail_unless (gst_buffer_map (in, &map, GST_MAP_WRITE));
-    fill_random (rand, map.data, map.size);
+    co_test_fill_random (rand, map.data, map.size);
     gst_buffer_unmap (in, &map);
   }
   GST_BUFFER_PTS (in) = 2 * GST_SECOND;
@@ -2194,7 +2182,7 @@ GST_START_TEST (test_same_buffer_repushed)
     GstBuffer *out;
     in = gst_buffer_make_writable (in);
     fail_unless (gst_buffer_map (in, &map, GST_MAP_WRITE));
-    fill_random (rand, map.data, map.size);
+    co_test_fill_random (rand, map.data, map.size);
     gst_buffer_unmap (in, &map);
     gst_buffer_unref (exp);
     exp = make_expected (op, in, &info);
@@ -2382,7 +2370,7 @@ GST_START_TEST (test_shared_ring)
 
   for (round = 0; round < RING_ROUNDS; round++) {
     /* new content in every round: a stale read shows */
-    fill_random (rand, ring, ring_size);
+    co_test_fill_random (rand, ring, ring_size);
     for (k = 0; k < RING_SLOTS; k++) {
       GstBuffer *in = ring_wrap (ring, fs, k, &wrappers);
 

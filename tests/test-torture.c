@@ -1427,18 +1427,6 @@ torture_teardown (void)
 /* a) downstream that holds buffers                                          */
 /* ------------------------------------------------------------------------ */
 
-static void
-fill_random (GRand * rand, guint8 * data, gsize size)
-{
-  gsize i;
-
-  for (i = 0; i + 4 <= size; i += 4) {
-    guint32 v = g_rand_int (rand);
-    memcpy (data + i, &v, 4);
-  }
-  for (; i < size; i++)
-    data[i] = g_rand_int (rand) & 0xff;
-}
 
 typedef struct
 {
@@ -1466,7 +1454,7 @@ random_input (GRand * rand, gboolean audio, gsize size, guint i)
     for (j = 0; j < size / sizeof (gfloat); j++)
       x[j] = g_rand_double_range (rand, -1.0, 1.0);
   } else {
-    fill_random (rand, m.data, size);
+    co_test_fill_random (rand, m.data, size);
   }
   gst_buffer_unmap (b, &m);
   GST_BUFFER_PTS (b) = i * GST_SECOND / 100;
