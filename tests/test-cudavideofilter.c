@@ -127,6 +127,19 @@ op_desc (const OpCfg * op)
  * forever for the element's threads in gst_task_cleanup_all(). */
 static GList *live_harnesses;
 
+static void teardown_harness (GstHarness * h);
+
+/* For a harness whose element posts on a bus of the test's: tear both
+ * down. */
+static void
+teardown_harness_with_bus (GstHarness * h, GstBus * bus)
+{
+  gst_element_set_bus (h->element, NULL);
+  teardown_harness (h);
+  gst_bus_set_flushing (bus, TRUE);
+  gst_object_unref (bus);
+}
+
 static void
 teardown_harness (GstHarness * h)
 {
@@ -1602,10 +1615,7 @@ GST_START_TEST (test_interlaced)
       pull_and_check (h, &info, &pending, ctx);
     }
   }
-  gst_element_set_bus (h->element, NULL);
-  teardown_harness (h);
-  gst_bus_set_flushing (bus, TRUE);
-  gst_object_unref (bus);
+  teardown_harness_with_bus (h, bus);
   g_free (ctx);
   g_rand_free (rand);
 }
@@ -1640,10 +1650,7 @@ GST_START_TEST (test_huge_caps)
   fail_unless (strstr (text, "1600000000") && strstr (text, "allocate"),
       "the error does not name the frame size and what failed: \"%s\"", text);
   g_free (text);
-  gst_element_set_bus (h->element, NULL);
-  teardown_harness (h);
-  gst_bus_set_flushing (bus, TRUE);
-  gst_object_unref (bus);
+  teardown_harness_with_bus (h, bus);
 }
 
 GST_END_TEST;
@@ -1896,10 +1903,7 @@ GST_START_TEST (test_short_buffer)
   while ((out = g_queue_pop_head (&pending)))
     gst_buffer_unref (out);
 
-  gst_element_set_bus (h->element, NULL);
-  teardown_harness (h);
-  gst_bus_set_flushing (bus, TRUE);
-  gst_object_unref (bus);
+  teardown_harness_with_bus (h, bus);
   g_free (ctx);
   g_rand_free (rand);
 }
@@ -1954,10 +1958,7 @@ GST_START_TEST (test_short_buffer_meta)
   out = gst_harness_try_pull (h);
   fail_unless (out == NULL, "%s: a buffer came out", ctx);
 
-  gst_element_set_bus (h->element, NULL);
-  teardown_harness (h);
-  gst_bus_set_flushing (bus, TRUE);
-  gst_object_unref (bus);
+  teardown_harness_with_bus (h, bus);
   g_free (ctx);
   g_rand_free (rand);
 }
@@ -2702,10 +2703,7 @@ GST_START_TEST (test_gamma_updates)
   passports = count_passports (bus);
   fail_unless (passports == 1, "%s: %u engine builds for gamma changes only "
       "(expected one: they apply without a rebuild)", ctx, passports);
-  gst_element_set_bus (h->element, NULL);
-  teardown_harness (h);
-  gst_bus_set_flushing (bus, TRUE);
-  gst_object_unref (bus);
+  teardown_harness_with_bus (h, bus);
   g_free (ctx);
   g_rand_free (rand);
 }

@@ -87,12 +87,7 @@ if fits 90 sanitizer; then
              "memcheck|NV12,width=641,height=363 ! cudavideofilter operation=box-blur radius=3 streams=2 chunks=3 batch=4" \
              "memcheck|RGBA,width=640,height=360 ! cudavideofilter operation=invert streams=2 chunks=3 batch=4" \
              "racecheck|$blur" "synccheck|$blur"; do
-    tool=${run%%|*}; p=${run#*|}
-    echo "=== $tool: $p" >> "$out/sanitizer.log"
-    # shellcheck disable=SC2086
-    timeout 30 "$cs" --tool $tool --error-exitcode 9 gst-launch-1.0 -q videotestsrc num-buffers=6 \
-      pattern=snow ! video/x-raw,format=$p backend=cuda ! fakesink >> "$out/sanitizer.log" 2>&1
-    sum+=("sanitizer $tool ${p%% *} rc $?")
+    sanitize_pipeline "${run%%|*}" "${run#*|}"
   done
   echo "=== memcheck audio" >> "$out/sanitizer.log"
   timeout 30 "$cs" --tool memcheck --error-exitcode 9 gst-launch-1.0 -q audiotestsrc num-buffers=8 \

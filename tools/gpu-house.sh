@@ -79,12 +79,7 @@ if fits 120 sanitizer; then
              "memcheck|RGBA,width=641,height=363 ! cudavideofilter operation=invert streams=2 chunks=3 submit-thread=true" \
              "memcheck|NV12,width=641,height=363 ! cudavideofilter operation=box-blur radius=3 streams=2 chunks=3 batch=4" \
              "racecheck|$blur" "synccheck|$blur"; do
-    tool=${run%%|*}; p=${run#*|}
-    echo "=== $tool: $p" >> "$out/sanitizer.log"
-    # shellcheck disable=SC2086
-    timeout 30 "$cs" --tool $tool --error-exitcode 9 gst-launch-1.0 -q videotestsrc num-buffers=6 \
-      pattern=snow ! video/x-raw,format=$p backend=cuda ! fakesink >> "$out/sanitizer.log" 2>&1
-    sum+=("sanitizer $tool ${p%% *} rc $?")
+    sanitize_pipeline "${run%%|*}" "${run#*|}"
   done
   for t in ${CO_HOUSE_SANITIZE_TESTS:-}; do
     # one suite case under a tool, e.g. memcheck:test-torture:test_held_tee

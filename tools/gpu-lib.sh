@@ -37,3 +37,17 @@ trace_live() {
     > /dev/null 2>&1
   python3 "$here/tools/trace-latency.py" "$out/trace-$tag.json" > "$out/latency-$tag.log" 2>&1
 }
+
+# sanitize_pipeline TOOL "CAPS ! ELEMENT PROPS": compute-sanitizer TOOL on six
+# snow frames of video/x-raw,format=CAPS through the element (backend=cuda),
+# logged to $out/sanitizer.log, its return code in the summary.
+sanitize_pipeline() {
+  local tool=$1 p=$2 cs
+  cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+  echo "=== $tool: $p" >> "$out/sanitizer.log"
+  # shellcheck disable=SC2086
+  timeout 30 "$cs" --tool "$tool" --error-exitcode 9 gst-launch-1.0 -q videotestsrc \
+    num-buffers=6 pattern=snow ! video/x-raw,format=$p backend=cuda ! fakesink \
+    >> "$out/sanitizer.log" 2>&1
+  sum+=("sanitizer $tool ${p%% *} rc $?")
+}
