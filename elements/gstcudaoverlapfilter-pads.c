@@ -196,35 +196,55 @@ gst_cuda_overlap_filter_chain (GstPad * pad, GstObject * parent,
 
 /* ---- events ---------------------------------------------------------------- */
 
-static gboolean
+/* Forwards @event downstream.  A failure while our source pad flushes (a
+ * state change deactivates it before the sink pad, and a flushing seek
+ * races the streaming thread) is FLUSHING, not an error: upstream must
+ * not post "not-negotiated" or "Internal data stream error" for it. */
+static GstFlowReturn
+push_event (GstPad * srcpad, GstEvent * event)
+{
+  GstEventType type = GST_EVENT_TYPE (event);
+  gboolean flushing;
+
+  if (gst_pad_push_event (srcpad, event))
+    return GST_FLOW_OK;
+  GST_OBJECT_LOCK (srcpad);
+  flushing = GST_PAD_IS_FLUSHING (srcpad);
+  GST_OBJECT_UNLOCK (srcpad);
+  if (flushing)
+    return GST_FLOW_FLUSHING;
+  return type == GST_EVENT_CAPS ? GST_FLOW_NOT_NEGOTIATED : GST_FLOW_ERROR;
+}
+
+static GstFlowReturn
 gst_cuda_overlap_filter_sink_event (GstPad * pad, GstObject * parent,
     GstEvent * event)
 {
   GstCudaOverlapFilter *self = GST_CUDA_OVERLAP_FILTER (parent);
   GstCudaOverlapFilterPrivate *priv = PRIV (self);
   GstPad *srcpad = srcpad_of (self);
+  GstFlowReturn ret;
   GstCaps *caps;
-  gboolean ret;
 
   GST_LOG_OBJECT (self, "event %" GST_PTR_FORMAT, event);
   switch (GST_EVENT_TYPE (event)) {
     case GST_EVENT_FLUSH_START:
       _gst_cuda_overlap_filter_flush_start (self);
-      ret = gst_pad_push_event (srcpad, event);
+      ret = push_event (srcpad, event);
       /* wait for the push task to stop; it drops what it holds */
       gst_pad_pause_task (srcpad);
       return ret;
     case GST_EVENT_FLUSH_STOP:
       _gst_cuda_overlap_filter_flush_stop (self);
-      return gst_pad_push_event (srcpad, event);
+      return push_event (srcpad, event);
     case GST_EVENT_CAPS:
       gst_event_parse_caps (event, &caps);
       if (!(priv->caps && gst_caps_is_equal (caps, priv->caps)) &&
           !_gst_cuda_overlap_filter_set_caps (self, caps)) {
         gst_event_unref (event);
-        return FALSE;
+        return GST_FLOW_NOT_NEGOTIATED;
       }
-      return gst_pad_push_event (srcpad, event);
+      return push_event (srcpad, event);
     case GST_EVENT_EOS:
       _gst_cuda_overlap_filter_drain (self);
       if (priv->stats && priv->engine) {
@@ -234,11 +254,12 @@ gst_cuda_overlap_filter_sink_event (GstPad * pad, GstObject * parent,
         _gst_cuda_overlap_filter_post_stats (self, TRUE);
       }
       co_trace_sync (priv->trace);
-      return gst_pad_push_event (srcpad, event);
+      return push_event (srcpad, event);
     default:
       if (GST_EVENT_IS_SERIALIZED (event))
         _gst_cuda_overlap_filter_drain (self);
-      return gst_pad_event_default (pad, parent, event);
+      /* our one source pad: what gst_pad_event_default would do */
+      return push_event (srcpad, event);
   }
 }
 
@@ -355,7 +376,7 @@ _gst_cuda_overlap_filter_setup_pads (GstCudaOverlapFilter * self)
   sinkpad = gst_pad_new_from_template (gst_element_class_get_pad_template
       (klass, "sink"), "sink");
   gst_pad_set_chain_function (sinkpad, gst_cuda_overlap_filter_chain);
-  gst_pad_set_event_function (sinkpad, gst_cuda_overlap_filter_sink_event);
+  gst_pad_set_event_full_function (sinkpad, gst_cuda_overlap_filter_sink_event);
   gst_pad_set_query_function (sinkpad, gst_cuda_overlap_filter_sink_query);
   GST_PAD_SET_PROXY_CAPS (sinkpad);
   gst_element_add_pad (GST_ELEMENT (self), sinkpad);

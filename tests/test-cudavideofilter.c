@@ -1512,6 +1512,68 @@ GST_START_TEST (test_flush_unblocks_chain)
 
 GST_END_TEST;
 
+/* A state change downwards deactivates the element's source pad before
+ * its sink pad; meanwhile upstream's streaming thread still pushes.  Its
+ * sticky events (caps, segment: re-sent after a flush), other serialized
+ * events and buffers must then come back FLUSHING, never NOT_NEGOTIATED
+ * or ERROR (upstream would post "Internal data stream error").  Seen in
+ * CI as a torture-suite failure one run in ten. */
+GST_START_TEST (test_events_while_src_flushing)
+{
+  guint32 seed = co_test_seed ("test_events_while_src_flushing", 0);
+  GRand *rand = g_rand_new_with_seed (seed);
+  const OpCfg *op = &op_cfgs[0];
+  GstVideoInfo info;
+  GstHarness *h = make_harness (op, &co_test_run_cfgs[0]);
+  GstPad *fsrc = gst_element_get_static_pad (h->element, "src");
+  GQueue pending = G_QUEUE_INIT;
+  GstBuffer *out;
+  GstSegment seg;
+  GstFlowReturn ret;
+  gchar *ctx = g_strdup_printf ("[events while the source pad flushes, "
+      "GRAY8 33x17 backend=%s seed=0x%08x]", co_test_backend, seed);
+
+  gst_harness_set_src_caps (h, caps_of (GST_VIDEO_FORMAT_GRAY8, 33, 17, &info));
+  push_frame (h, rand, &info, op, &layout_default, 0, &pending, ctx);
+  pull_and_check (h, &info, &pending, ctx);
+
+  fail_unless (gst_pad_set_active (fsrc, FALSE));
+  /* a new segment: stored on the harness's pad, the push fails, it stays
+   * pending; the next buffer re-sends it and gets its flow return */
+  gst_segment_init (&seg, GST_FORMAT_TIME);
+  seg.base = GST_SECOND;
+  gst_harness_push_event (h, gst_event_new_segment (&seg));
+  ret = gst_harness_push (h, make_input (rand, &info, &layout_default));
+  fail_unless_equals_string (gst_flow_get_name (ret),
+      gst_flow_get_name (GST_FLOW_FLUSHING));
+  /* new caps: the same */
+  gst_harness_set_src_caps (h, caps_of (GST_VIDEO_FORMAT_GRAY8, 35, 19, &info));
+  ret = gst_harness_push (h, make_input (rand, &info, &layout_default));
+  fail_unless_equals_string (gst_flow_get_name (ret),
+      gst_flow_get_name (GST_FLOW_FLUSHING));
+  fail_if (gst_harness_try_pull (h) != NULL, "%s: output while flushing", ctx);
+
+  /* the state change completes, then goes back up: frames flow and are
+   * right */
+  fail_unless (gst_element_set_state (h->element, GST_STATE_READY) ==
+      GST_STATE_CHANGE_SUCCESS);
+  fail_unless (gst_element_set_state (h->element, GST_STATE_PLAYING) ==
+      GST_STATE_CHANGE_SUCCESS);
+  gst_harness_set_src_caps (h, caps_of (GST_VIDEO_FORMAT_GRAY8, 35, 19, &info));
+  gst_harness_push_event (h, gst_event_new_segment (&seg));
+  while ((out = gst_harness_try_pull (h)))
+    gst_buffer_unref (out);
+  push_frame (h, rand, &info, op, &layout_default, 2 * GST_SECOND, &pending,
+      ctx);
+  pull_and_check (h, &info, &pending, ctx);
+  gst_object_unref (fsrc);
+  teardown_harness (h);
+  g_free (ctx);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
 /* Downstream that keeps every output buffer (an encoder's look-ahead, a
  * tee branch, gst-check's push-many-then-pull) never blocks chain: the
  * output pool grows.  Both backends, serial (the smallest pool) and 4x4,
@@ -2850,6 +2912,7 @@ cudavideofilter_suite (void)
   tcase_add_loop_test (tc, test_eos_in_flight, 0, 4);
   tcase_add_loop_test (tc, test_flush_midstream, 0, 6);
   tcase_add_test (tc, test_flush_unblocks_chain);
+  tcase_add_test (tc, test_events_while_src_flushing);
   tcase_add_loop_test (tc, test_interlaced, 0, 3);
   tcase_add_test (tc, test_huge_caps);
   tcase_add_loop_test (tc, test_held_outputs_never_block, 0, 3);
