@@ -30,6 +30,17 @@
  * DISCONT flag, on a caps change, on a change of #GstCudaOverlapAudioFilter:taps
  * or #GstCudaOverlapAudioFilter:operation, and when the element goes to READY.
  *
+ * Passthrough: with identity settings (operation=gain at `gain-db=0`, or
+ * operation=fir with the one tap `<1.0>`, which are also the defaults:
+ * gain at 0 dB) every input buffer goes on as it is, with no copy and no
+ * kernel; the statistics say `passthrough=true` and count the buffers in
+ * `frames-passthrough`.  A switch into or out of it while playing first
+ * lets the buffers in flight out.  No history is lost: a one-tap filter
+ * has none, and a change of taps restarts it anyway.
+ *
+ * QoS (#GstCudaOverlapAudioFilter:qos) is off by default: a dropped buffer
+ * is a gap in the signal, after which the FIR history restarts from zeros.
+ *
  * Halos: chunk 0 of a buffer uploads the previous buffer's tail from
  * page-locked host memory (one buffer per engine slot) together with its
  * own samples; a later chunk uploads the taps − 1 frames before it from
@@ -77,6 +88,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_overlap_audio_filter_debug);
 
 #define DEFAULT_OPERATION CO_AUDIO_OP_GAIN
 #define DEFAULT_GAIN_DB 0.0
+#define DEFAULT_QOS FALSE
 
 enum
 {
@@ -84,6 +96,7 @@ enum
   PROP_OPERATION,
   PROP_GAIN_DB,
   PROP_TAPS,
+  PROP_QOS,
 };
 
 struct _GstCudaOverlapAudioFilter
@@ -241,6 +254,10 @@ gst_cuda_overlap_audio_filter_set_property (GObject * object, guint id,
       GST_OBJECT_UNLOCK (self);
       break;
     }
+    case PROP_QOS:
+      gst_cuda_overlap_filter_set_qos_enabled (GST_CUDA_OVERLAP_FILTER (self),
+          g_value_get_boolean (value));
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, id, pspec);
       break;
@@ -260,6 +277,13 @@ gst_cuda_overlap_audio_filter_get_property (GObject * object, guint id,
   GstCudaOverlapAudioFilter *self = GST_CUDA_OVERLAP_AUDIO_FILTER (object);
   guint i;
 
+  if (id == PROP_QOS) {
+    /* the base class keeps it, under the object lock */
+    g_value_set_boolean (value,
+        gst_cuda_overlap_filter_is_qos_enabled (GST_CUDA_OVERLAP_FILTER
+            (self)));
+    return;
+  }
   GST_OBJECT_LOCK (self);
   switch (id) {
     case PROP_OPERATION:
@@ -525,6 +549,23 @@ gst_cuda_overlap_audio_filter_update (GstCudaOverlapFilter * base,
       error);
 }
 
+/* gain 0 dB (a factor of exactly 1) and a one-tap FIR of 1 leave every
+ * sample as it is.  No history is lost by passing through: a one-tap
+ * filter has none, and gain never had one. */
+static gboolean
+gst_cuda_overlap_audio_filter_is_identity (GstCudaOverlapFilter * base)
+{
+  GstCudaOverlapAudioFilter *self = GST_CUDA_OVERLAP_AUDIO_FILTER (base);
+  gboolean identity;
+
+  GST_OBJECT_LOCK (self);
+  identity = (self->operation == CO_AUDIO_OP_GAIN && self->gain_db == 0.0)
+      || (self->operation == CO_AUDIO_OP_FIR && self->taps->len == 1 &&
+      g_array_index (self->taps, gdouble, 0) == 1.0);
+  GST_OBJECT_UNLOCK (self);
+  return identity;
+}
+
 /* ---- streaming ----------------------------------------------------------- */
 
 static GstFlowReturn
@@ -779,6 +820,23 @@ gst_cuda_overlap_audio_filter_class_init (GstCudaOverlapAudioFilterClass *
           g_param_spec_double ("tap", "Tap", "One FIR coefficient",
               -G_MAXFLOAT, G_MAXFLOAT, 0.0,
               G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS), rw));
+  /**
+   * GstCudaOverlapAudioFilter:qos:
+   *
+   * Handle Quality-of-Service events from downstream: drop input buffers
+   * that are already late.  Off by default, as in #GstBaseTransform: a
+   * dropped buffer is a gap in the signal.  When on, the buffer after a
+   * dropped one is a discontinuity: the FIR history restarts from zeros
+   * (as at the start of the stream, not from the dropped samples) and the
+   * output buffer carries DISCONT; gain is not affected beyond the missing
+   * buffer.
+   */
+  g_object_class_install_property (gobject_class, PROP_QOS,
+      g_param_spec_boolean ("qos", "QoS",
+          "Handle Quality-of-Service events from downstream: drop input "
+          "buffers that are already late. Off by default: the buffer after "
+          "a dropped one restarts the FIR history from zeros and carries "
+          "DISCONT", DEFAULT_QOS, rw));
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
@@ -800,6 +858,7 @@ gst_cuda_overlap_audio_filter_class_init (GstCudaOverlapAudioFilterClass *
   base_class->sink_buffer = gst_cuda_overlap_audio_filter_sink_buffer;
   base_class->flush = gst_cuda_overlap_audio_filter_flush;
   base_class->update = gst_cuda_overlap_audio_filter_update;
+  base_class->is_identity = gst_cuda_overlap_audio_filter_is_identity;
 
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_AUDIO_OPERATION, 0);
   GST_DEBUG_CATEGORY_INIT (gst_cuda_overlap_audio_filter_debug,
@@ -813,6 +872,8 @@ gst_cuda_overlap_audio_filter_init (GstCudaOverlapAudioFilter * self)
 
   self->operation = DEFAULT_OPERATION;
   self->gain_db = DEFAULT_GAIN_DB;
+  gst_cuda_overlap_filter_set_qos_enabled (GST_CUDA_OVERLAP_FILTER (self),
+      DEFAULT_QOS);
   self->taps = g_array_new (FALSE, FALSE, sizeof (gdouble));
   g_array_append_val (self->taps, one);
   self->last_duration = GST_CLOCK_TIME_NONE;

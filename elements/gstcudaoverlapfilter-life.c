@@ -774,4 +774,6 @@ _gst_cuda_overlap_filter_teardown (GstCudaOverlapFilter * self)
   priv->dirty = LC_DIRTY_NONE;
   g_mutex_unlock (&priv->lock);
   gst_caps_replace (&priv->caps, NULL);
+  /* the next run starts processing; its first buffer checks again */
+  g_atomic_int_set (&priv->passthrough, FALSE);
 }

@@ -176,7 +176,13 @@ gst_cuda_overlap_filter_chain (GstPad * pad, GstObject * parent,
       return ret;
     }
   }
+  if (_gst_cuda_overlap_filter_qos_drop (self, buf)) {
+    gst_buffer_unref (buf);
+    return GST_FLOW_OK;
+  }
   ret = _gst_cuda_overlap_filter_ensure (self);
+  if (ret == GST_FLOW_OK)
+    ret = _gst_cuda_overlap_filter_check_passthrough (self);
   if (ret != GST_FLOW_OK) {
     gst_buffer_unref (buf);
     if (ret == GST_FLOW_NOT_NEGOTIATED)
@@ -184,6 +190,9 @@ gst_cuda_overlap_filter_chain (GstPad * pad, GstObject * parent,
           ("no caps before the first buffer"));
     return ret;
   }
+  buf = _gst_cuda_overlap_filter_qos_mark (self, buf);
+  if (PRIV (self)->passthrough)
+    return _gst_cuda_overlap_filter_push_through (self, buf, t0);
 
   nvtxRangePushA ("cudaoverlap chain");
   ret = chain_frame (self, buf, t0);
@@ -216,6 +225,18 @@ push_event (GstPad * srcpad, GstEvent * event)
   return type == GST_EVENT_CAPS ? GST_FLOW_NOT_NEGOTIATED : GST_FLOW_ERROR;
 }
 
+/* stats-interval > 0: window messages while running */
+static gboolean
+stats_windows (GstCudaOverlapFilter * self)
+{
+  gboolean windows;
+
+  GST_OBJECT_LOCK (self);
+  windows = PRIV (self)->stats_interval > 0;
+  GST_OBJECT_UNLOCK (self);
+  return windows;
+}
+
 static GstFlowReturn
 gst_cuda_overlap_filter_sink_event (GstPad * pad, GstObject * parent,
     GstEvent * event)
@@ -236,6 +257,13 @@ gst_cuda_overlap_filter_sink_event (GstPad * pad, GstObject * parent,
       return ret;
     case GST_EVENT_FLUSH_STOP:
       _gst_cuda_overlap_filter_flush_stop (self);
+      _gst_cuda_overlap_filter_qos_reset (self);
+      gst_segment_init (&priv->segment, GST_FORMAT_UNDEFINED);
+      return push_event (srcpad, event);
+    case GST_EVENT_SEGMENT:
+      _gst_cuda_overlap_filter_drain (self);
+      gst_event_copy_segment (event, &priv->segment);
+      _gst_cuda_overlap_filter_qos_reset (self);
       return push_event (srcpad, event);
     case GST_EVENT_CAPS:
       gst_event_parse_caps (event, &caps);
@@ -248,8 +276,8 @@ gst_cuda_overlap_filter_sink_event (GstPad * pad, GstObject * parent,
     case GST_EVENT_EOS:
       _gst_cuda_overlap_filter_drain (self);
       if (priv->stats && priv->engine) {
-        /* the last window, then the whole run */
-        if (co_engine_in_flight (priv->engine) == 0)
+        /* the last window (only with windows at all), then the whole run */
+        if (stats_windows (self) && co_engine_in_flight (priv->engine) == 0)
           _gst_cuda_overlap_filter_post_stats (self, FALSE);
         _gst_cuda_overlap_filter_post_stats (self, TRUE);
       }
@@ -261,6 +289,16 @@ gst_cuda_overlap_filter_sink_event (GstPad * pad, GstObject * parent,
       /* our one source pad: what gst_pad_event_default would do */
       return push_event (srcpad, event);
   }
+}
+
+static gboolean
+gst_cuda_overlap_filter_src_event (GstPad * pad, GstObject * parent,
+    GstEvent * event)
+{
+  if (GST_EVENT_TYPE (event) == GST_EVENT_QOS)
+    _gst_cuda_overlap_filter_qos_event (GST_CUDA_OVERLAP_FILTER (parent),
+        event);
+  return gst_pad_event_default (pad, parent, event);
 }
 
 /* ---- queries --------------------------------------------------------------- */
@@ -386,6 +424,7 @@ _gst_cuda_overlap_filter_setup_pads (GstCudaOverlapFilter * self)
   gst_pad_set_activatemode_function (srcpad,
       gst_cuda_overlap_filter_src_activate_mode);
   gst_pad_set_query_function (srcpad, gst_cuda_overlap_filter_src_query);
+  gst_pad_set_event_function (srcpad, gst_cuda_overlap_filter_src_event);
   gst_pad_use_fixed_caps (srcpad);
   GST_PAD_SET_PROXY_CAPS (srcpad);
   gst_element_add_pad (GST_ELEMENT (self), srcpad);
@@ -428,6 +467,10 @@ _gst_cuda_overlap_filter_change_state (GstElement * element,
       break;
     case GST_STATE_CHANGE_READY_TO_PAUSED:
       _gst_cuda_overlap_filter_set_shutdown (self, FALSE);
+      _gst_cuda_overlap_filter_qos_reset (self);
+      gst_segment_init (&priv->segment, GST_FORMAT_UNDEFINED);
+      priv->qos_processed = priv->qos_dropped = 0;
+      priv->qos_discont = FALSE;
       _gst_cuda_overlap_filter_trace_open (self);
       break;
     case GST_STATE_CHANGE_PAUSED_TO_READY:

@@ -9,6 +9,7 @@
  *                                 engine and pools built, torn down, flushed
  *   gstcudaoverlapfilter-push.c   the push task (src pad GstTask)
  *   gstcudaoverlapfilter-stats.c  statistics and passport messages, trace
+ *   gstcudaoverlapfilter-qos.c    QoS (late buffers dropped), passthrough
  *
  * Locks (the rules; every file keeps them):
  *   priv->lock, the state lock, guards every field marked [L] below.  It
@@ -95,8 +96,18 @@ typedef struct
   CoFrame *pending;             /* a batch being filled */
   guint pending_n;
 
+  /* QoS and passthrough (gstcudaoverlapfilter-qos.c) */
+  GstSegment segment;           /* [S] the input segment */
+  gdouble qos_proportion;       /* [O] from the last QOS event */
+  GstClockTime qos_earliest;    /* [O] running time; NONE: nothing late */
+  guint64 qos_processed;        /* [S] */
+  guint64 qos_dropped;          /* [S] */
+  gboolean qos_discont;         /* [S] the next buffer follows a dropped one */
+  gboolean passthrough;         /* [S] identity settings: buffers go through
+                                 * (others read it with g_atomic_int_get) */
+
   /* statistics: touched by the push thread, and by the streaming thread
-   * only while nothing is in flight */
+   * only while nothing is in flight (at EOS, in passthrough) */
   CoStats *stats;
   guint64 last_post_ns;
   GstStructure *last_stats;     /* [O] */
@@ -115,6 +126,7 @@ typedef struct
   gboolean post_messages;
   gchar *trace_file;
   guint64 pool_budget;
+  gboolean qos;
 } GstCudaOverlapFilterPrivate;
 
 GstCudaOverlapFilterPrivate *gst_cuda_overlap_filter_priv (gpointer self);
@@ -163,6 +175,22 @@ void _gst_cuda_overlap_filter_post_passport (GstCudaOverlapFilter * self,
 void _gst_cuda_overlap_filter_trace_open (GstCudaOverlapFilter * self);
 void _gst_cuda_overlap_filter_record_frame (GstCudaOverlapFilter * self,
     GstCudaOverlapFilterFrame * fr, CoFrame * cf, guint64 push_ns);
+void _gst_cuda_overlap_filter_maybe_post_stats (GstCudaOverlapFilter * self,
+    guint64 now);
+
+/* gstcudaoverlapfilter-qos.c.  Src pad, any thread: */
+void _gst_cuda_overlap_filter_qos_event (GstCudaOverlapFilter * self,
+    GstEvent * event);
+/* Streaming thread (or a state change once streaming stopped): */
+void _gst_cuda_overlap_filter_qos_reset (GstCudaOverlapFilter * self);
+gboolean _gst_cuda_overlap_filter_qos_drop (GstCudaOverlapFilter * self,
+    GstBuffer * buf);
+GstBuffer *_gst_cuda_overlap_filter_qos_mark (GstCudaOverlapFilter * self,
+    GstBuffer * buf);
+GstFlowReturn _gst_cuda_overlap_filter_check_passthrough (GstCudaOverlapFilter
+    * self);
+GstFlowReturn _gst_cuda_overlap_filter_push_through (GstCudaOverlapFilter *
+    self, GstBuffer * buf, guint64 t0);
 
 /* gstcudaoverlap-trymem.c: memory from g_try_malloc (an allocation that
  * fails returns NULL instead of aborting the process). */

@@ -76,21 +76,6 @@ push_images (GstCudaOverlapFilter * self, GstCudaOverlapFilterFrame * frames,
   }
 }
 
-static void
-maybe_post_stats (GstCudaOverlapFilter * self, guint64 now)
-{
-  GstCudaOverlapFilterPrivate *priv = PRIV (self);
-  guint64 interval;
-
-  GST_OBJECT_LOCK (self);
-  interval = priv->stats_interval;
-  GST_OBJECT_UNLOCK (self);
-  if (interval > 0 && now - priv->last_post_ns >= interval) {
-    priv->last_post_ns = now;
-    _gst_cuda_overlap_filter_post_stats (self, FALSE);
-  }
-}
-
 void
 _gst_cuda_overlap_filter_loop (GstCudaOverlapFilter * self)
 {
@@ -127,7 +112,7 @@ _gst_cuda_overlap_filter_loop (GstCudaOverlapFilter * self)
   if (priv->trace)
     co_trace_complete (priv->trace, 1, TID_WAIT, "wait", "host", t0,
         t1 - t0, NULL);
-  maybe_post_stats (self, t1);
+  _gst_cuda_overlap_filter_maybe_post_stats (self, t1);
   /* released after the push so that a drain means "all pushed" */
   co_engine_release (e, cf);
 }

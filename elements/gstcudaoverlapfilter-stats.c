@@ -98,6 +98,7 @@ stats_structure (GstCudaOverlapFilter * self, const CoStatsSummary * s,
   set.backend = gst_cuda_overlap_enum_nick (GST_TYPE_CUDA_OVERLAP_BACKEND,
       e ? co_engine_backend (e) : priv->backend);
   set.operation = klass->operation_nick (self);
+  set.passthrough = g_atomic_int_get (&priv->passthrough);
   set.whole_run = whole_run;
   return fields_structure (&co_stats_fields, sources);
 }
@@ -143,6 +144,24 @@ _gst_cuda_overlap_filter_post_stats (GstCudaOverlapFilter * self,
   st = stats_structure (self, &s, whole_run);
 
   keep_and_post (self, &priv->last_stats, st);
+}
+
+/* A window's message once stats-interval has passed.  The push thread, or
+ * the streaming thread in passthrough. */
+void
+_gst_cuda_overlap_filter_maybe_post_stats (GstCudaOverlapFilter * self,
+    guint64 now)
+{
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
+  guint64 interval;
+
+  GST_OBJECT_LOCK (self);
+  interval = priv->stats_interval;
+  GST_OBJECT_UNLOCK (self);
+  if (interval > 0 && now - priv->last_post_ns >= interval) {
+    priv->last_post_ns = now;
+    _gst_cuda_overlap_filter_post_stats (self, FALSE);
+  }
 }
 
 void

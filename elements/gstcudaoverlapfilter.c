@@ -46,8 +46,9 @@
  * `overlap-efficiency`, `copy-compute-overlap-ns`, `h2d-d2h-overlap-ns`,
  * `latency-min`, `latency-mean`, `latency-p50`, `latency-p95`, `latency-p99`,
  * `latency-max`, `gpu-latency-p50`, `gpu-latency-p99`, `frames-pinned`,
- * `frames-registered`, `frames-pageable`, `frames-staged`, `streams`,
- * `chunks`, `mode`, `backend`, `operation`, `whole-run`.
+ * `frames-registered`, `frames-pageable`, `frames-staged`,
+ * `frames-passthrough`, `streams`, `chunks`, `mode`, `backend`, `operation`,
+ * `passthrough`, `whole-run`.
  * <!-- fields:cudaoverlap-stats names end -->
  *
  * Each operation's interval comes from CUDA events around it in its stream
@@ -310,6 +311,9 @@ gst_cuda_overlap_filter_init (GstCudaOverlapFilter * self)
   priv->stats_interval = DEFAULT_STATS_INTERVAL;
   priv->post_messages = DEFAULT_POST_MESSAGES;
   priv->pool_budget = DEFAULT_POOL_BUDGET;
+  priv->qos_proportion = 1.0;
+  priv->qos_earliest = GST_CLOCK_TIME_NONE;
+  gst_segment_init (&priv->segment, GST_FORMAT_UNDEFINED);
   priv->srcresult = GST_FLOW_FLUSHING;
 }
 

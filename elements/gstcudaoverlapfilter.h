@@ -68,6 +68,10 @@ typedef struct
  *   been pushed; upload the new constants to @engine and return TRUE, or
  *   FALSE when the change needs a rebuild after all (@error unset) or
  *   failed (@error set: an element error is posted).
+ * @is_identity: optional: TRUE when the current settings leave every
+ *   buffer as it is (e.g. gamma 1): buffers then go through untouched
+ *   (passthrough).  Asked for every buffer, after any rebuild or update;
+ *   a switch drains the frames in flight first.
  * @batch_size: optional: buffers per engine frame (a batch), asked after
  *   @configure; 1 when not set.  @prepare is then called for each buffer of
  *   a batch with frame->image 0, 1, ... on the same @cf, which is submitted
@@ -97,6 +101,7 @@ struct _GstCudaOverlapFilterClass
     guint (*batch_size) (GstCudaOverlapFilter * self);
     gboolean (*update) (GstCudaOverlapFilter * self, CoEngine * engine,
       GError ** error);
+    gboolean (*is_identity) (GstCudaOverlapFilter * self);
 };
 
 /* For subclasses: ask for an engine rebuild before the next buffer (a
@@ -106,6 +111,11 @@ void gst_cuda_overlap_filter_mark_dirty (GstCudaOverlapFilter * self);
  * plan) was set: before the next buffer the frames in flight are pushed and
  * @update is called; no rebuild, unless @update says one is needed. */
 void gst_cuda_overlap_filter_mark_params_dirty (GstCudaOverlapFilter * self);
+/* For subclasses, which install a `qos` property each (with their own
+ * default): drop buffers that QOS events from downstream say are late. */
+void gst_cuda_overlap_filter_set_qos_enabled (GstCudaOverlapFilter * self,
+    gboolean enabled);
+gboolean gst_cuda_overlap_filter_is_qos_enabled (GstCudaOverlapFilter * self);
 CoBackendKind gst_cuda_overlap_filter_backend (GstCudaOverlapFilter * self);
 gint gst_cuda_overlap_filter_device_id (GstCudaOverlapFilter * self);
 /* For @prepare: the @size input bytes at @data (mapped from frame->inbuf)

@@ -23,6 +23,16 @@
  * it, n = (2r+1)², borders replicated; chroma planes in their own geometry).
  * Alpha and padding bytes pass through unchanged.
  *
+ * Passthrough: with identity settings (`gamma` at 1 with operation=gamma,
+ * `radius` 0 with operation=box-blur) every input buffer goes on as it is,
+ * with no copy and no kernel; the statistics say `passthrough=true` and
+ * count those frames in `frames-passthrough`.  A switch into or out of it
+ * while playing first lets the frames in flight out, so the order holds.
+ *
+ * QoS: with #GstCudaOverlapVideoFilter:qos (on by default, as in
+ * #GstVideoFilter), input frames that downstream's QOS events say are
+ * already late are dropped before any work, with a QOS message each.
+ *
  * The element posts `cudaoverlap-passport` once when streaming starts and
  * `cudaoverlap-stats` every #GstCudaOverlapFilter:stats-interval and at EOS;
  * docs/stats.md describes every field.
@@ -72,6 +82,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_overlap_video_filter_debug);
 #define DEFAULT_GAMMA 1.0
 #define DEFAULT_RADIUS 2
 #define DEFAULT_BATCH 1
+#define DEFAULT_QOS TRUE
 
 enum
 {
@@ -80,6 +91,7 @@ enum
   PROP_GAMMA,
   PROP_RADIUS,
   PROP_BATCH,
+  PROP_QOS,
 };
 
 struct _GstCudaOverlapVideoFilter
@@ -162,12 +174,18 @@ gst_cuda_overlap_video_filter_set_property (GObject * object, guint id,
       changed = self->batch != g_value_get_uint (value);
       self->batch = g_value_get_uint (value);
       break;
+    case PROP_QOS:
+      changed = FALSE;
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, id, pspec);
       changed = FALSE;
       break;
   }
   GST_OBJECT_UNLOCK (self);
+  if (id == PROP_QOS)
+    gst_cuda_overlap_filter_set_qos_enabled (GST_CUDA_OVERLAP_FILTER (self),
+        g_value_get_boolean (value));
   /* takes effect with the next frame, after the ones in flight */
   if (changed && params_only)
     gst_cuda_overlap_filter_mark_params_dirty (GST_CUDA_OVERLAP_FILTER (self));
@@ -181,6 +199,13 @@ gst_cuda_overlap_video_filter_get_property (GObject * object, guint id,
 {
   GstCudaOverlapVideoFilter *self = GST_CUDA_OVERLAP_VIDEO_FILTER (object);
 
+  if (id == PROP_QOS) {
+    /* the base class keeps it, under the object lock */
+    g_value_set_boolean (value,
+        gst_cuda_overlap_filter_is_qos_enabled (GST_CUDA_OVERLAP_FILTER
+            (self)));
+    return;
+  }
   GST_OBJECT_LOCK (self);
   switch (id) {
     case PROP_OPERATION:
@@ -364,6 +389,21 @@ gst_cuda_overlap_video_filter_update (GstCudaOverlapFilter * base,
   if (!same)
     return FALSE;
   return self->desc.op != CO_VIDEO_OP_GAMMA || upload_lut (self, e, error);
+}
+
+/* gamma 1 (the table is the identity) and box-blur radius 0 (a window of
+ * one pixel) leave every frame as it is. */
+static gboolean
+gst_cuda_overlap_video_filter_is_identity (GstCudaOverlapFilter * base)
+{
+  GstCudaOverlapVideoFilter *self = GST_CUDA_OVERLAP_VIDEO_FILTER (base);
+  gboolean identity;
+
+  GST_OBJECT_LOCK (self);
+  identity = (self->operation == CO_VIDEO_OP_GAMMA && self->gamma == 1.0)
+      || (self->operation == CO_VIDEO_OP_BOX_BLUR && self->radius == 0);
+  GST_OBJECT_UNLOCK (self);
+  return identity;
 }
 
 /* Bytes from a plane's first pixel to the end of its last row's pixels. */
@@ -551,6 +591,20 @@ gst_cuda_overlap_video_filter_class_init (GstCudaOverlapVideoFilterClass *
           "Upstream needs (max-in-flight x batch) buffers in flight, which "
           "the proposed pool has (a change takes effect after the frames "
           "in flight)", 1, CO_MAX_BATCH, DEFAULT_BATCH, rw));
+  /**
+   * GstCudaOverlapVideoFilter:qos:
+   *
+   * Handle Quality-of-Service events from downstream, as #GstVideoFilter
+   * does: an input frame whose running time is already past the earliest
+   * time downstream can still show is dropped before any copy or kernel,
+   * a QOS message is posted for it, and the next frame that goes on has
+   * the DISCONT flag.
+   */
+  g_object_class_install_property (gobject_class, PROP_QOS,
+      g_param_spec_boolean ("qos", "QoS",
+          "Handle Quality-of-Service events from downstream: drop input "
+          "frames that are already too late to be shown (a QOS message for "
+          "each; the next frame carries DISCONT)", DEFAULT_QOS, rw));
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
@@ -572,6 +626,7 @@ gst_cuda_overlap_video_filter_class_init (GstCudaOverlapVideoFilterClass *
   base_class->operation_nick = gst_cuda_overlap_video_filter_operation_nick;
   base_class->batch_size = gst_cuda_overlap_video_filter_batch_size;
   base_class->update = gst_cuda_overlap_video_filter_update;
+  base_class->is_identity = gst_cuda_overlap_video_filter_is_identity;
 
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_VIDEO_OPERATION, 0);
   GST_DEBUG_CATEGORY_INIT (gst_cuda_overlap_video_filter_debug,
@@ -583,6 +638,8 @@ gst_cuda_overlap_video_filter_init (GstCudaOverlapVideoFilter * self)
 {
   self->operation = DEFAULT_OPERATION;
   self->gamma = DEFAULT_GAMMA;
+  gst_cuda_overlap_filter_set_qos_enabled (GST_CUDA_OVERLAP_FILTER (self),
+      DEFAULT_QOS);
   self->radius = DEFAULT_RADIUS;
   self->batch = DEFAULT_BATCH;
   self->batch_eff = DEFAULT_BATCH;

@@ -85,6 +85,9 @@ static const CoField stats_fields[] = {
         "their memory could not be page-locked safely (registration "
         "refused, a range partly page-locked by another user, or a frame "
         "in several memories)"},
+  {"frames-passthrough", SUMMARY (frames_passthrough), 0,
+      "frames", "frames pushed through untouched (identity settings: no "
+        "copy, no kernel; see `passthrough`)"},
   {"streams", SETTINGS (streams), 0, "",
       "CUDA streams in effect (1 in serial mode)"},
   {"chunks", SETTINGS (chunks), 0, "",
@@ -95,6 +98,9 @@ static const CoField stats_fields[] = {
       "backend in use: `cuda` or `cpu`"},
   {"operation", SETTINGS (operation), 0, "",
       "the element's `operation` nick"},
+  {"passthrough", SETTINGS (passthrough), 0, "",
+      "TRUE while the settings are identity (e.g. `gamma=1`, `gain-db=0`) "
+        "and buffers go through untouched"},
   {"whole-run", SETTINGS (whole_run),
         CO_FIELD_ONLY_IF_TRUE, "",
       "TRUE in the whole-run message at EOS; absent from the others"},

@@ -72,6 +72,7 @@ extern "C"
     const char *mode;
     const char *backend;
     const char *operation;
+    bool passthrough;
     bool whole_run;
   } CoStatsSettings;
 

@@ -38,7 +38,7 @@ typedef struct
   uint64_t min_start;
   uint64_t max_end;
   bool have_ops;
-  uint64_t paths[CO_PATH_STAGED + 1];
+  uint64_t paths[CO_PATH_PASSTHROUGH + 1];
 } Counters;
 
 /* Whole-run union: folded measure + sorted, disjoint, non-touching,
@@ -235,6 +235,7 @@ summary_from_counters (CoStatsSummary * out, const Counters * c)
   out->frames_registered = c->paths[CO_PATH_REGISTERED];
   out->frames_pageable = c->paths[CO_PATH_PAGEABLE];
   out->frames_staged = c->paths[CO_PATH_STAGED];
+  out->frames_passthrough = c->paths[CO_PATH_PASSTHROUGH];
 }
 
 /* Derives fps, idle, serial and efficiency from the measures. */
@@ -431,8 +432,7 @@ co_stats_add_frame (CoStats * stats, const CoOpRecord * ops, size_t n_ops,
   size_t i, k;
 
   if (stats == NULL || (ops == NULL && n_ops > 0) ||
-      (path != CO_PATH_PINNED && path != CO_PATH_REGISTERED &&
-          path != CO_PATH_PAGEABLE && path != CO_PATH_STAGED))
+      (unsigned) path > (unsigned) CO_PATH_PASSTHROUGH)
     return false;
 
   if (!frame_reserve (stats, n_ops))

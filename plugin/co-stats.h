@@ -74,7 +74,8 @@ extern "C"
     CO_PATH_PINNED,
     CO_PATH_REGISTERED,
     CO_PATH_PAGEABLE,
-    CO_PATH_STAGED
+    CO_PATH_STAGED,
+    CO_PATH_PASSTHROUGH         /* no copy, no kernel: identity settings */
   } CoMemPath;
 
 /* Every member is a field of the cudaoverlap-stats message: a new member
@@ -115,6 +116,7 @@ extern "C"
     uint64_t frames_registered;
     uint64_t frames_pageable;
     uint64_t frames_staged;
+    uint64_t frames_passthrough;
   } CoStatsSummary;
 
 #define CO_STATS_DEFAULT_HORIZON 1024

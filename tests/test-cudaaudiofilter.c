@@ -1086,6 +1086,170 @@ GST_START_TEST (test_gain_change)
 
 GST_END_TEST;
 
+/* Identity settings (gain 0 dB, a one-tap FIR of 1): every input buffer
+ * itself comes out, and the statistics count it as passed through. */
+GST_START_TEST (test_passthrough)
+{
+  guint32 seed = co_test_seed ("test_passthrough", __i__);
+  GRand *rand = g_rand_new_with_seed (seed);
+  gdouble one = 1.0;
+  Sig sig = { __i__ == 0, 3, __i__ == 1, 1, &one, 0.0 };
+  GstHarness *h = make_harness (&sig, &co_test_run_cfgs[3]);
+  GstStructure *st = NULL;
+  guint64 frames_pt = 0;
+  gboolean pt = FALSE;
+  guint i;
+  const guint n = 5;
+  gchar *ctx = g_strdup_printf ("[passthrough, %s, backend=%s seed=0x%08x]",
+      __i__ ? "F32LE fir taps=<1>" : "S16LE gain-db=0", co_test_backend,
+      seed);
+
+  for (i = 0; i < n; i++) {
+    gsize frames = 1 + g_rand_int_range (rand, 0, 5000);
+    GstBuffer *in = gst_buffer_new_allocate (NULL, frames * sig_bpf (&sig),
+        NULL), *out;
+    GstMapInfo map;
+
+    fail_unless (gst_buffer_map (in, &map, GST_MAP_WRITE));
+    fill_signal (rand, &sig, map.data, frames);
+    gst_buffer_unmap (in, &map);
+    fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in)),
+        GST_FLOW_OK);
+    out = co_test_pull_buffer (h, ctx);
+    fail_unless (out == in, "%s: buffer %u: a new buffer came out", ctx, i);
+    gst_buffer_unref (out);
+    gst_buffer_unref (in);
+  }
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  g_object_get (h->element, "stats", &st, NULL);
+  fail_unless (st != NULL);
+  fail_unless (gst_structure_get (st, "passthrough", G_TYPE_BOOLEAN, &pt,
+          "frames-passthrough", G_TYPE_UINT64, &frames_pt, NULL));
+  fail_unless (pt, "%s: passthrough not said", ctx);
+  fail_unless_equals_uint64 (frames_pt, n);
+  gst_structure_free (st);
+  gst_harness_teardown (h);
+  g_free (ctx);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+/* Into and out of passthrough with buffers in flight: gain -6, 0 (through),
+ * +12 dB; FIR of 64 taps, one tap of 1 (through), 64 taps again (a new
+ * filter: its history starts from zeros, as for any taps change).  Every
+ * output in order and right. */
+GST_START_TEST (test_passthrough_switch)
+{
+  guint32 seed = co_test_seed ("test_passthrough_switch", __i__);
+  GRand *rand = g_rand_new_with_seed (seed);
+  const gboolean fir = __i__ == 1;
+  gdouble one = 1.0;
+  Sig a = { !fir, 2, fir, fir ? 64 : 1, NULL, -6.0 };
+  Sig b = { !fir, 2, fir, 1, &one, 0.0 };
+  Sig c = { !fir, 2, fir, fir ? 64 : 1, NULL, 12.0 };
+  GstHarness *h;
+  Stream st;
+  const Sig *seq[] = { &a, &b, &c };
+  guint i, k;
+  gchar *ctx = g_strdup_printf ("[passthrough switches, %s, backend=%s "
+      "seed=0x%08x]", fir ? "F32LE fir" : "S16LE gain", co_test_backend,
+      seed);
+
+  if (fir) {
+    a.taps = random_taps (rand, 64, FALSE);
+    c.taps = random_taps (rand, 64, FALSE);
+  }
+  h = make_harness (&a, &co_test_run_cfgs[3]);
+  stream_init (&st, h, &a, rand, ctx);
+  st.window = 16;
+  for (i = 0; i < G_N_ELEMENTS (seq); i++) {
+    if (i > 0) {
+      configure_sig (h->element, seq[i]);
+      stream_set_sig (&st, seq[i]);
+    }
+    for (k = 0; k < 4; k++)
+      stream_push (&st, 1 + g_rand_int_range (rand, 0, 3000), FALSE);
+  }
+  stream_pull_all (&st);
+  check_stream_error (&a, &st.se, ctx);
+  stream_clear (&st);
+  gst_harness_teardown (h);
+  g_free (a.taps);
+  g_free (c.taps);
+  g_free (ctx);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+/* qos is off by default; turned on, a buffer that a QOS event says is late
+ * is dropped, and the next one restarts the FIR history from zeros and
+ * carries DISCONT. */
+GST_START_TEST (test_qos)
+{
+  guint32 seed = co_test_seed ("test_qos", 0);
+  GRand *rand = g_rand_new_with_seed (seed);
+  Sig sig = { FALSE, 2, TRUE, 64, NULL, 0.0 };
+  GstHarness *h;
+  Stream st;
+  GstBuffer *late, *out;
+  GstMessage *m;
+  GstBus *bus = gst_bus_new ();
+  gboolean enabled = TRUE;
+  gchar *ctx = g_strdup_printf ("[QoS, F32LE 2ch fir taps=64, backend=%s "
+      "seed=0x%08x]", co_test_backend, seed);
+
+  sig.taps = random_taps (rand, sig.n_taps, FALSE);
+  h = make_harness (&sig, &co_test_run_cfgs[3]);
+  g_object_get (h->element, "qos", &enabled, NULL);
+  fail_unless (!enabled, "%s: qos is on by default", ctx);
+  g_object_set (h->element, "qos", TRUE, NULL);
+  gst_element_set_bus (h->element, bus);
+  stream_init (&st, h, &sig, rand, ctx);
+  st.window = 8;
+  stream_push (&st, 2000, FALSE);
+  stream_push (&st, 2000, FALSE);
+  stream_pull_all (&st);
+
+  /* downstream: everything up to this buffer's start is late */
+  fail_unless (gst_harness_push_upstream_event (h,
+          gst_event_new_qos (GST_QOS_TYPE_UNDERFLOW, 0.5, 0, st.pts)));
+  late = gst_buffer_new_allocate (NULL, 1000 * sig_bpf (&sig), NULL);
+  gst_buffer_memset (late, 0, 0x3f, gst_buffer_get_size (late));
+  GST_BUFFER_PTS (late) = st.pts;
+  GST_BUFFER_OFFSET (late) = st.next_offset++;
+  st.pts += gst_util_uint64_scale_int (1000, GST_SECOND, RATE);
+  fail_unless_equals_int (gst_harness_push (h, late), GST_FLOW_OK);
+  fail_unless (gst_harness_try_pull (h) == NULL, "%s: the late buffer came "
+      "out", ctx);
+  m = gst_bus_pop_filtered (bus, GST_MESSAGE_QOS);
+  fail_unless (m != NULL, "%s: no QOS message", ctx);
+  gst_message_unref (m);
+
+  /* the next one: a discontinuity, history from zeros */
+  stream_ref_reset (&st);
+  st.window = 8;
+  stream_push (&st, 3000, FALSE);
+  out = co_test_pull_buffer (h, ctx);
+  fail_unless (GST_BUFFER_FLAG_IS_SET (out, GST_BUFFER_FLAG_DISCONT),
+      "%s: no DISCONT after a dropped buffer", ctx);
+  check_buffer (&st, out, g_queue_peek_head (&st.pending));
+  expected_free (g_queue_pop_head (&st.pending));
+  gst_buffer_unref (out);
+  check_stream_error (&sig, &st.se, ctx);
+  stream_clear (&st);
+  gst_element_set_bus (h->element, NULL);
+  gst_harness_teardown (h);
+  gst_bus_set_flushing (bus, TRUE);
+  gst_object_unref (bus);
+  g_free (sig.taps);
+  g_free (ctx);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
 /* New caps mid-stream: a new format, the history starts from zero. */
 GST_START_TEST (test_caps_change)
 {
@@ -1442,6 +1606,11 @@ cudaaudiofilter_suite (void)
   tcase_add_loop_test (tc, test_caps_change, 0, 2);
   tcase_add_test (tc, test_state_cycle);
   tcase_add_test (tc, test_latency_query);
+
+  tc = co_test_new_tcase (s, "citizen", leaks_teardown);
+  tcase_add_loop_test (tc, test_passthrough, 0, 2);
+  tcase_add_loop_test (tc, test_passthrough_switch, 0, 2);
+  tcase_add_test (tc, test_qos);
 
   tc = co_test_new_tcase (s, "errors", leaks_teardown);
   tcase_add_loop_test (tc, test_malformed_buffer, 0, 2);

@@ -2880,6 +2880,246 @@ GST_START_TEST (test_backend_cuda_state_change)
 GST_END_TEST;
 
 /* ------------------------------------------------------------------------ */
+/* A good citizen: passthrough, QoS, one whole-run message                   */
+/* ------------------------------------------------------------------------ */
+
+/* The whole-run statistics messages on @bus (and no window message when
+ * @windows is FALSE); returns the last one, or NULL. */
+static GstStructure *
+pop_whole_run (GstBus * bus, gboolean windows, guint * n_whole)
+{
+  GstStructure *last = NULL;
+  GstMessage *m;
+
+  *n_whole = 0;
+  while ((m = gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT))) {
+    const GstStructure *st = gst_message_get_structure (m);
+
+    if (gst_structure_has_name (st, "cudaoverlap-stats")) {
+      gboolean whole = FALSE;
+
+      gst_structure_get_boolean (st, "whole-run", &whole);
+      fail_unless (whole || windows, "a window message with "
+          "stats-interval=0: %" GST_PTR_FORMAT, st);
+      if (whole) {
+        (*n_whole)++;
+        if (last)
+          gst_structure_free (last);
+        last = gst_structure_copy (st);
+      }
+    }
+    gst_message_unref (m);
+  }
+  return last;
+}
+
+/* Identity settings (gamma 1, box-blur radius 0; batch 1 and 3): every
+ * input buffer itself comes out (no copy, no kernel), the statistics say
+ * passthrough and count the frames, and with stats-interval=0 one
+ * whole-run message arrives at EOS, no window message. */
+GST_START_TEST (test_passthrough)
+{
+  static const struct
+  {
+    guint op, batch;
+  } cases[] = { {3, 1}, {4, 1}, {3, 3} };
+  guint32 seed = co_test_seed ("test_passthrough", __i__);
+  GRand *rand = g_rand_new_with_seed (seed);
+  const OpCfg *op = &op_cfgs[cases[__i__].op];
+  GstHarness *h = make_harness (op, &co_test_run_cfgs[3]);
+  GstBus *bus = gst_bus_new ();
+  GstVideoInfo info;
+  GstStructure *st;
+  gboolean pt = FALSE;
+  guint64 frames = 0, frames_pt = 0;
+  guint i, n_whole;
+  const guint n = 7;
+  gchar *ctx = g_strdup_printf ("[passthrough, %s batch=%u, RGBA 33x17 "
+      "backend=%s seed=0x%08x]", co_ref_op_nick (op->op), cases[__i__].batch,
+      co_test_backend, seed);
+
+  gst_element_set_bus (h->element, bus);
+  g_object_set (h->element, "batch", cases[__i__].batch, "stats-interval",
+      (guint64) 0, NULL);
+  gst_harness_set_src_caps (h, caps_of (GST_VIDEO_FORMAT_RGBA, 33, 17, &info));
+  for (i = 0; i < n; i++) {
+    GstBuffer *in = make_input (rand, &info, &layout_default), *out;
+    GstMapInfo mi, mo;
+
+    GST_BUFFER_PTS (in) = i * GST_SECOND / 30;
+    fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in)),
+        GST_FLOW_OK);
+    out = co_test_pull_buffer (h, ctx);
+    fail_unless (out == in, "%s: frame %u: a new buffer came out, not the "
+        "input", ctx, i);
+    fail_unless (gst_buffer_map (out, &mo, GST_MAP_READ));
+    fail_unless (gst_buffer_map (in, &mi, GST_MAP_READ));
+    fail_unless (mi.data == mo.data && mi.size == mo.size);
+    gst_buffer_unmap (in, &mi);
+    gst_buffer_unmap (out, &mo);
+    gst_buffer_unref (out);
+    gst_buffer_unref (in);
+  }
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  st = pop_whole_run (bus, FALSE, &n_whole);
+  fail_unless_equals_int (n_whole, 1);
+  fail_unless (gst_structure_get (st, "passthrough", G_TYPE_BOOLEAN, &pt,
+          "frames", G_TYPE_UINT64, &frames, "frames-passthrough",
+          G_TYPE_UINT64, &frames_pt, NULL), "%s: %" GST_PTR_FORMAT, ctx, st);
+  fail_unless (pt, "%s: passthrough not said", ctx);
+  fail_unless_equals_uint64 (frames, n);
+  fail_unless_equals_uint64 (frames_pt, n);
+  gst_structure_free (st);
+  teardown_harness_with_bus (h, bus);
+  g_free (ctx);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+/* Into and out of passthrough while frames are in flight (nothing pulled
+ * until the end; batch 1 and 3, the switch falling mid-batch): every
+ * output in order and computed with the settings in effect when its input
+ * entered; the identity ones are the input buffers themselves. */
+GST_START_TEST (test_passthrough_switch)
+{
+  static const guint seq[] = { 2, 2, 3, 3, 3, 1, 1, 4, 4, 6, 3, 0, 0, 0 };
+  const guint batch = __i__ == 0 ? 1 : 3;
+  guint32 seed = co_test_seed ("test_passthrough_switch", __i__);
+  GRand *rand = g_rand_new_with_seed (seed);
+  GstHarness *h = make_harness (&op_cfgs[2], &co_test_run_cfgs[3]);
+  GstVideoInfo info;
+  GstBuffer *ins[G_N_ELEMENTS (seq)], *exp[G_N_ELEMENTS (seq)];
+  guint i;
+  gchar *ctx = g_strdup_printf ("[passthrough switches, batch=%u, I420 "
+      "75x41 backend=%s seed=0x%08x]", batch, co_test_backend, seed);
+
+  g_object_set (h->element, "batch", batch, NULL);
+  gst_harness_set_src_caps (h, caps_of (GST_VIDEO_FORMAT_I420, 75, 41, &info));
+  for (i = 0; i < G_N_ELEMENTS (seq); i++) {
+    const OpCfg *op = &op_cfgs[seq[i]];
+
+    gst_util_set_object_arg (G_OBJECT (h->element), "operation",
+        co_ref_op_nick (op->op));
+    g_object_set (h->element, "gamma", op->gamma, "radius", op->radius, NULL);
+    ins[i] = make_input (rand, &info, &layout_default);
+    exp[i] = make_expected (op, ins[i], &info);
+    GST_BUFFER_PTS (ins[i]) = GST_BUFFER_PTS (exp[i]) = i * GST_SECOND / 30;
+    fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (ins[i])),
+        GST_FLOW_OK);
+  }
+  /* the last partial batch goes at EOS */
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  for (i = 0; i < G_N_ELEMENTS (seq); i++) {
+    const OpCfg *op = &op_cfgs[seq[i]];
+    gboolean identity = (op->op == CO_REF_GAMMA && op->gamma == 1.0) ||
+        (op->op == CO_REF_BOX_BLUR && op->radius == 0);
+    gchar *c = g_strdup_printf ("%s, frame %u (%s)", ctx, i,
+        co_ref_op_nick (op->op));
+    GstBuffer *out = co_test_pull_buffer (h, c);
+
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (out), GST_BUFFER_PTS (exp[i]));
+    fail_unless (!identity || out == ins[i], "%s: not passed through", c);
+    fail_unless (identity || out != ins[i], "%s: passed through", c);
+    check_output (out, exp[i], &info, c);
+    gst_buffer_unref (out);
+    gst_buffer_unref (ins[i]);
+    gst_buffer_unref (exp[i]);
+    g_free (c);
+  }
+  teardown_harness (h);
+  g_free (ctx);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+/* QoS (qos=true by default): frames whose running time is at or before
+ * the earliest time of downstream's last QOS event are dropped, each with
+ * a QOS message (processed/dropped counts), and the next frame that goes
+ * on carries DISCONT; passthrough frames are dropped the same way.  With
+ * qos=false nothing is dropped. */
+GST_START_TEST (test_qos)
+{
+  const gboolean qos = __i__ != 1, identity = __i__ == 2;
+  guint32 seed = co_test_seed ("test_qos", __i__);
+  GRand *rand = g_rand_new_with_seed (seed);
+  const OpCfg *op = &op_cfgs[identity ? 3 : 0];
+  GstHarness *h = make_harness (op, &co_test_run_cfgs[3]);
+  GstBus *bus = gst_bus_new ();
+  GQueue pending = G_QUEUE_INIT;
+  GstVideoInfo info;
+  GstSegment seg;
+  GstMessage *m;
+  gboolean enabled = FALSE;
+  guint i, n_msgs = 0;
+  /* 30 fps; downstream says: 1 s late at 1 s (earliest: 2 s) */
+  static const GstClockTime pts[] = { 0, 1000, 1500, 2000, 2500, 3000 };
+  gchar *ctx = g_strdup_printf ("[QoS, qos=%d, %s, NV12 161x93 backend=%s "
+      "seed=0x%08x]", qos, co_ref_op_nick (op->op), co_test_backend, seed);
+
+  g_object_get (h->element, "qos", &enabled, NULL);
+  fail_unless (enabled, "%s: qos is not on by default", ctx);
+  g_object_set (h->element, "qos", qos, NULL);
+  gst_element_set_bus (h->element, bus);
+  gst_harness_set_src_caps (h, caps_of (GST_VIDEO_FORMAT_NV12, 161, 93, &info));
+  gst_segment_init (&seg, GST_FORMAT_TIME);
+  seg.start = seg.time = 0;
+  fail_unless (gst_harness_push_event (h, gst_event_new_segment (&seg)));
+  for (i = 0; i < G_N_ELEMENTS (pts); i++) {
+    GstClockTime t = pts[i] * GST_MSECOND;
+    gboolean late = qos && t > 0 && t <= 2 * GST_SECOND;
+
+    if (i == 1)
+      fail_unless (gst_harness_push_upstream_event (h,
+              gst_event_new_qos (GST_QOS_TYPE_UNDERFLOW, 0.8, GST_SECOND,
+                  GST_SECOND)));
+    if (late) {
+      GstBuffer *in = make_input (rand, &info, &layout_default);
+
+      GST_BUFFER_PTS (in) = t;
+      GST_BUFFER_DURATION (in) = GST_SECOND / 30;
+      fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
+    } else {
+      push_frame (h, rand, &info, op, &layout_default, t, &pending, ctx);
+    }
+  }
+  while (g_queue_get_length (&pending) > 0) {
+    GstBuffer *exp = g_queue_peek_head (&pending), *out;
+    GstClockTime t = GST_BUFFER_PTS (exp);
+
+    out = gst_harness_pull (h);
+    fail_unless (out != NULL);
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (out), t);
+    /* the first frame after the dropped ones */
+    fail_unless_equals_int (GST_BUFFER_FLAG_IS_SET (out,
+            GST_BUFFER_FLAG_DISCONT), qos && t == 2500 * GST_MSECOND);
+    check_output (out, exp, &info, ctx);
+    gst_buffer_unref (out);
+    gst_buffer_unref (g_queue_pop_head (&pending));
+  }
+  fail_unless (gst_harness_try_pull (h) == NULL, "%s: more outputs", ctx);
+
+  while ((m = gst_bus_pop_filtered (bus, GST_MESSAGE_QOS))) {
+    guint64 processed, dropped;
+    GstFormat fmt;
+
+    gst_message_parse_qos_stats (m, &fmt, &processed, &dropped);
+    n_msgs++;
+    fail_unless_equals_int (fmt, GST_FORMAT_BUFFERS);
+    fail_unless_equals_uint64 (dropped, n_msgs);
+    fail_unless_equals_uint64 (processed, 1);
+    gst_message_unref (m);
+  }
+  fail_unless_equals_int (n_msgs, qos ? 3 : 0);
+  teardown_harness_with_bus (h, bus);
+  g_free (ctx);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+/* ------------------------------------------------------------------------ */
 /* Suite                                                                     */
 /* ------------------------------------------------------------------------ */
 
@@ -2928,6 +3168,11 @@ cudavideofilter_suite (void)
   tcase_add_test (tc, test_same_buffer_repushed);
   tcase_add_loop_test (tc, test_shared_ring, 0, 3);
   tcase_add_test (tc, test_property_change_playing);
+
+  tc = co_test_new_tcase (s, "citizen", leaks_teardown);
+  tcase_add_loop_test (tc, test_passthrough, 0, 3);
+  tcase_add_loop_test (tc, test_passthrough_switch, 0, 2);
+  tcase_add_loop_test (tc, test_qos, 0, 3);
 
   tc = co_test_new_tcase (s, "errors", leaks_teardown);
   tcase_add_loop_test (tc, test_short_buffer, 0, 3);

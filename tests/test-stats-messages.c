@@ -54,7 +54,8 @@ static const Field stats_fields[] = {
   {"latency-max", G_TYPE_UINT64}, {"gpu-latency-p50", G_TYPE_UINT64},
   {"gpu-latency-p99", G_TYPE_UINT64}, {"frames-pinned", G_TYPE_UINT64},
   {"frames-registered", G_TYPE_UINT64}, {"frames-pageable", G_TYPE_UINT64},
-  {"frames-staged", G_TYPE_UINT64},
+  {"frames-staged", G_TYPE_UINT64}, {"frames-passthrough", G_TYPE_UINT64},
+  {"passthrough", G_TYPE_BOOLEAN},
   {"streams", G_TYPE_UINT}, {"chunks", G_TYPE_UINT},
   {"mode", G_TYPE_STRING}, {"backend", G_TYPE_STRING},
   {"operation", G_TYPE_STRING},
@@ -163,7 +164,7 @@ check_invariants (const GstStructure * s)
   fail_unless (u64 (s, "gpu-latency-p50") <= u64 (s, "gpu-latency-p99"));
   fail_unless_equals_uint64 (u64 (s, "frames-pinned") +
       u64 (s, "frames-registered") + u64 (s, "frames-pageable") +
-      u64 (s, "frames-staged"), frames);
+      u64 (s, "frames-staged") + u64 (s, "frames-passthrough"), frames);
   if (!is_cuda ()) {
     fail_unless_equals_uint64 (u64 (s, "bytes-h2d"), 0);
     fail_unless_equals_uint64 (u64 (s, "bytes-d2h"), 0);
