@@ -105,8 +105,7 @@ post_qos (GstCudaOverlapFilter * self, GstBuffer * buf, GstClockTime qostime,
 /* TRUE when @buf is already too late to be worth processing: it is counted
  * and a QOS message posted; the caller drops it.  Streaming thread. */
 gboolean
-_gst_cuda_overlap_filter_qos_drop (GstCudaOverlapFilter * self,
-    GstBuffer * buf)
+_gst_cuda_overlap_filter_qos_drop (GstCudaOverlapFilter * self, GstBuffer * buf)
 {
   GstCudaOverlapFilterPrivate *priv = PRIV (self);
   GstClockTime ts = GST_BUFFER_PTS (buf), qostime, earliest;
@@ -143,8 +142,7 @@ keep:
 
 /* The first buffer after a dropped one is a discontinuity. */
 GstBuffer *
-_gst_cuda_overlap_filter_qos_mark (GstCudaOverlapFilter * self,
-    GstBuffer * buf)
+_gst_cuda_overlap_filter_qos_mark (GstCudaOverlapFilter * self, GstBuffer * buf)
 {
   GstCudaOverlapFilterPrivate *priv = PRIV (self);
 

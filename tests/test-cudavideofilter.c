@@ -3119,6 +3119,60 @@ GST_START_TEST (test_qos)
 
 GST_END_TEST;
 
+/* QoS as a pipeline meets it: a sink that syncs to the clock behind a
+ * stage that takes longer than a frame (identity sleep-time) sends QOS
+ * events; with qos on, the element drops frames and says so (QOS messages
+ * from it, fewer frames at the sink); with qos off it drops none. */
+GST_START_TEST (test_qos_slow_sink)
+{
+  const gboolean qos = __i__ == 0;
+  gchar *desc = g_strdup_printf ("videotestsrc num-buffers=40 ! "
+      "video/x-raw,format=GRAY8,width=65,height=33,framerate=50/1 ! "
+      "cudavideofilter name=f backend=%s qos=%d ! identity sleep-time=40000 ! "
+      "fakesink name=sink sync=true qos=true", co_test_backend, qos);
+  GstElement *pipe = gst_parse_launch (desc, NULL), *f, *sink;
+  GstBus *bus;
+  GstMessage *m;
+  guint64 rendered = 0, from_f = 0;
+
+  fail_unless (pipe != NULL, "cannot make %s", desc);
+  f = gst_bin_get_by_name (GST_BIN (pipe), "f");
+  sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
+  bus = gst_element_get_bus (pipe);
+  fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  while ((m = gst_bus_timed_pop_filtered (bus, 30 * GST_SECOND,
+              GST_MESSAGE_EOS | GST_MESSAGE_ERROR | GST_MESSAGE_QOS))) {
+    GstMessageType t = GST_MESSAGE_TYPE (m);
+
+    if (t == GST_MESSAGE_QOS && GST_MESSAGE_SRC (m) == GST_OBJECT (f))
+      from_f++;
+    gst_message_unref (m);
+    if (t == GST_MESSAGE_EOS)
+      break;
+    fail_if (t == GST_MESSAGE_ERROR, "%s: error", desc);
+  }
+  g_object_get (sink, "stats", &m, NULL);
+  gst_structure_get_uint64 ((GstStructure *) m, "rendered", &rendered);
+  gst_structure_free ((GstStructure *) m);
+  GST_INFO ("qos=%d: %" G_GUINT64_FORMAT " QOS messages from the element, %"
+      G_GUINT64_FORMAT " frames rendered", qos, from_f, rendered);
+  if (qos) {
+    fail_unless (from_f > 0, "%s: the element dropped nothing", desc);
+    fail_unless (rendered + from_f <= 40);
+  } else {
+    fail_unless_equals_uint64 (from_f, 0);
+  }
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (f);
+  gst_object_unref (sink);
+  gst_object_unref (pipe);
+  g_free (desc);
+}
+
+GST_END_TEST;
+
 /* ------------------------------------------------------------------------ */
 /* Suite                                                                     */
 /* ------------------------------------------------------------------------ */
@@ -3173,6 +3227,7 @@ cudavideofilter_suite (void)
   tcase_add_loop_test (tc, test_passthrough, 0, 3);
   tcase_add_loop_test (tc, test_passthrough_switch, 0, 2);
   tcase_add_loop_test (tc, test_qos, 0, 3);
+  tcase_add_loop_test (tc, test_qos_slow_sink, 0, 2);
 
   tc = co_test_new_tcase (s, "errors", leaks_teardown);
   tcase_add_loop_test (tc, test_short_buffer, 0, 3);
