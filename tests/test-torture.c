@@ -560,7 +560,19 @@ out_probe (GstPad * pad, GstPadProbeInfo * info, gpointer data)
   guint64 tag = GST_BUFFER_OFFSET_END (out), last;
   gint hi = g_atomic_int_get (&k->started);
   InRec *r;
-  GstCaps *caps;
+  GstCaps *caps = gst_pad_get_current_caps (pad);
+  gboolean flushing;
+
+  /* A push from the streaming thread (passthrough) may still be in this
+   * probe while a state change deactivates the pad: flushing first, then
+   * its sticky events (the caps) removed.  Such a buffer goes nowhere (the
+   * peer, deactivated before, refuses it): not an output.  Caps read
+   * first, so that no caps implies flushing seen. */
+  GST_OBJECT_LOCK (pad);
+  flushing = GST_PAD_IS_FLUSHING (pad);
+  GST_OBJECT_UNLOCK (pad);
+  if (!caps && flushing)
+    return GST_PAD_PROBE_OK;
 
   g_mutex_lock (&k->lock);
   /* older inputs that did not come out were dropped (flush, state change) */
@@ -585,10 +597,11 @@ out_probe (GstPad * pad, GstPadProbeInfo * info, gpointer data)
         "output was tag %" G_GUINT64_FORMAT "): a duplicate, out of order, "
         "from before a flush, or its offset-end was not copied", k->ctx,
         GST_TIME_ARGS (GST_BUFFER_PTS (out)), tag, last);
+    if (caps)
+      gst_caps_unref (caps);
     return GST_PAD_PROBE_OK;
   }
 
-  caps = gst_pad_get_current_caps (pad);
   if (!caps || !r->caps || !gst_caps_is_equal (caps, r->caps)) {
     gchar *a = caps ? gst_caps_to_string (caps) : g_strdup ("(none)");
     gchar *b = r->caps ? gst_caps_to_string (r->caps) : g_strdup ("(none)");
