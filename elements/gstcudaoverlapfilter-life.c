@@ -494,6 +494,25 @@ install (GstCudaOverlapFilter * self, CoEngine * e, GstBufferPool * pool)
   g_mutex_unlock (&priv->lock);
 }
 
+/* backend=auto runs on the CPU although a GPU is there: say why, once. */
+static void
+warn_fallback (GstCudaOverlapFilter * self, gint device_id)
+{
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
+  gchar *note;
+
+  if (priv->warned_fallback)
+    return;
+  note = co_engine_backend_fallback_note (device_id);
+  if (!note)
+    return;
+  priv->warned_fallback = TRUE;
+  GST_ELEMENT_WARNING (self, RESOURCE, NOT_FOUND,
+      ("The GPU cannot run this build of cudaoverlap: running on the CPU "
+          "backend (slower)."), ("%s", note));
+  g_free (note);
+}
+
 /* Builds engine, pool and frames for @caps and installs them.  Posts an
  * element error on failure.  Streaming thread, nothing installed. */
 static gboolean
@@ -526,6 +545,8 @@ build (GstCudaOverlapFilter * self, GstCaps * caps)
     gst_clear_object (&priv->allocator);
     return FALSE;
   }
+  if (cfg.backend == CO_BACKEND_AUTO && co_engine_backend (e) == CO_BACKEND_CPU)
+    warn_fallback (self, cfg.device_id);
   frames_new (self, co_engine_max_in_flight (e));
   if (!priv->stats)
     priv->stats = co_stats_new ();

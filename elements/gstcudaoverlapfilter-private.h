@@ -81,6 +81,7 @@ typedef struct
   GstBufferPool *plain_pool;    /* [L,S] output past the budget (made when
                                  * first needed) */
   gboolean warned_plain;        /* [S] */
+  gboolean warned_fallback;     /* [S] backend=auto fell back to the CPU */
   GstAllocator *allocator;      /* [S] page-locked on CUDA, else g_try_malloc */
   GstBufferPool *staging;       /* [S] input copies (CoMemPath STAGED), CUDA */
   gsize staging_size;           /* [S] */

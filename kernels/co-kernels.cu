@@ -840,3 +840,27 @@ co_kernels_cuda_preload (void)
   err = preload_one (co_fir_kernel < false >, err);
   return err;
 }
+
+int
+co_kernels_cuda_check_device (int device)
+{
+  struct cudaFuncAttributes attr;
+  int old = 0;
+  cudaError_t err = cudaGetDevice (&old);
+
+  if (err == cudaSuccess)
+    err = cudaSetDevice (device);
+  if (err != cudaSuccess)
+    return (int) err;
+  /* the smallest kernel: enough to know whether an image loads */
+  err = cudaFuncGetAttributes (&attr,
+      (const void *) co_gain_kernel < false >);
+  cudaSetDevice (old);
+  return (int) err;
+}
+
+const char *
+co_kernels_cuda_archs (void)
+{
+  return CO_CUDA_ARCHS;
+}

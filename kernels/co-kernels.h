@@ -156,6 +156,17 @@ extern "C"
  * first cudaError_t as an int (0 on success). */
   int co_kernels_cuda_preload (void);
 
+/* Whether @device (made current for the call, then the previous device
+ * again) can run this build's kernels: 0, or the cudaError_t (as an int)
+ * of loading one, e.g. cudaErrorNoKernelImageForDevice when the build has
+ * neither machine code of the device's architecture family nor PTX it can
+ * compile.  Creates the device's primary context. */
+  int co_kernels_cuda_check_device (int device);
+
+/* The architectures this build carries, e.g. "sm_75 sm_80 sm_90 sm_100
+ * sm_110 sm_120, PTX compute_120" (meson option cuda-architectures). */
+  const char *co_kernels_cuda_archs (void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -25,3 +25,11 @@ co_engine_backend_usable (CoBackendKind kind, gint device_id, gchar ** why)
 {
   return co_backend_select (kind, device_id)->usable (device_id, why);
 }
+
+gchar *
+co_engine_backend_fallback_note (gint device_id)
+{
+  const CoBackendOps *cuda = &co_cuda_backend;
+
+  return cuda->fallback_note ? cuda->fallback_note (device_id) : NULL;
+}

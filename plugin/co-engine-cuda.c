@@ -107,23 +107,67 @@ co_cuda_injected (const gchar * call, GError ** error)
 #define CK(fn, args) \
   if (CO_CUDA_FAILED (fn, args)) goto fail
 
-static gboolean
-co_cuda_usable (gint device_id, gchar ** why)
+/* A device this build cannot run: NULL, or what to say (the device, its
+ * compute capability, the architectures built and what to do). */
+static gchar *
+co_cuda_incompatible (gint device)
+{
+  struct cudaDeviceProp prop;
+  cudaError_t err = (cudaError_t) co_kernels_cuda_check_device (device);
+
+  if (err == cudaSuccess)
+    return NULL;
+  if (cudaGetDeviceProperties (&prop, device) != cudaSuccess)
+    return g_strdup_printf ("CUDA device %d cannot run the kernels: %s",
+        device, cudaGetErrorString (err));
+  return g_strdup_printf ("CUDA device %d (%s, compute capability %d.%d) "
+      "cannot run this build's kernels (%s), built for %s. Rebuild with "
+      "meson setup -Dcuda-architectures=all-major (or %d%d)", device,
+      prop.name, prop.major, prop.minor, cudaGetErrorString (err),
+      co_kernels_cuda_archs (), prop.major, prop.minor);
+}
+
+/* @present: a device exists (even if it cannot run the kernels). */
+static gchar *
+co_cuda_device_check (gint device_id, gboolean * present)
 {
   int n = 0;
   cudaError_t err;
-  gchar *msg = NULL;
 
+  *present = FALSE;
   if (co_fault_hit ("cudaGetDeviceCount"))
-    msg = g_strdup ("injected failure of cudaGetDeviceCount");
-  else if ((err = cudaGetDeviceCount (&n)) != cudaSuccess)
-    msg = g_strdup_printf ("cudaGetDeviceCount failed: %s",
+    return g_strdup ("injected failure of cudaGetDeviceCount");
+  if ((err = cudaGetDeviceCount (&n)) != cudaSuccess)
+    return g_strdup_printf ("cudaGetDeviceCount failed: %s",
         cudaGetErrorString (err));
-  else if (n == 0)
-    msg = g_strdup ("no CUDA device found");
-  else if (device_id >= n)
-    msg = g_strdup_printf ("CUDA device %d does not exist (there are %d)",
+  if (n == 0)
+    return g_strdup ("no CUDA device found");
+  if (device_id >= n)
+    return g_strdup_printf ("CUDA device %d does not exist (there are %d)",
         device_id, n);
+  *present = TRUE;
+  return co_cuda_incompatible (MAX (device_id, 0));
+}
+
+/* For backend=auto on the CPU backend: why not CUDA, when a device exists
+ * but cannot run this build (NULL otherwise: no device is no news). */
+static gchar *
+co_cuda_fallback_note (gint device_id)
+{
+  gboolean present;
+  gchar *msg = co_cuda_device_check (device_id, &present);
+
+  if (!present)
+    g_clear_pointer (&msg, g_free);
+  return msg;
+}
+
+static gboolean
+co_cuda_usable (gint device_id, gchar ** why)
+{
+  gboolean present;
+  gchar *msg = co_cuda_device_check (device_id, &present);
+
   if (!msg)
     return TRUE;
   if (why)
@@ -566,6 +610,7 @@ const CoBackendOps co_cuda_backend = {
   .name = "cuda",
   .kind = CO_BACKEND_CUDA,
   .usable = co_cuda_usable,
+  .fallback_note = co_cuda_fallback_note,
   .open = co_cuda_open,
   .close = co_cuda_close,
   .submit = co_cuda_submit,

@@ -29,6 +29,10 @@ struct _CoBackendOps
   /* Whether the backend can run on @device_id (-1: the first device); if
    * not and @why is not NULL, *@why (the caller frees it) says why. */
     gboolean (*usable) (gint device_id, gchar ** why);
+  /* Optional: why a device that exists cannot be used (e.g. this build has
+   * no code for its architecture); NULL when it can, or when there is none.
+   * For the warning of backend=auto falling back. */
+  gchar *(*fallback_note) (gint device_id);
 
   /* Makes the backend state (CoEngine.backend_state), the constant area and
    * every slot's work memory (CoFrame.dev_in/dev_out).  On failure the

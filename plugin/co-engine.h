@@ -207,6 +207,10 @@ typedef struct
  * CO_BACKEND_AUTO and CO_BACKEND_CPU always can. */
 gboolean co_engine_backend_usable (CoBackendKind kind, gint device_id,
     gchar ** why);
+/* Why CO_BACKEND_AUTO runs on the CPU although a GPU is present (e.g. the
+ * build has no code for its architecture), to warn the user; NULL when
+ * there is no GPU at all or it is usable.  Free it. */
+gchar *co_engine_backend_fallback_note (gint device_id);
 
 CoEngine *co_engine_new (const CoEngineConfig * config, GError ** error);
 void co_engine_free (CoEngine * engine);

@@ -6,6 +6,11 @@
 # without -Dfault-injection, for benchmarks) in DEST/rel; an older build's
 # plugin in DEST/old.  Then run ../shared/tools/gpu-prepare.sh DEST and
 # carry .gpu and DEST.
+# The default build carries machine code for every GPU family (~6 MB per
+# program that links the kernels): for the H200 (sm_90) make BUILD and
+# RELEASE_BUILD with -Dcuda-architectures=90, e.g.
+#   meson setup build-h200 -Dfault-injection=true -Dcuda-architectures=90
+#   meson setup build-rel -Dcuda-architectures=90
 set -eu
 build=${1:-build}
 dest=${2:-build-gpu}
@@ -29,3 +34,8 @@ fi
 { git rev-parse HEAD && git status --porcelain --untracked-files=no |
   sed 's/^/modified: /'; } > "$dest/commit.txt" 2>/dev/null || true
 du -sh "$dest"
+if [ "$(du -sm "$dest" | cut -f1)" -gt 56 ]; then
+  echo "$dest is too big for the device's 64 MiB with .gpu: build with" \
+    "-Dcuda-architectures=90 (see the top of $0)" >&2
+  exit 1
+fi
