@@ -75,6 +75,12 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_overlap_audio_filter_debug);
 /* The engine's slots hold this many bytes of samples at first. */
 #define INITIAL_SLOT_BYTES (1 << 20)
 
+/* Metas tagged only with these (or with nothing) hold for the output: our
+ * operations change sample values, never the layout, channels or rate. */
+static const gchar *const meta_tags[] = { GST_META_TAG_AUDIO_STR,
+  GST_META_TAG_AUDIO_CHANNELS_STR, GST_META_TAG_AUDIO_RATE_STR, NULL
+};
+
 #define DEFAULT_OPERATION CO_AUDIO_OP_GAIN
 #define DEFAULT_GAIN_DB 0.0
 
@@ -800,6 +806,8 @@ gst_cuda_overlap_audio_filter_class_init (GstCudaOverlapAudioFilterClass *
   base_class->sink_buffer = gst_cuda_overlap_audio_filter_sink_buffer;
   base_class->flush = gst_cuda_overlap_audio_filter_flush;
   base_class->update = gst_cuda_overlap_audio_filter_update;
+  gst_cuda_overlap_meta_rule_init (&base_class->meta_rule,
+      GST_AUDIO_META_API_TYPE, meta_tags);
 
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_AUDIO_OPERATION, 0);
   GST_DEBUG_CATEGORY_INIT (gst_cuda_overlap_audio_filter_debug,

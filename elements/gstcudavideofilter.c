@@ -68,6 +68,12 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_overlap_video_filter_debug);
   "xRGB, xBGR, NV12, I420 }"
 #define LUT_BYTES (65536 * sizeof (guint16))
 
+/* Metas tagged only with these (or with nothing) hold for the output: our
+ * operations change pixel values, never the geometry. */
+static const gchar *const meta_tags[] = { GST_META_TAG_VIDEO_STR,
+  GST_META_TAG_VIDEO_ORIENTATION_STR, GST_META_TAG_VIDEO_SIZE_STR, NULL
+};
+
 #define DEFAULT_OPERATION CO_VIDEO_OP_INVERT
 #define DEFAULT_GAMMA 1.0
 #define DEFAULT_RADIUS 2
@@ -572,6 +578,8 @@ gst_cuda_overlap_video_filter_class_init (GstCudaOverlapVideoFilterClass *
   base_class->operation_nick = gst_cuda_overlap_video_filter_operation_nick;
   base_class->batch_size = gst_cuda_overlap_video_filter_batch_size;
   base_class->update = gst_cuda_overlap_video_filter_update;
+  gst_cuda_overlap_meta_rule_init (&base_class->meta_rule,
+      GST_VIDEO_META_API_TYPE, meta_tags);
 
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_VIDEO_OPERATION, 0);
   GST_DEBUG_CATEGORY_INIT (gst_cuda_overlap_video_filter_debug,
