@@ -115,8 +115,7 @@ value_meta_transform (GstBuffer * dest, GstMeta * meta, GstBuffer * buf,
 
   if (!GST_META_TRANSFORM_IS_COPY (type))
     return FALSE;
-  copy = (ValueMeta *) gst_buffer_add_meta (dest, value_meta_info (TRUE),
-      NULL);
+  copy = (ValueMeta *) gst_buffer_add_meta (dest, value_meta_info (TRUE), NULL);
   copy->index = ((ValueMeta *) meta)->index;
   return TRUE;
 }
@@ -201,8 +200,7 @@ co_test_check_common_metas (GstBuffer * out, gint64 index, const gchar * ctx)
   }
   co_test_check_custom_meta (out, PLAIN_META, index, ctx);
 
-  co_test_check_meta_count (out, value_meta_info (TRUE)->api, index >= 0,
-      ctx);
+  co_test_check_meta_count (out, value_meta_info (TRUE)->api, index >= 0, ctx);
   vm = (ValueMeta *) gst_buffer_get_meta (out, value_meta_info (TRUE)->api);
   fail_unless (!vm || vm->index == (guint64) index, "%s: CoTestValueMeta of "
       "input %" G_GUINT64_FORMAT " on the output of input %" G_GINT64_FORMAT,

@@ -11,7 +11,6 @@
 #include <gst/gst.h>
 
 G_BEGIN_DECLS
-
 /* A custom meta (gst_meta_register_custom: a GstStructure, copied by
  * GStreamer's own transform) named @name with @tags, registered on the
  * first call in this process. */
