@@ -42,6 +42,19 @@
  * wait for the buffers in flight and rebuild the engine with slots for the
  * next power of two of frames (the history is kept).
  *
+ * Metadata: each output buffer gets its input's timestamps, offsets and
+ * flags, and every meta of its input that still holds for it.  The
+ * operations change sample values, never the layout, the channels or the
+ * rate, so a meta without tags (#GstReferenceTimestampMeta, an
+ * application's custom metas) and a meta tagged only "audio", "channels"
+ * and/or "rate" (#GstAudioClippingMeta, #GstAudioDownmixMeta) is copied
+ * with its own transform function.  Not copied: the input's #GstAudioMeta
+ * (it describes the input's memory; output buffers are interleaved and
+ * need none), metas bound to the input's memory (tagged "memory" or
+ * "memory-reference", #GstParentBufferMeta), #GstProtectionMeta, metas with
+ * any other tag, and metas without a transform function.  (#GstAudioFilter
+ * copies only metas without tags.)
+ *
  * ## Example launch lines
  * |[
  * gst-launch-1.0 audiotestsrc ! audioconvert ! audio/x-raw,format=F32LE ! cudaaudiofilter operation=fir taps="<0.25, 0.5, 0.25>" ! audioconvert ! autoaudiosink

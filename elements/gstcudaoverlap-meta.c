@@ -10,17 +10,22 @@
  * keeps (video: "video", "orientation", "size": ROI, crop, affine
  * transformation, AFD, bars; audio: "audio", "channels", "rate": downmix,
  * clipping).  Not copied: the meta that describes the input's memory layout
- * (the element's own pool sets the output's: GstVideoMeta, GstAudioMeta),
- * metas bound to the input's memory (tagged "memory" or "memory-reference",
- * GstParentBufferMeta), GstProtectionMeta (the output is not the input's
- * protected bytes), and anything tagged otherwise ("colorspace" among
- * them: our values are not the input's colours).  This is broader than
- * GstVideoFilter's rule (no tags, or the single tag "video") on purpose:
- * a region of interest or a crop holds for our output as well.
+ * (GstVideoMeta, GstAudioMeta: the output has its own from the element's
+ * pool, or none), metas bound to the input's memory (tagged "memory" or
+ * "memory-reference", GstParentBufferMeta), GstProtectionMeta (the output
+ * is not the input's protected bytes), anything tagged otherwise
+ * ("colorspace" among them: our values are not the input's colours), and
+ * metas without a transform function (nothing to copy with).  This is
+ * broader than GstVideoFilter's rule (no tags, or the single tag "video";
+ * GstBaseTransform's default: no tags) on purpose: a region of interest or
+ * a crop holds for our output as well.
  *
  * The copy is the meta's own transform function with
  * _gst_meta_transform_copy over the whole buffer (region FALSE), as
- * GstBaseTransform's default_copy_metadata does.
+ * GstBaseTransform's default_copy_metadata does.  The copies are added to
+ * an output buffer after it left its pool, so they are never POOLED: the
+ * pool's reset_buffer removes them when the buffer returns.  The rule is
+ * gst_cuda_overlap_meta_holds(), for every path that makes an output.
  */
 #include "gstcudaoverlap-meta.h"
 

@@ -11,9 +11,9 @@
 G_BEGIN_DECLS
 /**
  * GstCudaOverlapMetaRule:
- * @own_api: the API of the meta that describes the output buffer's own
- *   memory layout and that the element (its output pool) sets itself
- *   (#GstVideoMeta, #GstAudioMeta), or 0.
+ * @own_api: the API of the meta that describes a buffer's memory layout
+ *   (#GstVideoMeta, #GstAudioMeta), or 0: an output buffer has its own
+ *   from the element's pool, or none, never the input's.
  * @tags: %NULL-terminated: the meta tags (GST_META_TAG_*_STR) whose
  *   properties the element's operations leave unchanged; %NULL: none.
  *

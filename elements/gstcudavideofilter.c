@@ -23,6 +23,24 @@
  * it, n = (2r+1)², borders replicated; chroma planes in their own geometry).
  * Alpha and padding bytes pass through unchanged.
  *
+ * Metadata: each output buffer gets its input's timestamps, offsets and
+ * flags, and every meta of its input that still holds for it.  The
+ * operations change pixel values, never the geometry, so a meta without
+ * tags (#GstVideoTimeCodeMeta, #GstVideoCaptionMeta,
+ * #GstReferenceTimestampMeta, an application's custom metas) and a meta
+ * tagged only "video", "orientation" and/or "size"
+ * (#GstVideoRegionOfInterestMeta, #GstVideoCropMeta,
+ * #GstVideoAffineTransformationMeta, AFD and bar metas) is copied with its
+ * own transform function.  Not copied: the input's #GstVideoMeta (the
+ * output buffer has its own, for its own strides), metas bound to the
+ * input's memory (tagged "memory" or "memory-reference",
+ * #GstParentBufferMeta), #GstProtectionMeta, metas with any other tag
+ * ("colorspace" among them), and metas without a transform function.  This
+ * is broader than #GstVideoFilter's rule on purpose: that copies only metas
+ * without tags or with the single tag "video", so it drops regions of
+ * interest, crops and affine transformations (and it copies
+ * #GstProtectionMeta).
+ *
  * The element posts `cudaoverlap-passport` once when streaming starts and
  * `cudaoverlap-stats` every #GstCudaOverlapFilter:stats-interval and at EOS;
  * docs/stats.md describes every field.
