@@ -53,6 +53,19 @@
  * wait for the buffers in flight and rebuild the engine with slots for the
  * next power of two of frames (the history is kept).
  *
+ * Metadata: each output buffer gets its input's timestamps, offsets and
+ * flags, and every meta of its input that still holds for it.  The
+ * operations change sample values, never the layout, the channels or the
+ * rate, so a meta without tags (#GstReferenceTimestampMeta, an
+ * application's custom metas) and a meta tagged only "audio", "channels"
+ * and/or "rate" (#GstAudioClippingMeta, #GstAudioDownmixMeta) is copied
+ * with its own transform function.  Not copied: the input's #GstAudioMeta
+ * (it describes the input's memory; output buffers are interleaved and
+ * need none), metas bound to the input's memory (tagged "memory" or
+ * "memory-reference", #GstParentBufferMeta), #GstProtectionMeta, metas with
+ * any other tag, and metas without a transform function.  (#GstAudioFilter
+ * copies only metas without tags.)
+ *
  * ## Example launch lines
  * |[
  * gst-launch-1.0 audiotestsrc ! audioconvert ! audio/x-raw,format=F32LE ! cudaaudiofilter operation=fir taps="<0.25, 0.5, 0.25>" ! audioconvert ! autoaudiosink
@@ -85,6 +98,12 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_overlap_audio_filter_debug);
 #define MAX_TAPS 4096
 /* The engine's slots hold this many bytes of samples at first. */
 #define INITIAL_SLOT_BYTES (1 << 20)
+
+/* Metas tagged only with these (or with nothing) hold for the output: our
+ * operations change sample values, never the layout, channels or rate. */
+static const gchar *const meta_tags[] = { GST_META_TAG_AUDIO_STR,
+  GST_META_TAG_AUDIO_CHANNELS_STR, GST_META_TAG_AUDIO_RATE_STR, NULL
+};
 
 #define DEFAULT_OPERATION CO_AUDIO_OP_GAIN
 #define DEFAULT_GAIN_DB 0.0
@@ -782,19 +801,10 @@ gst_cuda_overlap_audio_filter_finalize (GObject * object)
 }
 
 static void
-gst_cuda_overlap_audio_filter_class_init (GstCudaOverlapAudioFilterClass *
-    klass)
+install_properties (GObjectClass * gobject_class)
 {
-  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
-  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
-  GstCudaOverlapFilterClass *base_class = GST_CUDA_OVERLAP_FILTER_CLASS (klass);
   GParamFlags rw = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
       GST_PARAM_MUTABLE_PLAYING;
-
-  gobject_class->set_property = gst_cuda_overlap_audio_filter_set_property;
-  gobject_class->get_property = gst_cuda_overlap_audio_filter_get_property;
-  gobject_class->finalize = gst_cuda_overlap_audio_filter_finalize;
-  element_class->change_state = gst_cuda_overlap_audio_filter_change_state;
 
   g_object_class_install_property (gobject_class, PROP_OPERATION,
       g_param_spec_enum ("operation", "Operation",
@@ -837,6 +847,22 @@ gst_cuda_overlap_audio_filter_class_init (GstCudaOverlapAudioFilterClass *
           "buffers that are already late. Off by default: the buffer after "
           "a dropped one restarts the FIR history from zeros and carries "
           "DISCONT", DEFAULT_QOS, rw));
+}
+
+static void
+gst_cuda_overlap_audio_filter_class_init (GstCudaOverlapAudioFilterClass *
+    klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstCudaOverlapFilterClass *base_class = GST_CUDA_OVERLAP_FILTER_CLASS (klass);
+
+  gobject_class->set_property = gst_cuda_overlap_audio_filter_set_property;
+  gobject_class->get_property = gst_cuda_overlap_audio_filter_get_property;
+  gobject_class->finalize = gst_cuda_overlap_audio_filter_finalize;
+  element_class->change_state = gst_cuda_overlap_audio_filter_change_state;
+
+  install_properties (gobject_class);
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
@@ -859,6 +885,8 @@ gst_cuda_overlap_audio_filter_class_init (GstCudaOverlapAudioFilterClass *
   base_class->flush = gst_cuda_overlap_audio_filter_flush;
   base_class->update = gst_cuda_overlap_audio_filter_update;
   base_class->is_identity = gst_cuda_overlap_audio_filter_is_identity;
+  gst_cuda_overlap_meta_rule_init (&base_class->meta_rule,
+      GST_AUDIO_META_API_TYPE, meta_tags);
 
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_AUDIO_OPERATION, 0);
   GST_DEBUG_CATEGORY_INIT (gst_cuda_overlap_audio_filter_debug,

@@ -35,9 +35,12 @@ srcpad_of (GstCudaOverlapFilter * self)
   return GST_ELEMENT (self)->srcpads->data;
 }
 
+/* What of @in holds for @out: timestamps, offsets, flags and the metas of
+ * the element's rule (gstcudaoverlap-meta.h). */
 static void
-copy_metadata (GstBuffer * out, GstBuffer * in)
+copy_metadata (GstCudaOverlapFilter * self, GstBuffer * out, GstBuffer * in)
 {
+  GstCudaOverlapFilterClass *klass = GST_CUDA_OVERLAP_FILTER_GET_CLASS (self);
   const GstBufferFlags keep = GST_BUFFER_FLAG_LIVE | GST_BUFFER_FLAG_DISCONT |
       GST_BUFFER_FLAG_RESYNC | GST_BUFFER_FLAG_GAP |
       GST_BUFFER_FLAG_DROPPABLE | GST_BUFFER_FLAG_HEADER |
@@ -52,6 +55,7 @@ copy_metadata (GstBuffer * out, GstBuffer * in)
   GST_BUFFER_OFFSET_END (out) = GST_BUFFER_OFFSET_END (in);
   GST_MINI_OBJECT_FLAGS (out) = (GST_MINI_OBJECT_FLAGS (out) & ~keep) |
       (GST_MINI_OBJECT_FLAGS (in) & keep);
+  gst_cuda_overlap_meta_copy (&klass->meta_rule, out, in);
 }
 
 /* The trace spans of a chain call (only when tracing). */
@@ -125,7 +129,7 @@ chain_frame (GstCudaOverlapFilter * self, GstBuffer * buf, guint64 t0)
   fr->path = gst_cuda_overlap_hostmem_prepare (buf, co_engine_backend (e) ==
       CO_BACKEND_CUDA ? gst_cuda_overlap_filter_device_id (self) : -2,
       MIN_REGISTER_BYTES, &fr->host_ref);
-  copy_metadata (outbuf, buf);
+  copy_metadata (self, outbuf, buf);
 
   if (fr->path == CO_PATH_STAGED && !stage_input (self, fr))
     ret = GST_FLOW_ERROR;

@@ -285,6 +285,8 @@ gst_cuda_overlap_filter_class_init (GstCudaOverlapFilterClass * klass)
 
   install_engine_properties (gobject_class);
   install_output_properties (gobject_class);
+  /* metas without tags; the subclasses say what else holds */
+  gst_cuda_overlap_meta_rule_init (&klass->meta_rule, 0, NULL);
 
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_OVERLAP_FILTER, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_OVERLAP_MODE, 0);

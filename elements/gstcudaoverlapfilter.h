@@ -8,6 +8,7 @@
 #include <gst/gst.h>
 #include "co-engine.h"
 #include "gstcudaoverlap-hostmem.h"
+#include "gstcudaoverlap-meta.h"
 #include "co-stats.h"
 #include "co-trace.h"
 
@@ -76,6 +77,10 @@ typedef struct
  *   @configure; 1 when not set.  @prepare is then called for each buffer of
  *   a batch with frame->image 0, 1, ... on the same @cf, which is submitted
  *   when it is full or before any serialized event (a partial batch).
+ * @meta_rule: which metas of an input buffer are copied onto its output
+ *   buffer (gstcudaoverlap-meta.h): set with
+ *   gst_cuda_overlap_meta_rule_init() in class_init; by default only metas
+ *   without tags (less #GstParentBufferMeta and #GstProtectionMeta).
  */
 struct _GstCudaOverlapFilterClass
 {
@@ -102,6 +107,8 @@ struct _GstCudaOverlapFilterClass
     gboolean (*update) (GstCudaOverlapFilter * self, CoEngine * engine,
       GError ** error);
     gboolean (*is_identity) (GstCudaOverlapFilter * self);
+
+  GstCudaOverlapMetaRule meta_rule;
 };
 
 /* For subclasses: ask for an engine rebuild before the next buffer (a

@@ -23,6 +23,24 @@
  * it, n = (2r+1)², borders replicated; chroma planes in their own geometry).
  * Alpha and padding bytes pass through unchanged.
  *
+ * Metadata: each output buffer gets its input's timestamps, offsets and
+ * flags, and every meta of its input that still holds for it.  The
+ * operations change pixel values, never the geometry, so a meta without
+ * tags (#GstVideoTimeCodeMeta, #GstVideoCaptionMeta,
+ * #GstReferenceTimestampMeta, an application's custom metas) and a meta
+ * tagged only "video", "orientation" and/or "size"
+ * (#GstVideoRegionOfInterestMeta, #GstVideoCropMeta,
+ * #GstVideoAffineTransformationMeta, AFD and bar metas) is copied with its
+ * own transform function.  Not copied: the input's #GstVideoMeta (the
+ * output buffer has its own, for its own strides), metas bound to the
+ * input's memory (tagged "memory" or "memory-reference",
+ * #GstParentBufferMeta), #GstProtectionMeta, metas with any other tag
+ * ("colorspace" among them), and metas without a transform function.  This
+ * is broader than #GstVideoFilter's rule on purpose: that copies only metas
+ * without tags or with the single tag "video", so it drops regions of
+ * interest, crops and affine transformations (and it copies
+ * #GstProtectionMeta).
+ *
  * Passthrough: with identity settings (`gamma` at 1 with operation=gamma,
  * `radius` 0 with operation=box-blur) every input buffer goes on as it is,
  * with no copy and no kernel; the statistics say `passthrough=true` and
@@ -77,6 +95,12 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_overlap_video_filter_debug);
 #define FORMATS "{ GRAY8, GRAY16_LE, RGBA, BGRA, ARGB, ABGR, RGBx, BGRx, " \
   "xRGB, xBGR, NV12, I420 }"
 #define LUT_BYTES (65536 * sizeof (guint16))
+
+/* Metas tagged only with these (or with nothing) hold for the output: our
+ * operations change pixel values, never the geometry. */
+static const gchar *const meta_tags[] = { GST_META_TAG_VIDEO_STR,
+  GST_META_TAG_VIDEO_ORIENTATION_STR, GST_META_TAG_VIDEO_SIZE_STR, NULL
+};
 
 #define DEFAULT_OPERATION CO_VIDEO_OP_INVERT
 #define DEFAULT_GAMMA 1.0
@@ -627,6 +651,8 @@ gst_cuda_overlap_video_filter_class_init (GstCudaOverlapVideoFilterClass *
   base_class->batch_size = gst_cuda_overlap_video_filter_batch_size;
   base_class->update = gst_cuda_overlap_video_filter_update;
   base_class->is_identity = gst_cuda_overlap_video_filter_is_identity;
+  gst_cuda_overlap_meta_rule_init (&base_class->meta_rule,
+      GST_VIDEO_META_API_TYPE, meta_tags);
 
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_VIDEO_OPERATION, 0);
   GST_DEBUG_CATEGORY_INIT (gst_cuda_overlap_video_filter_debug,

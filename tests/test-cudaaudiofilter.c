@@ -37,8 +37,10 @@
 
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
+#include <gst/audio/audio.h>
 
 #include "co-test-util.h"
+#include "co-test-meta.h"
 
 #define ELEMENT "cudaaudiofilter"
 #define DEFAULT_SEED 0xa0d10404u
@@ -380,7 +382,8 @@ expected_free (Expected * x)
 
 /* A stream through one harness: inputs pushed, expected outputs queued,
  * outputs pulled and checked in order. */
-typedef struct
+typedef struct _Stream Stream;
+struct _Stream
 {
   GstHarness *h;
   const Sig *sig;
@@ -395,7 +398,12 @@ typedef struct
   guint window;                 /* outputs left unpulled at most */
   gboolean keep_outputs;        /* collect every output's bytes */
   GByteArray *outputs;
-} Stream;
+  /* optional: each input before it is pushed, each output once checked
+   * (with its input's offset) */
+  void (*on_push) (Stream * st, GstBuffer * in, guint64 offset);
+  void (*on_pull) (Stream * st, GstBuffer * out, guint64 offset);
+  gpointer user_data;
+};
 
 static void
 stream_init (Stream * st, GstHarness * h, const Sig * sig, GRand * rand,
@@ -487,6 +495,8 @@ stream_pull_one (Stream * st)
   fail_unless (x != NULL);
   out = co_test_pull_buffer (st->h, st->ctx);
   check_buffer (st, out, x);
+  if (st->on_pull)
+    st->on_pull (st, out, x->offset);
   gst_buffer_unref (out);
   expected_free (x);
 }
@@ -525,6 +535,8 @@ stream_push (Stream * st, gsize frames, gboolean discont)
   if (discont)
     GST_BUFFER_FLAG_SET (in, GST_BUFFER_FLAG_DISCONT);
   g_queue_push_tail (&st->pending, x);
+  if (st->on_push)
+    st->on_push (st, in, x->offset);
 
   ret = gst_harness_push (st->h, in);
   fail_unless (ret == GST_FLOW_OK, "%s: push of buffer %" G_GUINT64_FORMAT
@@ -1575,6 +1587,131 @@ GST_START_TEST (test_pipeline)
 GST_END_TEST;
 
 /* ------------------------------------------------------------------------ */
+/* Metas                                                                     */
+/* ------------------------------------------------------------------------ */
+
+/* Every meta without tags, or tagged only audio/channels/rate, reaches the
+ * output of its own input; the input's GstAudioMeta (the element's pool
+ * sets the output's layout, if anything), metas bound to its memory and
+ * metas tagged otherwise do not (co-test-meta.h has the ones both elements
+ * share).  Inputs with offset % 3 == 1 carry none but a GstAudioMeta. */
+#define RATE_META "CoTestRateMeta"
+#define VIDEO_TAGGED_META "CoTestVideoTaggedMeta"
+
+typedef struct
+{
+  GPtrArray *outputs;           /* compared only, never dereferenced */
+  guint reused;
+} MetaLog;
+
+static gint64
+meta_index (guint64 offset)
+{
+  return offset % 3 == 1 ? -1 : (gint64) offset;
+}
+
+static void
+register_audio_metas (void)
+{
+  static const gchar *rate[] = { GST_META_TAG_AUDIO_STR,
+    GST_META_TAG_AUDIO_RATE_STR, NULL
+  };
+  static const gchar *video[] = { "video", NULL };
+
+  co_test_custom_meta (RATE_META, rate);
+  co_test_custom_meta (VIDEO_TAGGED_META, video);
+}
+
+static void
+add_audio_metas (Stream * st, GstBuffer * in, guint64 offset)
+{
+  GstAudioInfo info;
+
+  register_audio_metas ();
+  gst_audio_info_set_format (&info, st->sig->s16 ? GST_AUDIO_FORMAT_S16LE :
+      GST_AUDIO_FORMAT_F32LE, RATE, st->sig->channels, NULL);
+  gst_buffer_add_audio_meta (in, &info, gst_buffer_get_size (in) /
+      GST_AUDIO_INFO_BPF (&info), NULL);
+  if (meta_index (offset) < 0)
+    return;
+  co_test_add_common_metas (in, offset);
+  gst_buffer_add_audio_clipping_meta (in, GST_FORMAT_DEFAULT, offset,
+      offset + 1);
+  co_test_add_custom_meta (in, RATE_META, offset);
+  co_test_add_custom_meta (in, VIDEO_TAGGED_META, offset);
+}
+
+static void
+check_audio_metas (Stream * st, GstBuffer * out, guint64 offset)
+{
+  gint64 index = meta_index (offset);
+  GstAudioClippingMeta *clip = gst_buffer_get_audio_clipping_meta (out);
+  MetaLog *log = st->user_data;
+
+  register_audio_metas ();
+  co_test_check_common_metas (out, index, st->ctx);
+  co_test_check_own_meta (out, GST_AUDIO_META_API_TYPE, st->ctx);
+  co_test_check_meta_count (out, GST_AUDIO_CLIPPING_META_API_TYPE,
+      index >= 0, st->ctx);
+  fail_unless (!clip || (clip->format == GST_FORMAT_DEFAULT
+          && clip->start == offset && clip->end == offset + 1),
+      "%s: the clipping of another input on buffer %" G_GUINT64_FORMAT,
+      st->ctx, offset);
+  co_test_check_custom_meta (out, RATE_META, index, st->ctx);
+  co_test_check_custom_meta (out, VIDEO_TAGGED_META, -1, st->ctx);
+  if (g_ptr_array_find (log->outputs, out, NULL))
+    log->reused++;
+  else
+    g_ptr_array_add (log->outputs, out);
+}
+
+/* 40 buffers of random sizes; their outputs go back to the element's pool
+ * and come out again (a reused buffer carries no stale copy either). */
+GST_START_TEST (test_metas_survive)
+{
+  guint32 seed = co_test_seed ("test_metas_survive", __i__);
+  GRand *rand = g_rand_new_with_seed (seed);
+  Sig s = { __i__ % 2 == 1, __i__ < 2 ? 2 : 7, __i__ >= 2, 17, NULL, -6.0 };
+  const RunCfg *run = &co_test_run_cfgs[__i__ % 2 ? 6 : 3];
+  MetaLog log = { g_ptr_array_new (), 0 };
+  GArray *sizes;
+  GstHarness *h;
+  Stream st;
+  gchar *sd, *rd, *ctx;
+  guint i;
+
+  s.taps = random_taps (rand, s.n_taps, s.s16);
+  sizes = random_sizes (rand, 40000, 4000, s.n_taps - 1, 40);
+  sd = sig_desc (&s);
+  rd = co_test_run_desc (run);
+  ctx = g_strdup_printf ("[metas, %s %s backend=%s seed=0x%08x]", sd, rd,
+      co_test_backend, seed);
+  h = make_harness (&s, run);
+  stream_init (&st, h, &s, rand, ctx);
+  st.on_push = add_audio_metas;
+  st.on_pull = check_audio_metas;
+  st.user_data = &log;
+  for (i = 0; i < sizes->len; i++)
+    stream_push (&st, g_array_index (sizes, gsize, i), FALSE);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  stream_pull_all (&st);
+  fail_unless (log.reused > 0, "%s: no output buffer came back from the "
+      "pool in %u buffers", ctx, sizes->len);
+
+  stream_clear (&st);
+  gst_harness_teardown (h);
+  g_ptr_array_unref (log.outputs);
+  g_array_unref (sizes);
+  g_free (s.taps);
+  g_free (ctx);
+  g_free (sd);
+  g_free (rd);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+/* ------------------------------------------------------------------------ */
 /* Suite                                                                     */
 /* ------------------------------------------------------------------------ */
 
@@ -1606,6 +1743,7 @@ cudaaudiofilter_suite (void)
   tcase_add_loop_test (tc, test_caps_change, 0, 2);
   tcase_add_test (tc, test_state_cycle);
   tcase_add_test (tc, test_latency_query);
+  tcase_add_loop_test (tc, test_metas_survive, 0, 4);
 
   tc = co_test_new_tcase (s, "citizen", leaks_teardown);
   tcase_add_loop_test (tc, test_passthrough, 0, 2);
