@@ -1,6 +1,8 @@
 # cudaoverlap: the commands.
 #   make demo   install what is missing (as root), build, run the main pipeline
 #   make check  install what is missing (as root), build, run every test
+#               (configured with -Dtests=enabled: a missing test dependency
+#               fails configuration, naming its Debian package)
 #   make docs-fields  rewrite the message field tables of docs/stats.md (and
 #               the element's doc comment) from plugin/co-stats-fields.c
 #   make torture       the torture suite, longer (CO_TORTURE_SCALE=10)
@@ -20,7 +22,7 @@ deps:
 	@tools/install-deps.sh $(DEBS)
 
 $(BUILD)/build.ninja:
-	meson setup $(BUILD) -Dfault-injection=true
+	meson setup $(BUILD) -Dfault-injection=true -Dtests=enabled
 
 build: deps $(BUILD)/build.ninja
 	ninja -C $(BUILD)
