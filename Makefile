@@ -13,7 +13,7 @@ export PATH := /usr/local/cuda/bin:$(PATH)
 DEBS = gcc pkg-config meson ninja-build indent python3 \
        libglib2.0-dev libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev \
        gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good \
-       libjson-glib-dev
+       libjson-glib-dev python3-gst-1.0
 
 .PHONY: all deps build demo check torture asan-check format docs-fields clean
 all: build
