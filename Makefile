@@ -5,6 +5,10 @@
 #               fails configuration, naming its Debian package)
 #   make docs-fields  rewrite the message field tables of docs/stats.md (and
 #               the element's doc comment) from plugin/co-stats-fields.c
+#   make install-check  meson install into a temporary prefix, then build
+#               examples/stats-summary.c against the installed pkg-config
+#               file and run it on the installed plugin (make check runs it
+#               too)
 #   make torture       the torture suite, longer (CO_TORTURE_SCALE=10)
 #   make asan-check    the torture and video suites under ASan + UBSan
 BUILD ?= build
@@ -15,7 +19,8 @@ DEBS = gcc pkg-config meson ninja-build indent python3 \
        gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good \
        libjson-glib-dev python3-gst-1.0
 
-.PHONY: all deps build demo check torture asan-check format docs-fields clean
+.PHONY: all deps build demo check install-check torture asan-check format \
+	docs-fields clean
 all: build
 
 deps:
@@ -34,6 +39,9 @@ demo: build
 
 check: build
 	meson test -C $(BUILD) --print-errorlogs --num-processes 2
+
+install-check: build
+	tools/install-check.sh . $(BUILD)/install-check
 
 docs-fields: build
 	$(BUILD)/tests/test-stats-fields --write docs/stats.md \
