@@ -5,6 +5,8 @@
 #               fails configuration, naming its Debian package)
 #   make docs-fields  rewrite the message field tables of docs/stats.md (and
 #               the element's doc comment) from plugin/co-stats-fields.c
+#   make docs-reference  rewrite docs/reference.md (every element, pad
+#               template, property and message field) from the registry
 #   make install-check  meson install into a temporary prefix, then build
 #               examples/stats-summary.c against the installed pkg-config
 #               file and run it on the installed plugin (make check runs it
@@ -20,7 +22,7 @@ DEBS = gcc pkg-config meson ninja-build indent python3 \
        libjson-glib-dev python3-gst-1.0
 
 .PHONY: all deps build demo check install-check torture asan-check format \
-	docs-fields clean
+	docs-fields docs-reference clean
 all: build
 
 deps:
@@ -39,6 +41,11 @@ demo: build
 
 check: build
 	meson test -C $(BUILD) --print-errorlogs --num-processes 2
+
+docs-reference: build
+	GST_PLUGIN_PATH=$(BUILD)/elements GST_REGISTRY_1_0=$(BUILD)/reference-registry.bin \
+	  GST_PLUGIN_SYSTEM_PATH_1_0=$$(pkg-config --variable=pluginsdir gstreamer-1.0) \
+	  $(BUILD)/tools/cudaoverlap-reference docs/reference.md
 
 install-check: build
 	tools/install-check.sh . $(BUILD)/install-check
