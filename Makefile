@@ -1,8 +1,16 @@
 # cudaoverlap: the commands.
 #   make demo   install what is missing (as root), build, run the main pipeline
 #   make check  install what is missing (as root), build, run every test
+#               (configured with -Dtests=enabled: a missing test dependency
+#               fails configuration, naming its Debian package)
 #   make docs-fields  rewrite the message field tables of docs/stats.md (and
 #               the element's doc comment) from plugin/co-stats-fields.c
+#   make docs-reference  rewrite docs/reference.md (every element, pad
+#               template, property and message field) from the registry
+#   make install-check  meson install into a temporary prefix, then build
+#               examples/stats-summary.c against the installed pkg-config
+#               file and run it on the installed plugin (make check runs it
+#               too)
 #   make torture       the torture suite, longer (CO_TORTURE_SCALE=10)
 #   make asan-check    the torture and video suites under ASan + UBSan
 BUILD ?= build
@@ -11,16 +19,17 @@ export PATH := /usr/local/cuda/bin:$(PATH)
 DEBS = gcc pkg-config meson ninja-build indent python3 \
        libglib2.0-dev libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev \
        gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good \
-       libjson-glib-dev
+       libjson-glib-dev python3-gst-1.0
 
-.PHONY: all deps build demo check torture asan-check format docs-fields clean
+.PHONY: all deps build demo check install-check torture asan-check format \
+	docs-fields docs-reference clean
 all: build
 
 deps:
 	@tools/install-deps.sh $(DEBS)
 
 $(BUILD)/build.ninja:
-	meson setup $(BUILD) -Dfault-injection=true
+	meson setup $(BUILD) -Dfault-injection=true -Dtests=enabled
 
 build: deps $(BUILD)/build.ninja
 	ninja -C $(BUILD)
@@ -32,6 +41,14 @@ demo: build
 
 check: build
 	meson test -C $(BUILD) --print-errorlogs --num-processes 2
+
+docs-reference: build
+	GST_PLUGIN_PATH=$(BUILD)/elements GST_REGISTRY_1_0=$(BUILD)/reference-registry.bin \
+	  GST_PLUGIN_SYSTEM_PATH_1_0=$$(pkg-config --variable=pluginsdir gstreamer-1.0) \
+	  $(BUILD)/tools/cudaoverlap-reference docs/reference.md
+
+install-check: build
+	tools/install-check.sh . $(BUILD)/install-check
 
 docs-fields: build
 	$(BUILD)/tests/test-stats-fields --write docs/stats.md \

@@ -23,4 +23,4 @@ plugin_init (GstPlugin * plugin)
 GST_PLUGIN_DEFINE (GST_VERSION_MAJOR, GST_VERSION_MINOR, cudaoverlap,
     "Raw video and signal processing on CUDA with copies overlapped "
     "against compute", plugin_init, PACKAGE_VERSION, "LGPL",
-    "cudaoverlap", "Unknown package origin")
+    GST_PACKAGE_NAME, GST_PACKAGE_ORIGIN)

@@ -160,6 +160,10 @@ const CoFieldList co_passport_fields = {
   sizeof (passport_fields) / sizeof (passport_fields[0])
 };
 
+const CoFieldList *const co_field_lists[] = {
+  &co_stats_fields, &co_passport_fields, NULL
+};
+
 const char *
 co_field_type_name (CoFieldType type)
 {

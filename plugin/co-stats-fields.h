@@ -12,8 +12,9 @@
  * fills those plain structs and builds each message by walking the list;
  * the field tables of docs/stats.md are generated from it and checked
  * against it (tests/stats-fields.c, the `stats-docs` test; `make
- * docs-fields` rewrites them).  A new field is one line here plus the
- * member that holds its value.
+ * docs-fields` rewrites them), and so is the header installed for
+ * applications, gst/cudaoverlap/cudaoverlap.h, at every build.  A new
+ * field is one line here plus the member that holds its value.
  */
 
 #ifndef __CO_STATS_FIELDS_H__
@@ -110,6 +111,10 @@ extern "C"
 
   extern const CoFieldList co_stats_fields;     /* cudaoverlap-stats */
   extern const CoFieldList co_passport_fields;  /* cudaoverlap-passport */
+
+/* Every message, NULL-terminated: what the docs, the checks and the
+ * installed header (gst/cudaoverlap/cudaoverlap.h) are generated from. */
+  extern const CoFieldList *const co_field_lists[];
 
 /* The GLib name of @type as the docs write it: "guint64", "gdouble",
  * "guint", "gint", "string", "gboolean". */

@@ -25,9 +25,7 @@
 
 #include "co-stats-fields.h"
 
-static const CoFieldList *const lists[] = {
-  &co_stats_fields, &co_passport_fields,
-};
+static const CoFieldList *const *const lists = co_field_lists;
 
 /* The index of the list of message @name, -1 if none. */
 static gint
@@ -35,7 +33,7 @@ find_list (const gchar * name)
 {
   guint i;
 
-  for (i = 0; i < G_N_ELEMENTS (lists); i++) {
+  for (i = 0; lists[i]; i++) {
     if (g_str_equal (lists[i]->name, name))
       return i;
   }
@@ -365,7 +363,7 @@ main (int argc, char **argv)
 
     for (i = 2; i < argc; i++)
       ok = process_file (argv[i], write, &tables) && ok;
-    for (i = 0; i < (int) G_N_ELEMENTS (lists); i++) {
+    for (i = 0; lists[i]; i++) {
       if (!(tables & (1u << i))) {
         g_printerr ("no file holds the table of %s\n", lists[i]->name);
         ok = FALSE;
