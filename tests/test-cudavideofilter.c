@@ -722,7 +722,7 @@ GST_START_TEST (test_properties)
   static const gchar *ops[] = { "invert", "gamma", "box-blur", NULL };
   static const gchar *modes[] = { "overlap", "serial", NULL };
   static const gchar *backends[] = { "auto", "cuda", "cpu", NULL };
-  static const gchar *waits[] = { "blocking", "spin", NULL };
+  static const gchar *waits[] = { "blocking", "spin", "auto", NULL };
   gdouble g;
   guint u, s, c;
   gint d;
@@ -741,17 +741,18 @@ GST_START_TEST (test_properties)
   fail_unless_equals_int (G_PARAM_SPEC_UINT (ps)->maximum, 32);
   fail_unless_equals_int (G_PARAM_SPEC_UINT (ps)->default_value, 2);
 
+  /* 0: automatic, the default */
   ps = g_object_class_find_property (k, "streams");
   fail_unless (ps && G_IS_PARAM_SPEC_UINT (ps));
-  fail_unless_equals_int (G_PARAM_SPEC_UINT (ps)->minimum, 1);
+  fail_unless_equals_int (G_PARAM_SPEC_UINT (ps)->minimum, 0);
   fail_unless_equals_int (G_PARAM_SPEC_UINT (ps)->maximum, 32);
-  fail_unless_equals_int (G_PARAM_SPEC_UINT (ps)->default_value, 4);
+  fail_unless_equals_int (G_PARAM_SPEC_UINT (ps)->default_value, 0);
 
   ps = g_object_class_find_property (k, "chunks");
   fail_unless (ps && G_IS_PARAM_SPEC_UINT (ps));
-  fail_unless_equals_int (G_PARAM_SPEC_UINT (ps)->minimum, 1);
+  fail_unless_equals_int (G_PARAM_SPEC_UINT (ps)->minimum, 0);
   fail_unless_equals_int (G_PARAM_SPEC_UINT (ps)->maximum, 64);
-  fail_unless_equals_int (G_PARAM_SPEC_UINT (ps)->default_value, 4);
+  fail_unless_equals_int (G_PARAM_SPEC_UINT (ps)->default_value, 0);
 
   check_enum_nicks (k, "mode", modes, "overlap");
 
@@ -763,13 +764,13 @@ GST_START_TEST (test_properties)
   fail_unless_equals_int (G_PARAM_SPEC_UINT (ps)->maximum, 64);
   fail_unless_equals_int (G_PARAM_SPEC_UINT (ps)->default_value, 0);
 
-  check_enum_nicks (k, "wait-mode", waits, "blocking");
+  check_enum_nicks (k, "wait-mode", waits, "auto");
 
   ps = g_object_class_find_property (k, "batch");
   fail_unless (ps && G_IS_PARAM_SPEC_UINT (ps));
-  fail_unless_equals_int (G_PARAM_SPEC_UINT (ps)->minimum, 1);
+  fail_unless_equals_int (G_PARAM_SPEC_UINT (ps)->minimum, 0);
   fail_unless_equals_int (G_PARAM_SPEC_UINT (ps)->maximum, 16);
-  fail_unless_equals_int (G_PARAM_SPEC_UINT (ps)->default_value, 1);
+  fail_unless_equals_int (G_PARAM_SPEC_UINT (ps)->default_value, 0);
 
   ps = g_object_class_find_property (k, "submit-thread");
   fail_unless (ps && G_IS_PARAM_SPEC_BOOLEAN (ps));
