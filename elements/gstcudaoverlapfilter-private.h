@@ -83,8 +83,9 @@ typedef struct
   gboolean spin_token;          /* counted in the process's spinners */
   guint prev_batch;             /* of the previous build; 0: none */
   /* chain's measures */
-  guint64 t_begin, cpu_begin, last_exit;
-  guint64 n_seen, n_host, host_cpu, chain_wall, gap, n_gap, in_bytes;
+  guint64 t_begin, cpu_begin, last_exit, cpu_exit;
+  guint64 n_seen, n_host, host_cpu, chain_wall, gap, gap_cpu, n_gap;
+  guint64 in_bytes;
   /* the push thread's measures */
   guint64 pushed;
   gboolean have_base;

@@ -122,7 +122,8 @@ static void
 measure_start (GstCudaOverlapFilterTune * t)
 {
   t->n_seen = t->n_host = 0;
-  t->host_cpu = t->chain_wall = t->gap = t->n_gap = t->in_bytes = 0;
+  t->host_cpu = t->chain_wall = t->gap = t->gap_cpu = t->n_gap = 0;
+  t->in_bytes = 0;
   t->t_begin = t->last_exit = 0;
   t->pushed = 0;
   t->have_base = FALSE;
@@ -234,6 +235,7 @@ redecide (GstCudaOverlapFilter * self)
   m->host_cpu_ns = t->host_cpu / t->n_host;
   m->chain_wall_ns = t->chain_wall / t->n_host;
   m->gap_ns = t->n_gap ? t->gap / t->n_gap : 0;
+  m->gap_cpu_ns = t->n_gap ? t->gap_cpu / t->n_gap : 0;
   m->bytes = t->in_bytes / t->n_host;
   co_tune_decide (&in, &ch);
   t->phase = TUNE_DONE;
@@ -272,12 +274,13 @@ _gst_cuda_overlap_filter_tune_begin (GstCudaOverlapFilter * self)
     return;
   }
   now = co_engine_now ();
-  if (t->last_exit && t->n_seen > CO_TUNE_MEASURE_SKIP) {
-    t->gap += now - t->last_exit;
-    t->n_gap++;
-  }
   t->t_begin = now;
   t->cpu_begin = thread_cpu_ns ();
+  if (t->last_exit && t->n_seen > CO_TUNE_MEASURE_SKIP) {
+    t->gap += now - t->last_exit;
+    t->gap_cpu += t->cpu_begin - t->cpu_exit;
+    t->n_gap++;
+  }
 }
 
 /* After a buffer of @size bytes went to the engine (streaming thread). */
@@ -290,9 +293,10 @@ _gst_cuda_overlap_filter_tune_end (GstCudaOverlapFilter * self, gsize size)
   if (t->phase != TUNE_MEASURING || !t->t_begin)
     return;
   now = co_engine_now ();
+  t->cpu_exit = thread_cpu_ns ();
   if (t->n_seen++ >= CO_TUNE_MEASURE_SKIP) {
     t->chain_wall += now - t->t_begin;
-    t->host_cpu += thread_cpu_ns () - t->cpu_begin;
+    t->host_cpu += t->cpu_exit - t->cpu_begin;
     t->in_bytes += size;
     t->n_host++;
   }

@@ -138,6 +138,16 @@ auto_streams (const CoTuneInput * in, unsigned chunks, CoTuneChoice * out)
   return clampu (s, 2, MAX_STREAMS);
 }
 
+/* Between two buffers the upstream thread waited (a paced source, an
+ * application pushing one frame at a time) rather than worked: longer
+ * than chain took, and asleep most of it.  Batching would then only make
+ * frames wait. */
+static bool
+upstream_waits (const CoTuneMeasure * m)
+{
+  return m->gap_ns > m->chain_wall_ns && 2 * m->gap_cpu_ns < m->gap_ns;
+}
+
 /* Frames under 4 MiB are batched where the host is the bound. */
 static unsigned
 size_batch (uint64_t bytes)
@@ -165,7 +175,7 @@ auto_batch (const CoTuneInput * in, CoTuneChoice * out)
     say (out, ", batch 1 (not measured yet)");
     return 1;
   }
-  if (m->chain_wall_ns < m->gap_ns) {
+  if (upstream_waits (m)) {
     say (out, ", batch 1 (upstream is the bound)");
     return 1;
   }

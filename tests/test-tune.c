@@ -71,10 +71,16 @@ static const Case cases[] = {
           .measured = {.frames = 30,.busy_ns = 40 * US,.host_cpu_ns =
                     20 * US,.chain_wall_ns = 40 * US}}, 4, 1, 1, FALSE,
       "device is the bound"},
-  {"640x480 GRAY8 non-live, slow upstream", {H200 (B_GRAY8, 480),
-          .measured = {.frames = 30,.busy_ns = 15 * US,.host_cpu_ns =
-                    25 * US,.chain_wall_ns = 27 * US,.gap_ns = 500 * US}},
-      4, 1, 1, FALSE, "upstream is the bound"},
+  {"640x480 GRAY8 non-live, paced upstream", {H200 (B_GRAY8, 480),
+              .measured = {.frames = 30,.busy_ns = 15 * US,.host_cpu_ns =
+                    25 * US,.chain_wall_ns = 27 * US,.gap_ns = 500 * US,
+              .gap_cpu_ns = 5 * US}}, 4, 1, 1, FALSE,
+      "upstream is the bound"},
+  {"640x480 GRAY8 non-live, upstream working in the same thread",
+        {H200 (B_GRAY8, 480),.measured = {.frames = 30,.busy_ns = 15 * US,
+                .host_cpu_ns = 25 * US,.chain_wall_ns = 27 * US,.gap_ns =
+                    60 * US,.gap_cpu_ns = 55 * US}}, 4, 1, 8, FALSE,
+      "host-bound"},
   {"1.5 MiB frames, host-bound", {H200 (3 * MIB / 2, 512),
           .measured = GRAY8_HOST}, 4, 1, 4, FALSE, "batch 4"},
   {"3 MiB frames, host-bound", {H200 (3 * MIB, 768),.measured = GRAY8_HOST},
@@ -193,6 +199,7 @@ test_random (void)
       in.measured.host_cpu_ns = g_rand_int (r);
       in.measured.chain_wall_ns = g_rand_int (r);
       in.measured.gap_ns = g_rand_int (r);
+      in.measured.gap_cpu_ns = g_rand_int (r);
       in.measured.bytes = g_rand_int (r);
     }
     co_tune_decide (&in, &ch);
