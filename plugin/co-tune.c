@@ -148,6 +148,17 @@ upstream_waits (const CoTuneMeasure * m)
   return m->gap_ns > m->chain_wall_ns && 2 * m->gap_cpu_ns < m->gap_ns;
 }
 
+/* The device, not the host, sets the pace: chain spent less CPU time on a
+ * frame than the device was busy with it, and mostly waited (for a free
+ * slot).  Either alone is not enough: the device's busy time holds the
+ * scheduling gaps of short operations (~15-20 us each, docs/PERFORMANCE.md,
+ * CUPTI section), and chain's wall time holds preemption. */
+static bool
+device_bound (const CoTuneMeasure * m)
+{
+  return m->host_cpu_ns < m->busy_ns && 2 * m->host_cpu_ns < m->chain_wall_ns;
+}
+
 /* Frames under 4 MiB are batched where the host is the bound. */
 static unsigned
 size_batch (uint64_t bytes)
@@ -179,7 +190,7 @@ auto_batch (const CoTuneInput * in, CoTuneChoice * out)
     say (out, ", batch 1 (upstream is the bound)");
     return 1;
   }
-  if (m->host_cpu_ns < m->busy_ns) {
+  if (device_bound (m)) {
     say (out, ", batch 1 (the device is the bound)");
     return 1;
   }

@@ -21,8 +21,8 @@
  *    against 1266.2 at 4 x 4); streams: copy engines + 1, at least 2 (one
  *    stream overlaps nothing); batch for frames under 4 MiB once the
  *    first frames show the host is the bound: chain's CPU time at least
- *    the device's busy time per frame, and upstream not waiting between
- *    buffers (640 x 480 GRAY8: 0.21-0.60 x raw at batch 1, 0.96-1.18 x at
+ *    the device's busy time per frame or chain not waiting (for a slot)
+ *    most of its time, and upstream not waiting between buffers (640 x 480 GRAY8: 0.21-0.60 x raw at batch 1, 0.96-1.18 x at
  *    batch 8);
  *  - live (latency): a band per 4 MiB of frame, at most 4 (one 4K frame
  *    1.24 ms whole, 0.85 ms in 4 bands, 0.80-0.82 in 8), two streams per
