@@ -587,6 +587,32 @@ gst_cuda_overlap_audio_filter_is_identity (GstCudaOverlapFilter * base)
 
 /* ---- streaming ----------------------------------------------------------- */
 
+/* For the automatic settings: the slots' capacity (the buffers' size is
+ * measured once they come) and a long FIR as heavy.  No frame interval:
+ * audio never spins, and the buffers' durations vary. */
+static void
+gst_cuda_overlap_audio_filter_tune_input (GstCudaOverlapFilter * base,
+    GstCaps * caps, CoTuneInput * in)
+{
+  GstCudaOverlapAudioFilter *self = GST_CUDA_OVERLAP_AUDIO_FILTER (base);
+  GstAudioInfo info;
+  gsize bpf;
+
+  in->media = CO_TUNE_AUDIO;
+  GST_OBJECT_LOCK (self);
+  in->cost = self->operation == CO_AUDIO_OP_FIR &&
+      self->taps->len >= CO_TUNE_HEAVY_TAPS ? CO_TUNE_COST_HEAVY :
+      CO_TUNE_COST_LIGHT;
+  GST_OBJECT_UNLOCK (self);
+  if (!audio_info_from_caps (&info, caps))
+    return;
+  bpf = GST_AUDIO_INFO_BPF (&info);
+  if (self->cfg_caps && gst_caps_is_equal (caps, self->cfg_caps))
+    in->frame_bytes = (guint64) self->capacity * self->bpf;
+  else if (bpf > 0)
+    in->frame_bytes = (guint64) initial_capacity (bpf) * bpf;
+}
+
 static GstFlowReturn
 gst_cuda_overlap_audio_filter_sink_buffer (GstCudaOverlapFilter * base,
     GstBuffer * buf)
@@ -885,6 +911,7 @@ gst_cuda_overlap_audio_filter_class_init (GstCudaOverlapAudioFilterClass *
   base_class->flush = gst_cuda_overlap_audio_filter_flush;
   base_class->update = gst_cuda_overlap_audio_filter_update;
   base_class->is_identity = gst_cuda_overlap_audio_filter_is_identity;
+  base_class->tune_input = gst_cuda_overlap_audio_filter_tune_input;
   gst_cuda_overlap_meta_rule_init (&base_class->meta_rule,
       GST_AUDIO_META_API_TYPE, meta_tags);
 

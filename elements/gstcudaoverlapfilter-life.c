@@ -527,6 +527,7 @@ build (GstCudaOverlapFilter * self, GstCaps * caps)
   gsize out_size;
 
   read_config (self, &cfg);
+  _gst_cuda_overlap_filter_tune_config (self, caps, &cfg);
   out_size = klass->configure (self, caps, &cfg, &err);
   if (!out_size) {
     post_build_error (self, caps, err, FALSE);
@@ -553,6 +554,7 @@ build (GstCudaOverlapFilter * self, GstCaps * caps)
   priv->last_post_ns = co_engine_now ();
   priv->warned_plain = FALSE;
   install (self, e, pool);
+  _gst_cuda_overlap_filter_tune_built (self);
 
   _gst_cuda_overlap_filter_post_passport (self, caps, out_size);
   GST_INFO_OBJECT (self, "engine ready: backend %s, %u streams, %u chunks, "
@@ -791,6 +793,7 @@ _gst_cuda_overlap_filter_teardown (GstCudaOverlapFilter * self)
   GstCudaOverlapFilterPrivate *priv = PRIV (self);
 
   teardown (self);
+  _gst_cuda_overlap_filter_tune_reset (self);
   g_mutex_lock (&priv->lock);
   priv->dirty = LC_DIRTY_NONE;
   g_mutex_unlock (&priv->lock);

@@ -172,6 +172,7 @@ gst_cuda_overlap_filter_chain (GstPad * pad, GstObject * parent,
   GstCudaOverlapFilterClass *klass = GST_CUDA_OVERLAP_FILTER_GET_CLASS (self);
   GstFlowReturn ret;
   guint64 t0 = co_engine_now ();
+  gsize size;
 
   if (klass->sink_buffer) {
     ret = klass->sink_buffer (self, buf);
@@ -184,6 +185,7 @@ gst_cuda_overlap_filter_chain (GstPad * pad, GstObject * parent,
     gst_buffer_unref (buf);
     return GST_FLOW_OK;
   }
+  _gst_cuda_overlap_filter_tune_begin (self);
   ret = _gst_cuda_overlap_filter_ensure (self);
   if (ret == GST_FLOW_OK)
     ret = _gst_cuda_overlap_filter_check_passthrough (self);
@@ -199,8 +201,10 @@ gst_cuda_overlap_filter_chain (GstPad * pad, GstObject * parent,
     return _gst_cuda_overlap_filter_push_through (self, buf, t0);
 
   nvtxRangePushA ("cudaoverlap chain");
+  size = gst_buffer_get_size (buf);
   ret = chain_frame (self, buf, t0);
   nvtxRangePop ();
+  _gst_cuda_overlap_filter_tune_end (self, size);
   if (ret != GST_FLOW_OK)
     return ret;
   /* downstream's last word (or FLUSHING) */

@@ -10,6 +10,7 @@
  *   gstcudaoverlapfilter-push.c   the push task (src pad GstTask)
  *   gstcudaoverlapfilter-stats.c  statistics and passport messages, trace
  *   gstcudaoverlapfilter-qos.c    QoS (late buffers dropped), passthrough
+ *   gstcudaoverlapfilter-tune.c   the automatic settings (plugin/co-tune.h)
  *
  * Locks (the rules; every file keeps them):
  *   priv->lock, the state lock, guards every field marked [L] below.  It
@@ -32,6 +33,7 @@
 #define __GST_CUDA_OVERLAP_FILTER_PRIVATE_H__
 
 #include "gstcudaoverlapfilter.h"
+#include "co-tune.h"
 
 G_BEGIN_DECLS GST_DEBUG_CATEGORY_EXTERN (gst_cuda_overlap_filter_debug);
 
@@ -65,6 +67,33 @@ typedef enum
   LC_DIRTY_PARAMS = 1,          /* new constants: drain, klass->update */
   LC_DIRTY_REBUILD = 2,         /* new sizes or plan: drain, rebuild */
 } LcDirty;
+
+/* The automatic settings (gstcudaoverlapfilter-tune.c): [S], except the
+ * device measures, which the push thread writes while @measure is set and
+ * hands over by setting @measured (atomics). */
+typedef struct
+{
+  gint phase;                   /* TUNE_* of gstcudaoverlapfilter-tune.c */
+  CoTuneInput key;              /* the static input of @choice */
+  CoTuneChoice choice;          /* in effect */
+  gboolean active;              /* anything chosen automatically */
+  gboolean cpu_backend;
+  guint batch;                  /* the automatic batch, for configure */
+  CoWaitMode wait;              /* in effect */
+  gboolean spin_token;          /* counted in the process's spinners */
+  guint prev_batch;             /* of the previous build; 0: none */
+  /* chain's measures */
+  guint64 t_begin, cpu_begin, last_exit, cpu_exit;
+  guint64 n_seen, n_host, host_cpu, chain_wall, gap, gap_cpu, n_gap;
+  guint64 in_bytes;
+  /* the push thread's measures */
+  guint64 pushed;
+  gboolean have_base;
+  CoStatsSummary base;
+  CoTuneMeasure dev;
+  gint measure;
+  gint measured;
+} GstCudaOverlapFilterTune;
 
 typedef struct
 {
@@ -106,6 +135,7 @@ typedef struct
   gboolean qos_discont;         /* [S] the next buffer follows a dropped one */
   gboolean passthrough;         /* [S] identity settings: buffers go through
                                  * (others read it with g_atomic_int_get) */
+  GstCudaOverlapFilterTune tune;
 
   /* statistics: touched by the push thread, and by the streaming thread
    * only while nothing is in flight (at EOS, in passthrough) */
@@ -192,6 +222,19 @@ GstFlowReturn _gst_cuda_overlap_filter_check_passthrough (GstCudaOverlapFilter
     * self);
 GstFlowReturn _gst_cuda_overlap_filter_push_through (GstCudaOverlapFilter *
     self, GstBuffer * buf, guint64 t0);
+
+/* gstcudaoverlapfilter-tune.c.  Streaming thread: */
+void _gst_cuda_overlap_filter_tune_config (GstCudaOverlapFilter * self,
+    GstCaps * caps, CoEngineConfig * cfg);
+void _gst_cuda_overlap_filter_tune_built (GstCudaOverlapFilter * self);
+void _gst_cuda_overlap_filter_tune_begin (GstCudaOverlapFilter * self);
+void _gst_cuda_overlap_filter_tune_end (GstCudaOverlapFilter * self,
+    gsize size);
+/* With streaming stopped (PAUSED→READY): */
+void _gst_cuda_overlap_filter_tune_reset (GstCudaOverlapFilter * self);
+/* The push thread: */
+void _gst_cuda_overlap_filter_tune_pushed (GstCudaOverlapFilter * self,
+    guint n);
 
 /* gstcudaoverlap-trymem.c: memory from g_try_malloc (an allocation that
  * fails returns NULL instead of aborting the process). */

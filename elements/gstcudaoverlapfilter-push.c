@@ -109,6 +109,7 @@ _gst_cuda_overlap_filter_loop (GstCudaOverlapFilter * self)
   }
 
   push_images (self, &priv->frames[cf->slot * priv->batch], n, cf);
+  _gst_cuda_overlap_filter_tune_pushed (self, n);
   if (priv->trace)
     co_trace_complete (priv->trace, 1, TID_WAIT, "wait", "host", t0,
         t1 - t0, NULL);

@@ -191,8 +191,10 @@ _gst_cuda_overlap_filter_post_passport (GstCudaOverlapFilter * self,
   pp.batch = priv->batch;
   pp.mode = gst_cuda_overlap_enum_nick (GST_TYPE_CUDA_OVERLAP_MODE, priv->mode);
   pp.wait_mode = gst_cuda_overlap_enum_nick (GST_TYPE_CUDA_OVERLAP_WAIT_MODE,
-      priv->wait_mode);
+      priv->tune.wait);
   pp.submit_thread = priv->submit_thread;
+  pp.auto_settings = priv->tune.active;
+  pp.auto_reason = priv->tune.active ? priv->tune.choice.reason : "";
   pp.backend = gst_cuda_overlap_enum_nick (GST_TYPE_CUDA_OVERLAP_BACKEND,
       co_engine_backend (priv->engine));
   pp.operation = klass->operation_nick (self);

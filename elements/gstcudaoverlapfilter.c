@@ -15,8 +15,8 @@
  *
  * Properties shared by `cudavideofilter` and `cudaaudiofilter`: `streams`,
  * `chunks`, `mode` (`overlap`, or `serial`: the sequential control),
- * `max-in-flight`, `wait-mode` (`blocking`, or `spin` for the lowest
- * latency), `submit-thread`, `backend` (`auto`, `cuda`, `cpu`),
+ * `max-in-flight`, `wait-mode` (`blocking`, `spin` for the lowest
+ * latency, or `auto`), `submit-thread`, `backend` (`auto`, `cuda`, `cpu`),
  * `cuda-device-id`,
  * `stats-interval`,
  * `post-messages`, `stats`, `passport`, `trace-file`.
@@ -36,7 +36,8 @@
  * `device-name`, `compute-capability`, `pci-bus-id`, `driver-version`,
  * `runtime-version`, `async-engine-count`, `concurrent-kernels`, `streams`,
  * `chunks`, `max-in-flight`, `batch`, `mode`, `wait-mode`, `submit-thread`,
- * `backend`, `operation`, `caps`, `frame-bytes`, `plugin-version`.
+ * `auto`, `auto-reason`, `backend`, `operation`, `caps`, `frame-bytes`,
+ * `plugin-version`.
  * <!-- fields:cudaoverlap-passport names end -->
  *
  * `cudaoverlap-stats`:
@@ -50,6 +51,13 @@
  * `frames-passthrough`, `streams`, `chunks`, `mode`, `backend`, `operation`,
  * `passthrough`, `whole-run`.
  * <!-- fields:cudaoverlap-stats names end -->
+ *
+ * Automatic settings: `streams` and `chunks` at 0, `wait-mode=auto` (and
+ * `cudavideofilter`'s `batch` at 0), the defaults, are chosen by the
+ * element from the device, the caps, whether upstream is live and, after
+ * the first frames, their measured device and host times; an explicit
+ * value is kept.  The passport says what was chosen and why (`auto`,
+ * `auto-reason`); docs/PERFORMANCE.md has the rules.
  *
  * Each operation's interval comes from CUDA events around it in its stream
  * and so also holds any wait for its engine; docs/stats.md compares them
@@ -67,15 +75,16 @@
 GST_DEBUG_CATEGORY (gst_cuda_overlap_filter_debug);
 #define GST_CAT_DEFAULT gst_cuda_overlap_filter_debug
 
-#define DEFAULT_STREAMS 4
-#define DEFAULT_CHUNKS 4
+/* 0: automatic (gstcudaoverlapfilter-tune.c) */
+#define DEFAULT_STREAMS 0
+#define DEFAULT_CHUNKS 0
 #define DEFAULT_MODE CO_MODE_OVERLAP
 #define DEFAULT_BACKEND CO_BACKEND_AUTO
 #define DEFAULT_DEVICE_ID -1
 #define DEFAULT_STATS_INTERVAL GST_SECOND
 #define DEFAULT_POST_MESSAGES TRUE
 #define DEFAULT_MAX_IN_FLIGHT 0
-#define DEFAULT_WAIT_MODE CO_WAIT_BLOCKING
+#define DEFAULT_WAIT_MODE CO_WAIT_AUTO
 #define DEFAULT_SUBMIT_THREAD FALSE
 #define MAX_MAX_IN_FLIGHT 64
 /* ~16 4K RGBA frames of page-locked output buffers */
@@ -140,6 +149,9 @@ gst_cuda_overlap_wait_mode_get_type (void)
     {CO_WAIT_SPIN, "Poll the device until the frame is done (lowest "
           "latency; keeps a CPU core busy while frames are in flight)",
         "spin"},
+    {CO_WAIT_AUTO, "Spin for live video sources while at most two elements "
+          "of the process spin and a frame keeps the device busy less than "
+          "half the frame interval, else blocking", "auto"},
     {0, NULL, NULL},
   };
 
@@ -182,14 +194,19 @@ install_engine_properties (GObjectClass * gobject_class)
   g_object_class_install_property (gobject_class, PROP_STREAMS,
       g_param_spec_uint ("streams", "Streams",
           "Number of CUDA streams (CPU backend: worker threads) that chunks "
-          "are spread over (overlap mode)", 1, CO_MAX_STREAMS,
+          "are spread over (overlap mode). 0: automatic: the copy engines "
+          "+ 1 (at least 2), two per chunk for live sources; CPU backend: "
+          "one per core, at most 8", 0, CO_MAX_STREAMS,
           DEFAULT_STREAMS, rw | GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_CHUNKS,
       g_param_spec_uint ("chunks", "Chunks",
           "Number of chunks each frame is split into, each copied and "
           "computed on its own stream (overlap mode; fewer when the frame is "
-          "too small)", 1, CO_MAX_CHUNKS, DEFAULT_CHUNKS,
-          rw | GST_PARAM_MUTABLE_READY));
+          "too small). 0: automatic: 1 for throughput while the kernel is "
+          "cheaper than the copies (measured on the first frames), else and "
+          "for live sources one per 4 MiB of frame, at most 4; CPU backend: "
+          "one per worker for frames of 256 KiB or more",
+          0, CO_MAX_CHUNKS, DEFAULT_CHUNKS, rw | GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_MODE,
       g_param_spec_enum ("mode", "Mode",
           "overlap, or serial: the sequential control (one stream, one "
@@ -207,7 +224,8 @@ install_engine_properties (GObjectClass * gobject_class)
       g_param_spec_enum ("wait-mode", "Wait mode",
           "How the push thread waits for a frame's device work (CUDA "
           "backend; the CPU backend ignores it): blocking for throughput "
-          "and low CPU, spin for the lowest latency (live sources)",
+          "and low CPU, spin for the lowest latency (live sources), auto "
+          "to let the element choose",
           GST_TYPE_CUDA_OVERLAP_WAIT_MODE, DEFAULT_WAIT_MODE,
           rw | GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_SUBMIT_THREAD,

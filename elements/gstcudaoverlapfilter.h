@@ -11,6 +11,7 @@
 #include "gstcudaoverlap-meta.h"
 #include "co-stats.h"
 #include "co-trace.h"
+#include "co-tune.h"
 
 G_BEGIN_DECLS
 #define GST_TYPE_CUDA_OVERLAP_FILTER (gst_cuda_overlap_filter_get_type ())
@@ -77,6 +78,10 @@ typedef struct
  *   @configure; 1 when not set.  @prepare is then called for each buffer of
  *   a batch with frame->image 0, 1, ... on the same @cf, which is submitted
  *   when it is full or before any serialized event (a partial batch).
+ * @tune_input: optional: for the automatic settings (plugin/co-tune.h),
+ *   what @caps and the element's settings say: media, frame_bytes, rows,
+ *   frame_interval_ns, cost, can_batch, user_batch; the base fills the
+ *   rest.  Called before @configure.
  * @meta_rule: which metas of an input buffer are copied onto its output
  *   buffer (gstcudaoverlap-meta.h): set with
  *   gst_cuda_overlap_meta_rule_init() in class_init; by default only metas
@@ -107,6 +112,8 @@ struct _GstCudaOverlapFilterClass
     gboolean (*update) (GstCudaOverlapFilter * self, CoEngine * engine,
       GError ** error);
     gboolean (*is_identity) (GstCudaOverlapFilter * self);
+  void (*tune_input) (GstCudaOverlapFilter * self, GstCaps * caps,
+      CoTuneInput * in);
 
   GstCudaOverlapMetaRule meta_rule;
 };
@@ -124,6 +131,9 @@ void gst_cuda_overlap_filter_set_qos_enabled (GstCudaOverlapFilter * self,
     gboolean enabled);
 gboolean gst_cuda_overlap_filter_is_qos_enabled (GstCudaOverlapFilter * self);
 CoBackendKind gst_cuda_overlap_filter_backend (GstCudaOverlapFilter * self);
+/* For @configure of a subclass with a batch: the batch the automatic
+ * settings chose (1 when nothing was chosen), for a `batch` of 0. */
+guint gst_cuda_overlap_filter_auto_batch (GstCudaOverlapFilter * self);
 gint gst_cuda_overlap_filter_device_id (GstCudaOverlapFilter * self);
 /* For @prepare: the @size input bytes at @data (mapped from frame->inbuf)
  * will be copied; if they are not in page-locked memory (e.g. mapping

@@ -7,6 +7,8 @@
  * co_engine_backend_usable() before they promise a backend (backend=cuda
  * with no usable device is an error there, not a fallback).
  */
+#include <string.h>
+
 #include "co-engine-cpu.h"
 #include "co-engine-cuda.h"
 
@@ -24,6 +26,16 @@ gboolean
 co_engine_backend_usable (CoBackendKind kind, gint device_id, gchar ** why)
 {
   return co_backend_select (kind, device_id)->usable (device_id, why);
+}
+
+CoBackendKind
+co_engine_probe (CoBackendKind kind, gint device_id, CoDeviceInfo * info)
+{
+  const CoBackendOps *ops = co_backend_select (kind, device_id);
+
+  memset (info, 0, sizeof (*info));
+  ops->probe (device_id, info);
+  return ops->kind;
 }
 
 gchar *

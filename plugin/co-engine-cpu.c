@@ -299,10 +299,16 @@ co_cpu_const_ptr (CoEngine * e)
 }
 
 static void
-co_cpu_device_info (CoEngine * e, CoDeviceInfo * info)
+co_cpu_probe (gint device_id, CoDeviceInfo * info)
 {
   g_strlcpy (info->name, "cpu", sizeof (info->name));
   info->device_id = -1;
+}
+
+static void
+co_cpu_device_info (CoEngine * e, CoDeviceInfo * info)
+{
+  co_cpu_probe (-1, info);
 }
 
 const CoBackendOps co_cpu_backend = {
@@ -316,4 +322,5 @@ const CoBackendOps co_cpu_backend = {
   .set_const = co_cpu_set_const,
   .const_ptr = co_cpu_const_ptr,
   .device_info = co_cpu_device_info,
+  .probe = co_cpu_probe,
 };

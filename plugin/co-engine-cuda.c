@@ -584,26 +584,31 @@ co_cuda_const_ptr (CoEngine * e)
 }
 
 static void
-co_cuda_device_info (CoEngine * e, CoDeviceInfo * info)
+co_cuda_probe (gint device_id, CoDeviceInfo * info)
 {
-  CoCuda *c = e->backend_state;
   struct cudaDeviceProp prop;
+  int device = MAX (device_id, 0);
 
-  info->device_id = c->device;
-  if (cudaGetDeviceProperties (&prop, c->device) == cudaSuccess)
+  info->device_id = device;
+  if (cudaGetDeviceProperties (&prop, device) == cudaSuccess)
     g_strlcpy (info->name, prop.name, sizeof (info->name));
-  cudaDeviceGetPCIBusId (info->pci_bus_id, sizeof (info->pci_bus_id),
-      c->device);
+  cudaDeviceGetPCIBusId (info->pci_bus_id, sizeof (info->pci_bus_id), device);
   cudaDeviceGetAttribute (&info->cc_major,
-      cudaDevAttrComputeCapabilityMajor, c->device);
+      cudaDevAttrComputeCapabilityMajor, device);
   cudaDeviceGetAttribute (&info->cc_minor,
-      cudaDevAttrComputeCapabilityMinor, c->device);
+      cudaDevAttrComputeCapabilityMinor, device);
   cudaDeviceGetAttribute (&info->async_engine_count,
-      cudaDevAttrAsyncEngineCount, c->device);
+      cudaDevAttrAsyncEngineCount, device);
   cudaDeviceGetAttribute (&info->concurrent_kernels,
-      cudaDevAttrConcurrentKernels, c->device);
+      cudaDevAttrConcurrentKernels, device);
   cudaDriverGetVersion (&info->driver_version);
   cudaRuntimeGetVersion (&info->runtime_version);
+}
+
+static void
+co_cuda_device_info (CoEngine * e, CoDeviceInfo * info)
+{
+  co_cuda_probe (((CoCuda *) e->backend_state)->device, info);
 }
 
 const CoBackendOps co_cuda_backend = {
@@ -618,4 +623,5 @@ const CoBackendOps co_cuda_backend = {
   .set_const = co_cuda_set_const,
   .const_ptr = co_cuda_const_ptr,
   .device_info = co_cuda_device_info,
+  .probe = co_cuda_probe,
 };

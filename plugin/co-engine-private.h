@@ -58,6 +58,8 @@ struct _CoBackendOps
     gpointer (*const_ptr) (CoEngine * e);
   /* Fills @info, which the engine has zeroed. */
   void (*device_info) (CoEngine * e, CoDeviceInfo * info);
+  /* The same for @device_id (-1: the first device) without an engine. */
+  void (*probe) (gint device_id, CoDeviceInfo * info);
 };
 
 /* The backend co_engine_new() opens for @kind (co-backend.c): CO_BACKEND_AUTO

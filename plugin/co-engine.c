@@ -75,6 +75,8 @@ co_engine_configure (CoEngine * e, const CoEngineConfig * config)
   e->cfg = *config;
   e->cfg.streams = CLAMP (e->cfg.streams, 1, CO_MAX_STREAMS);
   e->cfg.chunks = CLAMP (e->cfg.chunks, 1, CO_MAX_CHUNKS);
+  if (e->cfg.wait != CO_WAIT_SPIN)
+    e->cfg.wait = CO_WAIT_BLOCKING;
   if (e->cfg.mode == CO_MODE_SERIAL) {
     e->cfg.streams = 1;
     e->cfg.chunks = 1;

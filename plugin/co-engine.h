@@ -62,6 +62,8 @@ typedef enum
 {
   CO_WAIT_BLOCKING = 0,         /* sleep on a blocking-sync event: little CPU */
   CO_WAIT_SPIN = 1,             /* poll the event: lowest latency, a core busy */
+  CO_WAIT_AUTO = 2,             /* the element's choice (plugin/co-tune.h);
+                                 * an engine given it blocks */
 } CoWaitMode;
 
 typedef enum
@@ -211,6 +213,13 @@ gboolean co_engine_backend_usable (CoBackendKind kind, gint device_id,
  * build has no code for its architecture), to warn the user; NULL when
  * there is no GPU at all or it is usable.  Free it. */
 gchar *co_engine_backend_fallback_note (gint device_id);
+
+/* The backend co_engine_new() would open for @kind on @device_id, and in
+ * @info (zeroed first) that device's properties as co_engine_device_info()
+ * gives them, without making an engine: what the automatic settings need
+ * before the first build. */
+CoBackendKind co_engine_probe (CoBackendKind kind, gint device_id,
+    CoDeviceInfo * info);
 
 CoEngine *co_engine_new (const CoEngineConfig * config, GError ** error);
 void co_engine_free (CoEngine * engine);

@@ -135,9 +135,19 @@ static const CoField passport_fields[] = {
   {"mode", PASSPORT (mode), 0, "",
       "`mode` nick: `overlap` or `serial`"},
   {"wait-mode", PASSPORT (wait_mode), 0, "",
-      "`wait-mode` nick: `blocking` or `spin`"},
+      "`wait-mode` in effect: `blocking` or `spin` (`auto` resolved)"},
   {"submit-thread", PASSPORT (submit_thread), 0, "",
       "the `submit-thread` property"},
+  {"auto", PASSPORT (auto_settings), 0, "",
+      "TRUE when the element chose any of `streams`, `chunks`, `batch` "
+        "and `wait-mode` (the properties at 0 or `auto`); the values in "
+        "effect are the fields above"},
+  {"auto-reason", PASSPORT (auto_reason), 0, "",
+      "why the automatic settings are what they are (the rules of "
+        "docs/PERFORMANCE.md, \"Automatic settings\"), with the measures "
+        "of the first frames once taken; empty when nothing was chosen. "
+        "The message has the reason of its build; the `passport` property "
+        "the latest (also a measured choice that kept the settings)"},
   {"backend", PASSPORT (backend), 0, "",
       "backend in use: `cuda` or `cpu`"},
   {"operation", PASSPORT (operation), 0, "",

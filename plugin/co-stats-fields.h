@@ -94,6 +94,8 @@ extern "C"
     const char *mode;
     const char *wait_mode;
     bool submit_thread;
+    bool auto_settings;
+    const char *auto_reason;
     const char *backend;
     const char *operation;
     const char *caps;

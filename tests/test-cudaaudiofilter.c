@@ -1544,14 +1544,19 @@ GST_START_TEST (test_properties)
 GST_END_TEST;
 
 /* A whole pipeline: audiotestsrc through the element to EOS. */
+/* A pipeline, with the automatic settings (the defaults): the passport
+ * says so and, once the first buffers were measured, why, from the
+ * buffers' size (3000 S16 stereo frames: 12000 bytes). */
 GST_START_TEST (test_pipeline)
 {
-  gchar *desc = g_strdup_printf ("audiotestsrc num-buffers=20 "
+  gchar *desc = g_strdup_printf ("audiotestsrc num-buffers=60 "
       "samplesperbuffer=3000 wave=white-noise ! audio/x-raw,format=S16LE,"
-      "channels=2 ! " ELEMENT " operation=fir taps=\"<0.25, 0.5, 0.25>\" "
-      "backend=%s ! fakesink", co_test_backend);
+      "channels=2 ! " ELEMENT " name=f operation=fir taps=\"<0.25, 0.5, "
+      "0.25>\" backend=%s ! fakesink", co_test_backend);
   GError *err = NULL;
-  GstElement *pipe = gst_parse_launch (desc, &err);
+  GstElement *pipe = gst_parse_launch (desc, &err), *f;
+  GstStructure *pp = NULL;
+  gboolean is_auto = FALSE;
   GstBus *bus;
   GstMessage *msg;
 
@@ -1578,6 +1583,14 @@ GST_START_TEST (test_pipeline)
     g_free (t);
   }
   gst_message_unref (msg);
+  f = gst_bin_get_by_name (GST_BIN (pipe), "f");
+  g_object_get (f, "passport", &pp, NULL);
+  fail_unless (pp && gst_structure_get_boolean (pp, "auto", &is_auto) &&
+      is_auto, "%" GST_PTR_FORMAT, pp);
+  fail_unless (strstr (gst_structure_get_string (pp, "auto-reason"),
+          "measured 30 frames of 12000 bytes"), "%" GST_PTR_FORMAT, pp);
+  gst_structure_free (pp);
+  gst_object_unref (f);
   gst_element_set_state (pipe, GST_STATE_NULL);
   gst_object_unref (bus);
   gst_object_unref (pipe);

@@ -806,6 +806,10 @@ checker_expect_all (Checker * k, guint64 n_expected)
 /* Random settings                                                           */
 /* ------------------------------------------------------------------------ */
 
+/* streams, chunks and batch are drawn from 0 up: 0 is automatic (the
+ * element chooses, then may choose again after its first frames, through
+ * a rebuild), so the automatic settings race everything here too. */
+
 static const GstVideoFormat torture_formats[] = {
   GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRA, GST_VIDEO_FORMAT_GRAY8,
   GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_GRAY16_LE,
@@ -840,9 +844,9 @@ random_video_props (GRand * rand)
   return g_strdup_printf ("operation=%s gamma=%s radius=%u streams=%u "
       "chunks=%u max-in-flight=%u batch=%u mode=%s submit-thread=%s",
       op_nick (g_rand_int_range (rand, 0, 3)), PICK (rand, gammas),
-      g_rand_int_range (rand, 0, 4), g_rand_int_range (rand, 1, 5),
-      g_rand_int_range (rand, 1, 7), g_rand_int_range (rand, 0, 9),
-      g_rand_int_range (rand, 1, 5),
+      g_rand_int_range (rand, 0, 4), g_rand_int_range (rand, 0, 5),
+      g_rand_int_range (rand, 0, 7), g_rand_int_range (rand, 0, 9),
+      g_rand_int_range (rand, 0, 5),
       g_rand_int_range (rand, 0, 5) ? "overlap" : "serial",
       g_rand_boolean (rand) ? "true" : "false");
 }
@@ -871,15 +875,15 @@ random_change (Checker * k, GRand * rand, gboolean rebuild, gint slot)
       break;
     case 3:
       prop = "batch";
-      g_snprintf (v, sizeof (v), "%d", g_rand_int_range (rand, 1, 5));
+      g_snprintf (v, sizeof (v), "%d", g_rand_int_range (rand, 0, 5));
       break;
     case 4:
       prop = "chunks";
-      g_snprintf (v, sizeof (v), "%d", g_rand_int_range (rand, 1, 7));
+      g_snprintf (v, sizeof (v), "%d", g_rand_int_range (rand, 0, 7));
       break;
     case 5:
       prop = "streams";
-      g_snprintf (v, sizeof (v), "%d", g_rand_int_range (rand, 1, 5));
+      g_snprintf (v, sizeof (v), "%d", g_rand_int_range (rand, 0, 5));
       break;
     case 6:
       prop = "max-in-flight";
@@ -1345,7 +1349,7 @@ run_held_lastn (Case * cs, GRand * rand, const gchar * label, gboolean audio,
         "gain-db=%.3f streams=%u chunks=%u max-in-flight=%u ! "
         "fakesink name=sink sync=false", g_rand_int_range (rand, 64, 2000),
         n, g_rand_int_range (rand, 1, 4), co_test_backend, db,
-        g_rand_int_range (rand, 1, 5), g_rand_int_range (rand, 1, 5),
+        g_rand_int_range (rand, 0, 5), g_rand_int_range (rand, 0, 5),
         g_rand_int_range (rand, 0, 9));
   } else {
     gchar *caps = random_video_caps (rand, g_rand_boolean (rand));

@@ -273,8 +273,9 @@ bench_compare (const BenchLayout * l,
 }
 
 static GString *note_log;
+static GMutex note_lock;
 
-/* A line for stderr now and for the report's log. */
+/* A line for stderr now and for the report's log (any thread). */
 void
 bench_note (const gchar * fmt, ...)
 {
@@ -284,10 +285,12 @@ bench_note (const gchar * fmt, ...)
   va_start (ap, fmt);
   s = g_strdup_vprintf (fmt, ap);
   va_end (ap);
+  g_mutex_lock (&note_lock);
   fprintf (stderr, "%s\n", s);
   if (!note_log)
     note_log = g_string_new (NULL);
   g_string_append_printf (note_log, "%s\n", s);
+  g_mutex_unlock (&note_lock);
   g_free (s);
 }
 

@@ -13,10 +13,29 @@
 G_BEGIN_DECLS typedef enum
 {
   BENCH_IN_PINNED,              /* buffers of the element's own pool */
-  BENCH_IN_REGISTERED,          /* fresh GstBuffer over the malloc()ed ring */
+  BENCH_IN_REGISTERED,          /* fresh GstBuffer over the malloc()ed ring,
+                                 * each frame wrapped once in a GstMemory */
+  BENCH_IN_WRAPPED,             /* a new GstMemory per frame over the ring */
+  BENCH_IN_FRESH,               /* new memory per frame, the frame copied in */
+  BENCH_IN_APP_PINNED,          /* a new GstMemory per frame over a ring the
+                                 * application page-locked (cudaHostAlloc) */
+  BENCH_N_INPUTS
 } BenchInput;
 
-extern const gchar *bench_input_names[2];
+extern const gchar *bench_input_names[BENCH_N_INPUTS];
+
+/* Threads that wait for each other (bench_barrier_wait) before their timed
+ * frames: --pipelines. */
+typedef struct
+{
+  GMutex lock;
+  GCond cond;
+  guint n, waiting, generation;
+} BenchBarrier;
+
+void bench_barrier_init (BenchBarrier * b, guint n);
+void bench_barrier_wait (BenchBarrier * b);
+void bench_barrier_clear (BenchBarrier * b);
 
 typedef struct
 {
@@ -27,6 +46,9 @@ typedef struct
   guint frames;                 /* timed, after the priming frame */
   gboolean full_check;          /* compare every picture byte (untimed) */
   gdouble live_fps;             /* > 0: pace the pushes */
+  gboolean defaults;            /* no streams, chunks, mode: the element's
+                                 * automatic settings (--defaults) */
+  BenchBarrier *start;          /* if set: wait there before the timed frames */
 } BenchRunSpec;
 
 /* What every run shares; main() sets it up. */
@@ -36,6 +58,10 @@ typedef struct
   GstVideoInfo info;
   GstCaps *caps;
   GstMemory *mem[BENCH_RING];   /* the ring, each wrapped once */
+  /* BENCH_IN_APP_PINNED: a copy of the ring in memory the bench page-locked
+   * (cudaHostAlloc; without CUDA plain memory: app_locked FALSE) */
+  guint8 *app_ring[BENCH_RING];
+  gboolean app_locked;
   /* The peer's own copy of the ring: the element registers (page-locks) the
    * ring's memory on its registered-input runs and keeps it registered while
    * mem[] lives; the peer must read pageable malloc()ed memory, as a user's
@@ -57,11 +83,25 @@ typedef struct
 extern BenchGst bench_gst;
 
 gboolean bench_layout_from_info (const GstVideoInfo * info, BenchLayout * l);
+/* The element's properties for @sp (gst-launch syntax): streams, chunks,
+ * mode unless @sp->defaults, then backend, stats-interval=0 and --props. */
+gchar *bench_element_props (const BenchRunSpec * sp);
+
 /* One pipeline run of 1 + @sp->frames frames.  Fills @row (if given) with
  * the figures and the checks; @pool_note (if given and NULL) gets what the
  * pinned input used.  FALSE on an error of the pipeline. */
 gboolean bench_run_pipeline (const BenchRunSpec * sp, BenchRow * row,
     gchar ** pool_note);
+
+/* bench-extra.c: @n copies of @sp at once (--pipelines): a row per
+ * pipeline and the aggregate appended to @rows (of BenchRow); FALSE if any
+ * failed. */
+gboolean bench_run_concurrent (const BenchRunSpec * sp, guint n,
+    const gchar * mode, GArray * rows);
+/* A fresh pipeline fed its first frame at once (--first-frame): fills
+ * @row (p50: first push to its output, ms); FALSE on an error. */
+gboolean bench_first_frame (const BenchRunSpec * sp, const gchar * mode,
+    BenchRow * row);
 
 G_END_DECLS
 #endif

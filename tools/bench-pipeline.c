@@ -5,8 +5,9 @@
  * A fresh pipeline per run: `appsrc ! cudavideofilter ... stats-interval=0
  * ! appsink` (or the peer, `appsrc ! cudaupload !
  * video/x-raw(memory:CUDAMemory) ! cudadownload ! appsink`).  appsrc:
- * format time, not live, no timestamping, block=true with max-bytes of two
- * frames (backpressure); appsink: sync=false, max-buffers=2, drop=false.
+ * format time, live only for the paced rows (--live: the element's
+ * automatic settings see a live source), no timestamping, block=true with
+ * max-bytes of two frames (backpressure); appsink: sync=false, max-buffers=2, drop=false.
  * Input (a) pinned: once the element has its caps (its passport message),
  * an ALLOCATION query from appsrc's src pad to its peer; the first pool of
  * the answer is activated and each of its buffers filled once with a ring
@@ -33,7 +34,9 @@
 #define MAX_BATCH 16            /* the largest batch cudavideofilter takes */
 
 BenchGst bench_gst;
-const gchar *bench_input_names[2] = { "pinned", "registered" };
+const gchar *bench_input_names[BENCH_N_INPUTS] = { "pinned", "registered",
+  "wrapped", "fresh", "app-pinned"
+};
 
 typedef struct
 {
@@ -57,6 +60,8 @@ typedef struct
   GstBufferPool *pool;
   GThread *stopper;
   GstStructure *whole_run;
+  GstElement *filter;
+  gboolean started;             /* past sp->start */
 } RunState;
 
 gboolean
@@ -278,9 +283,14 @@ pump_bus (RunState * st, GstBus * bus, GstMessageType until,
       gst_message_unref (m);
       return FALSE;
     }
-    if (s && gst_structure_has_name (s, "cudaoverlap-passport") &&
-        !bench_gst.elem_passport)
-      bench_gst.elem_passport = gst_structure_to_string (s);
+    if (s && gst_structure_has_name (s, "cudaoverlap-passport")) {
+      gchar *pp = gst_structure_to_string (s);
+
+      /* the first one (pipelines may run at once) */
+      if (!g_atomic_pointer_compare_and_exchange (&bench_gst.elem_passport,
+              NULL, pp))
+        g_free (pp);
+    }
     if (s && gst_structure_has_name (s, "cudaoverlap-stats") &&
         gst_structure_get_boolean (s, "whole-run", &whole) && whole) {
       g_clear_pointer (&st->whole_run, gst_structure_free);
@@ -397,6 +407,31 @@ input_pool (GstElement * src, GHashTable * contents, gchar ** pool_note)
   return pool;
 }
 
+/* Ring frame @r as input @kind (not the pool's): the same GstMemory every
+ * time it comes round, a new GstMemory over the same bytes, a fresh copy,
+ * a new GstMemory over the application's page-locked copy. */
+static GstBuffer *
+ring_input (const BenchRunSpec * sp, gint r)
+{
+  gsize size = bench_gst.fr.lay.size;
+  GstBuffer *buf;
+
+  switch (sp->input) {
+    case BENCH_IN_WRAPPED:
+      return gst_buffer_new_wrapped_full (GST_MEMORY_FLAG_READONLY,
+          bench_gst.fr.ring[r], size, 0, size, NULL, NULL);
+    case BENCH_IN_APP_PINNED:
+      return gst_buffer_new_wrapped_full (GST_MEMORY_FLAG_READONLY,
+          bench_gst.app_ring[r], size, 0, size, NULL, NULL);
+    case BENCH_IN_FRESH:
+      buf = gst_buffer_new_allocate (NULL, size, NULL);
+      gst_buffer_fill (buf, 0, bench_gst.fr.ring[r], size);
+      return buf;
+    default:
+      return NULL;
+  }
+}
+
 static GstBuffer *
 make_input (RunState * st, guint i, GHashTable * contents)
 {
@@ -407,6 +442,9 @@ make_input (RunState * st, guint i, GHashTable * contents)
     if (gst_buffer_pool_acquire_buffer (st->pool, &buf, NULL) != GST_FLOW_OK)
       return NULL;
     r = pool_buffer_content (buf, contents);
+  } else if (!st->sp->peer && st->sp->input != BENCH_IN_REGISTERED) {
+    r = i % BENCH_RING;
+    buf = ring_input (st->sp, r);
   } else {
     r = i % BENCH_RING;
     buf = gst_buffer_new ();
@@ -417,6 +455,78 @@ make_input (RunState * st, guint i, GHashTable * contents)
   GST_BUFFER_DURATION (buf) = bench_gst.dur;
   st->ring_idx[i] = r;
   return buf;
+}
+
+gchar *
+bench_element_props (const BenchRunSpec * sp)
+{
+  gchar *set = sp->defaults ? g_strdup ("") :
+      g_strdup_printf ("streams=%u chunks=%u mode=%s ", sp->streams,
+      sp->chunks, sp->serial ? "serial" : "overlap");
+  gchar *props = g_strdup_printf ("operation=%s %sbackend=%s "
+      "stats-interval=0 %s", bench_gst.op, set, bench_gst.backend,
+      bench_gst.props ? bench_gst.props : "");
+
+  g_free (set);
+  return props;
+}
+
+/* After a run: what the element chose, from its passport property (the
+ * latest reason, measured), for the log. */
+static void
+note_passport (RunState * st, const BenchRunSpec * sp, BenchRow * row)
+{
+  GstStructure *pp = NULL;
+  gboolean is_auto = FALSE;
+  guint s = 0, c = 0, b = 0;
+
+  g_object_get (st->filter, "passport", &pp, NULL);
+  if (!pp)
+    return;
+  gst_structure_get_boolean (pp, "auto", &is_auto);
+  gst_structure_get_uint (pp, "streams", &s);
+  gst_structure_get_uint (pp, "chunks", &c);
+  gst_structure_get_uint (pp, "batch", &b);
+  if (is_auto)
+    bench_note ("auto %s %s: %u x %u, batch %u, wait-mode %s: %s", row ?
+        row->name : "(untimed)", bench_input_names[sp->input], s, c, b,
+        gst_structure_get_string (pp, "wait-mode"),
+        gst_structure_get_string (pp, "auto-reason"));
+  gst_structure_free (pp);
+}
+
+void
+bench_barrier_init (BenchBarrier * b, guint n)
+{
+  memset (b, 0, sizeof (*b));
+  g_mutex_init (&b->lock);
+  g_cond_init (&b->cond);
+  b->n = n;
+}
+
+void
+bench_barrier_wait (BenchBarrier * b)
+{
+  guint gen;
+
+  g_mutex_lock (&b->lock);
+  gen = b->generation;
+  if (++b->waiting == b->n) {
+    b->waiting = 0;
+    b->generation++;
+    g_cond_broadcast (&b->cond);
+  } else {
+    while (gen == b->generation)
+      g_cond_wait (&b->cond, &b->lock);
+  }
+  g_mutex_unlock (&b->lock);
+}
+
+void
+bench_barrier_clear (BenchBarrier * b)
+{
+  g_mutex_clear (&b->lock);
+  g_cond_clear (&b->cond);
 }
 
 /* Runs one pipeline: @sp->frames + 1 frames (+ batch, with batches).  Fills @row (when given) with
@@ -449,15 +559,16 @@ bench_run_pipeline (const BenchRunSpec * sp, BenchRow * row, gchar ** pool_note)
   g_cond_init (&st.cond);
   st.checker = bench_checker_new (BENCH_CHECK_THREADS, check_output, &st);
 
-  if (sp->peer)
+  if (sp->peer) {
     desc = g_strdup ("appsrc name=src ! cudaupload ! "
         "video/x-raw(memory:CUDAMemory) ! cudadownload ! appsink name=sink");
-  else
+  } else {
+    gchar *props = bench_element_props (sp);
+
     desc = g_strdup_printf ("appsrc name=src ! cudavideofilter name=filter "
-        "operation=%s streams=%u chunks=%u mode=%s backend=%s "
-        "stats-interval=0 %s ! appsink name=sink", bench_gst.op, sp->streams,
-        sp->chunks, sp->serial ? "serial" : "overlap", bench_gst.backend,
-        bench_gst.props ? bench_gst.props : "");
+        "%s ! appsink name=sink", props);
+    g_free (props);
+  }
   st.pipeline = gst_parse_launch (desc, &err);
   g_free (desc);
   if (!st.pipeline) {
@@ -469,16 +580,14 @@ bench_run_pipeline (const BenchRunSpec * sp, BenchRow * row, gchar ** pool_note)
   sink = gst_bin_get_by_name (GST_BIN (st.pipeline), "sink");
   if (!sp->peer) {
     /* a batch comes out when it is full: prime with a whole one */
-    GstElement *filter = gst_bin_get_by_name (GST_BIN (st.pipeline), "filter");
-
-    g_object_get (filter, "batch", &st.prime, NULL);
-    gst_object_unref (filter);
+    st.filter = gst_bin_get_by_name (GST_BIN (st.pipeline), "filter");
+    g_object_get (st.filter, "batch", &st.prime, NULL);
     st.prime = CLAMP (st.prime, 1, MAX_BATCH);
     st.n = sp->frames + st.prime;
   }
   g_object_set (src, "caps", sp->peer ? bench_gst.peer_caps : bench_gst.caps,
-      "format", GST_FORMAT_TIME,
-      "is-live", FALSE, "do-timestamp", FALSE, "block", TRUE, "max-bytes",
+      "format", GST_FORMAT_TIME, "is-live", sp->live_fps > 0,
+      "do-timestamp", FALSE, "block", TRUE, "max-bytes",
       (guint64) (2 * bench_gst.fr.lay.size), NULL);
   g_object_set (sink, "caps", sp->peer ? bench_gst.peer_caps : bench_gst.caps,
       "sync", FALSE, "max-buffers", 2,
@@ -533,6 +642,9 @@ bench_run_pipeline (const BenchRunSpec * sp, BenchRow * row, gchar ** pool_note)
     goto done;
   }
 
+  if (sp->start)
+    bench_barrier_wait (sp->start);
+  st.started = TRUE;
   /* read /proc before the clocks start: it is not the element's work */
   tc0 = bench_thread_cpu ();
   t0 = bench_now_ns ();
@@ -556,8 +668,12 @@ bench_run_pipeline (const BenchRunSpec * sp, BenchRow * row, gchar ** pool_note)
     st.cpu_last = bench_cpu_ns () - bench_checker_cpu_ns (st.checker);
   g_mutex_unlock (&st.lock);
   tc1 = bench_thread_cpu ();
+  if (st.filter && sp->defaults)
+    note_passport (&st, sp, row);
 
 done:
+  if (sp->start && !st.started)
+    bench_barrier_wait (sp->start);     /* the others must not wait for us */
   bench_checker_wait_idle (st.checker);
   g_mutex_lock (&st.lock);
   if (st.stopper)
@@ -575,6 +691,7 @@ done:
   }
   gst_clear_object (&src);
   gst_clear_object (&sink);
+  gst_clear_object (&st.filter);
   gst_clear_object (&st.pipeline);
   bench_checker_free (st.checker);
   ok = ok && !st.error;
@@ -612,18 +729,20 @@ done:
         bench_note ("verify peer malloc: %u/%u outputs identical, every "
             "picture byte, to the input (no kernel)", st.n, st.n);
       else
-        bench_note ("verify element %s (%s %ux%u): %u/%u outputs identical, "
+        bench_note ("verify element %s (%s): %u/%u outputs identical, "
             "every picture byte, to a naive CPU invert",
-            bench_input_names[sp->input], sp->serial ? "serial" : "overlap",
-            sp->streams, sp->chunks, st.n, st.n);
+            bench_input_names[sp->input], sp->defaults ? "defaults" :
+            sp->serial ? "serial" : "overlap", st.n, st.n);
     }
   }
   if (row && tc0 && tc1) {
     gchar *d = bench_thread_cpu_diff (tc0, tc1, sp->frames);
+    gchar *set = g_strdup_printf ("%ux%u", row->streams, row->chunks);
 
-    bench_note ("threads %s %s %s %ux%u, cpu ms/frame by thread (and times "
-        "put on a CPU per frame): %s",
-        row->name, row->mode, row->input, row->streams, row->chunks, d);
+    bench_note ("threads %s %s %s %s, cpu ms/frame by thread (and times "
+        "put on a CPU per frame): %s", row->name, row->mode, row->input,
+        sp->defaults ? "auto" : set, d);
+    g_free (set);
     g_free (d);
   }
   g_clear_pointer (&tc0, g_hash_table_unref);
@@ -634,6 +753,13 @@ done:
 
     row->checked = st.n;
     row->bad = bad;
+    row->t0_ns = t0;
+    row->t1_ns = st.t_last;
+    if (sp->defaults && s) {
+      /* what the element chose (its last choice, on the statistics) */
+      gst_structure_get_uint (s, "streams", &row->streams);
+      gst_structure_get_uint (s, "chunks", &row->chunks);
+    }
     if (ok && sp->live_fps > 0 && frames > 1 && st.got[1]) {
       /* paced: the output rate, first to last timed output */
       row->fps = (frames - 1) * 1e9 / (gdouble) (st.t_last - st.t_out[1]);

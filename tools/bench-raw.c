@@ -109,6 +109,32 @@ bench_cuda_passport (gint device)
       (rt % 1000) / 10);
 }
 
+gdouble
+bench_cuda_context_ms (gint device)
+{
+  guint64 t0 = bench_now_ns ();
+
+  CK (cudaSetDevice (device));
+  CK (cudaFree (NULL));
+  return (bench_now_ns () - t0) / 1e6;
+}
+
+guint8 *
+bench_cuda_host_alloc (gsize size)
+{
+  guint8 *p = NULL;
+
+  CK (cudaHostAlloc ((void **) &p, size, cudaHostAllocDefault));
+  return p;
+}
+
+void
+bench_cuda_host_free (guint8 * p)
+{
+  if (p)
+    CK (cudaFreeHost (p));
+}
+
 /* How many of @ptrs are page-locked (cudaHostAlloc'ed or registered). */
 guint
 bench_cuda_count_locked (guint8 * const *ptrs, guint n)

@@ -56,6 +56,7 @@ typedef struct
   gdouble fps, gbps, p50_ms, p99_ms, eff, cpu_ms;
   guint64 checked, bad;
   gboolean invalid, skipped, raw;
+  guint64 t0_ns, t1_ns;         /* timed frames: first push, last output */
 } BenchRow;
 
 /* bench-frames.c */
@@ -109,6 +110,12 @@ G_GNUC_PRINTF (1, 2);
      gboolean bench_cuda_probe (gint device, gchar ** why);
      gchar *bench_cuda_passport (gint device);
      guint bench_cuda_count_locked (guint8 * const *ptrs, guint n);
+/* cudaFree (0) timed, in ms: the context's creation when it is the
+ * process's first CUDA call (a child process: --context-ms). */
+     gdouble bench_cuda_context_ms (gint device);
+/* Page-locked host memory (cudaHostAlloc) and its release. */
+     guint8 *bench_cuda_host_alloc (gsize size);
+     void bench_cuda_host_free (guint8 * p);
      BenchRaw *bench_raw_new (const BenchFrames * f, gint device);
      void bench_raw_free (BenchRaw * r);
      void bench_raw_throughput (BenchRaw * r, guint streams, guint chunks,

@@ -8,6 +8,8 @@
  *       [--streams 4 --chunks 4] [--only raw,serial,overlap,pinned,
  *       registered,peer] [--sweep] [--csv FILE] [--live FPS]
  *       [--live-frames N] [--op invert] [--props "PROP=VALUE ..."]
+ *       [--input pinned,registered,wrapped,fresh,app-pinned] [--defaults]
+ *       [--pipelines N] [--first-frame]
  *
  * Rows (see --help and the notes printed under the table):
  *  raw          plain CUDA loop, same kernel (bench-raw.c), (streams,
@@ -25,6 +27,24 @@
  *  live rows    with --live: element overlap (both inputs), the peer and
  *               the raw one-frame loop, pushed at FPS; latency measured by
  *               the bench (push to appsink for the same PTS)
+ *  inputs       --input picks the element rows' inputs: besides (a) and
+ *               (b), wrapped: a new GstMemory per frame over the malloc()ed
+ *               ring (gst_buffer_new_wrapped_full, as applications feed
+ *               appsrc); fresh: new memory per frame with the frame copied
+ *               in (as Python's Gst.Buffer.new_wrapped does); app-pinned: a
+ *               new GstMemory per frame over a copy of the ring the bench
+ *               page-locked itself (cudaHostAlloc; plain memory without
+ *               CUDA, which the log says)
+ *  defaults     with --defaults: the element with no streams, chunks or
+ *               mode set (its automatic settings; with --live also paced);
+ *               the chosen values and the reason are in the log
+ *  pipelines    with --pipelines N: N pipelines of the overlap (or, with
+ *               --defaults, the defaults) row at once in this process, a
+ *               row each and the aggregate (bench-extra.c)
+ *  first-frame  with --first-frame: the first frame of a fresh pipeline,
+ *               first push to its output: cold (the process's first
+ *               pipeline: it creates the CUDA context, which a child process
+ *               times alone) and warm (a second pipeline, same caps)
  * Each pipeline row is a warm-up run (--warmup frames) and a timed run in a
  * fresh pipeline: one priming frame, waited for, then --frames frames timed
  * from the first push to the last output.  Every output is checked with a
@@ -56,15 +76,16 @@ static gint opt_width = 3840, opt_height = 2160, opt_frames = 600;
 static gint opt_warmup = 30, opt_streams = 4, opt_chunks = 4;
 static gint opt_live_frames = 300;
 static gchar *opt_format, *opt_backend, *opt_only, *opt_csv, *opt_op;
-static gchar *opt_props;
-static gboolean opt_sweep;
+static gchar *opt_props, *opt_input;
+static gboolean opt_sweep, opt_defaults, opt_first_frame, opt_context_ms;
 static gdouble opt_live;
+static gint opt_pipelines;
 
 /* state */
 static gboolean have_cuda;
 static gchar *gpu_passport;
 static GArray *rows;
-static gboolean k_raw, k_serial, k_overlap, k_peer, in_use[2];
+static gboolean k_raw, k_serial, k_overlap, k_peer, in_use[BENCH_N_INPUTS];
 
 /* A row: a warm-up run, then the timed run, each in a fresh pipeline. */
 static void
@@ -76,10 +97,11 @@ pipeline_row (const gchar * name, BenchRunSpec sp)
 
   if (sp.live_fps > 0)
     g_snprintf (mode, sizeof (mode), "live@%g%s", sp.live_fps,
-        sp.peer ? "" : sp.serial ? " serial" : " overlap");
+        sp.peer ? "" : sp.defaults ? " auto" : sp.serial ? " serial" :
+        " overlap");
   else
-    g_strlcpy (mode, sp.peer ? "upload+download" : sp.serial ? "serial" :
-        "overlap", sizeof (mode));
+    g_strlcpy (mode, sp.peer ? "upload+download" : sp.defaults ? "auto" :
+        sp.serial ? "serial" : "overlap", sizeof (mode));
   g_snprintf (input, sizeof (input), "%s%s", sp.peer ? "malloc" :
       bench_input_names[sp.input], sp.peer && bench_gst.peer_as ?
       " as RGBA" : "");
@@ -215,12 +237,23 @@ print_summary (FILE * out)
         "within 5%" : "NOT within 5%: check for other load on the GPU, its "
         "clocks and PCIe link (nvidia-smi -q), and the raw rows above");
   }
-  for (k = 0; k < 2; k++) {
+  for (k = 0; k < BENCH_N_INPUTS; k++) {
     const gchar *in = bench_input_names[k];
     BenchRow *ov = find_row ("element", "overlap", in);
     BenchRow *sw = find_row ("sweep", "overlap", in);
     BenchRow *se = find_row ("element", "serial", in);
+    BenchRow *de = find_row ("defaults", "auto", in);
 
+    if (de) {
+      fprintf (out, "  defaults %s: %ux%u %.1f fps", in, de->streams,
+          de->chunks, de->fps);
+      if (!isnan (best))
+        fprintf (out, " = %.3f x raw", de->fps / best);
+      if (ov || sw)
+        fprintf (out, ", %.3f x the best overlap row", de->fps /
+            MAX (ov ? ov->fps : 0, sw ? sw->fps : 0));
+      fputc ('\n', out);
+    }
     if (sw && (!ov || sw->fps > ov->fps))
       ov = sw;
     if (!ov)
@@ -300,6 +333,33 @@ peer_choose_caps (void)
   return TRUE;
 }
 
+/* --input: the element rows' inputs, instead of pinned and registered. */
+static gboolean
+parse_inputs (void)
+{
+  gchar **w;
+  guint i, k;
+  gboolean ok = TRUE;
+
+  if (!opt_input)
+    return TRUE;
+  memset (in_use, 0, sizeof (in_use));
+  w = g_strsplit (opt_input, ",", -1);
+  for (i = 0; w[i] && ok; i++) {
+    gchar *t = g_strstrip (w[i]);
+
+    for (k = 0; k < BENCH_N_INPUTS && strcmp (t, bench_input_names[k]); k++);
+    if (k < BENCH_N_INPUTS)
+      in_use[k] = TRUE;
+    else if (*t)
+      ok = FALSE;
+    if (!ok)
+      fprintf (stderr, "--input: unknown input '%s'\n", t);
+  }
+  g_strfreev (w);
+  return ok;
+}
+
 static gboolean
 parse_only (void)
 {
@@ -310,7 +370,7 @@ parse_only (void)
   k_raw = k_serial = k_overlap = k_peer = TRUE;
   in_use[0] = in_use[1] = TRUE;
   if (!opt_only)
-    return TRUE;
+    return parse_inputs ();
   k_raw = k_serial = k_overlap = k_peer = FALSE;
   w = g_strsplit (opt_only, ",", -1);
   for (i = 0; w[i]; i++) {
@@ -337,7 +397,7 @@ parse_only (void)
   g_strfreev (w);
   if (!any_kind)
     k_raw = k_serial = k_overlap = k_peer = TRUE;
-  return TRUE;
+  return parse_inputs ();
 }
 
 static void
@@ -401,6 +461,87 @@ raw_rows (void)
   bench_raw_free (raw);
 }
 
+/* --input app-pinned: a copy of the ring in memory the bench page-locks
+ * itself (plain memory without CUDA: the log says so). */
+static void
+app_ring_make (void)
+{
+  gsize size = bench_gst.fr.lay.size;
+  guint k;
+
+  bench_gst.app_locked = have_cuda;
+  for (k = 0; k < BENCH_RING; k++) {
+    bench_gst.app_ring[k] = have_cuda ? bench_cuda_host_alloc (size) :
+        g_malloc (size);
+    memcpy (bench_gst.app_ring[k], bench_gst.fr.ring[k], size);
+  }
+  bench_note ("app-pinned input: a copy of the %u ring frames in %s",
+      BENCH_RING,
+      have_cuda ? "memory the bench page-locked (cudaHostAlloc)" :
+      "plain memory (no CUDA: nothing to page-lock)");
+}
+
+/* --defaults and --pipelines rows, per input. */
+static void
+extra_rows (void)
+{
+  guint k;
+
+  for (k = 0; k < BENCH_N_INPUTS; k++) {
+    BenchRunSpec sp = { FALSE, FALSE, k, opt_streams, opt_chunks, opt_frames,
+      FALSE, 0
+    };
+    BenchRunSpec warm;
+    gchar mode[32];
+
+    if (!in_use[k])
+      continue;
+    sp.defaults = opt_defaults;
+    if (opt_defaults)
+      pipeline_row ("defaults", sp);
+    if (opt_pipelines < 1 || (!opt_defaults && !k_overlap))
+      continue;
+    warm = sp;
+    warm.frames = MAX (opt_warmup, 1);
+    bench_run_pipeline (&warm, NULL, NULL);
+    g_snprintf (mode, sizeof (mode), "%d x %s", opt_pipelines,
+        opt_defaults ? "auto" : "overlap");
+    bench_gst.failed |= !bench_run_concurrent (&sp, opt_pipelines, mode, rows);
+  }
+}
+
+/* --first-frame: the CUDA context's creation in a fresh process (a child),
+ * then the first frame of the process's first pipeline (cold) and of a
+ * second one (warm). */
+static void
+first_frame_rows (const gchar * argv0, gboolean want_cuda)
+{
+  BenchRunSpec sp = { FALSE, FALSE, BENCH_IN_REGISTERED, opt_streams,
+    opt_chunks, 1, FALSE, 0
+  };
+  const gchar *child[] = { argv0, "--context-ms", NULL };
+  gchar *out = NULL;
+  gint status = 1;
+  BenchRow row;
+
+  if (!want_cuda)
+    bench_note ("first-frame: backend cpu: no CUDA context");
+  else if (g_spawn_sync (NULL, (gchar **) child, NULL, G_SPAWN_SEARCH_PATH,
+          NULL, NULL, &out, NULL, &status, NULL) && status == 0
+      && g_str_has_prefix (out, "context-ms "))
+    bench_note ("first-frame: CUDA context creation in a fresh process "
+        "(cudaFree (0), its first CUDA call): %s ms", g_strchomp (out + 11));
+  else
+    bench_note ("first-frame: the CUDA context could not be timed (no "
+        "device?)");
+  g_free (out);
+  sp.defaults = opt_defaults;
+  bench_gst.failed |= !bench_first_frame (&sp, "cold", &row);
+  g_array_append_val (rows, row);
+  bench_gst.failed |= !bench_first_frame (&sp, "warm", &row);
+  g_array_append_val (rows, row);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -437,6 +578,21 @@ main (int argc, char **argv)
     {"props", 0, 0, G_OPTION_ARG_STRING, &opt_props,
         "More cudavideofilter properties, e.g. \"trace-file=t.json\" "
           "(they come last, so they win)", "PROPS"},
+    {"input", 0, 0, G_OPTION_ARG_STRING, &opt_input,
+        "Comma list of the element rows' inputs: pinned, registered (the "
+          "default), wrapped, fresh, app-pinned (see the top of "
+          "cudaoverlap-bench.c)", "LIST"},
+    {"defaults", 0, 0, G_OPTION_ARG_NONE, &opt_defaults,
+          "Also run the element with no properties set (automatic settings)",
+        NULL},
+    {"pipelines", 0, 0, G_OPTION_ARG_INT, &opt_pipelines,
+        "Also run N pipelines at once in this process (the defaults row "
+          "with --defaults, else the overlap row), per input", "N"},
+    {"first-frame", 0, 0, G_OPTION_ARG_NONE, &opt_first_frame,
+        "Also time a fresh pipeline's first frame, cold (first pipeline "
+          "of the process) and warm (a second one)", NULL},
+    {"context-ms", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_NONE,
+        &opt_context_ms, "Print the CUDA context's creation time", NULL},
     {NULL}
   };
   GstVideoFormat vfmt;
@@ -455,6 +611,10 @@ main (int argc, char **argv)
           "cudavideofilter and cudaupload/cudadownload on the same frames",
           entries, &argc, &argv))
     return 2;
+  if (opt_context_ms) {
+    printf ("context-ms %.3f\n", bench_cuda_context_ms (0));
+    return 0;
+  }
   bench_gst.op = opt_op;
   bench_gst.backend = opt_backend;
   bench_gst.props = opt_props;
@@ -474,7 +634,7 @@ main (int argc, char **argv)
   if (opt_width < 1 || opt_height < 1 || opt_frames < 1 || opt_warmup < 0 ||
       opt_streams < 1 || opt_streams > 32 || opt_chunks < 1 ||
       opt_chunks > 64 || opt_live < 0 || opt_live_frames < 1 ||
-      !parse_only ()) {
+      opt_pipelines < 0 || opt_pipelines > 64 || !parse_only ()) {
     fprintf (stderr, "invalid option value (see --help)\n");
     return 2;
   }
@@ -512,11 +672,16 @@ main (int argc, char **argv)
 
   /* CUDA only when the backend may use it and a device is there */
   want_cuda = strcmp (bench_gst.backend, "cpu") != 0;
+  /* before anything in this process touches CUDA */
+  if (opt_first_frame)
+    first_frame_rows (argv[0], want_cuda);
   if (want_cuda && (have_cuda = bench_cuda_probe (0, &cuda_why)))
     gpu_passport = bench_cuda_passport (0);
+  if (in_use[BENCH_IN_APP_PINNED])
+    app_ring_make ();
 
   /* untimed full checks, one per input */
-  for (k = 0; k < 2; k++) {
+  for (k = 0; k < BENCH_N_INPUTS; k++) {
     BenchRunSpec sp = { FALSE, FALSE, k, opt_streams, opt_chunks,
       VERIFY_FRAMES - 1, TRUE, 0
     };
@@ -583,7 +748,7 @@ main (int argc, char **argv)
     skipped_row ("raw-latency", "one-frame", why);
   }
 
-  for (k = 0; k < 2; k++) {
+  for (k = 0; k < BENCH_N_INPUTS; k++) {
     BenchRunSpec sp = { FALSE, TRUE, k, 1, 1, opt_frames, FALSE, 0 };
 
     if (!in_use[k])
@@ -596,6 +761,7 @@ main (int argc, char **argv)
     if (k_overlap)
       pipeline_row ("element", sp);
   }
+  extra_rows ();
   for (k = 0; k < 2 && opt_sweep && k_overlap; k++)
     for (s = 1; s <= 8 && in_use[k]; s *= 2)
       for (c = 1; c <= 8; c *= 2) {
@@ -613,12 +779,15 @@ main (int argc, char **argv)
     g_free (why);
   }
   if (opt_live > 0) {
-    for (k = 0; k < 2 && k_overlap; k++) {
+    for (k = 0; k < BENCH_N_INPUTS && k_overlap; k++) {
       BenchRunSpec sp = { FALSE, FALSE, k, opt_streams, opt_chunks,
         opt_live_frames, FALSE, opt_live
       };
       if (in_use[k])
         pipeline_row ("element", sp);
+      sp.defaults = TRUE;
+      if (in_use[k] && opt_defaults)
+        pipeline_row ("defaults", sp);
     }
     if (k_peer) {
       BenchRunSpec sp =
@@ -703,6 +872,10 @@ main (int argc, char **argv)
   g_free (date);
 
   for (k = 0; k < BENCH_RING; k++) {
+    if (bench_gst.app_locked)
+      bench_cuda_host_free (bench_gst.app_ring[k]);
+    else
+      g_free (bench_gst.app_ring[k]);
     gst_memory_unref (bench_gst.mem[k]);
     if (bench_gst.peer_mem[k])
       gst_memory_unref (bench_gst.peer_mem[k]);

@@ -1497,9 +1497,11 @@ main (int argc, char **argv)
     {"frames", 0, 0, G_OPTION_ARG_INT, &opt_frames,
         "Video frames per timed run (300)", "N"},
     {"streams", 0, 0, G_OPTION_ARG_INT, &opt_streams,
-        "Streams in overlap mode (4)", "N"},
+          "Streams in overlap mode (4; 0: the element's automatic choice)",
+        "N"},
     {"chunks", 0, 0, G_OPTION_ARG_INT, &opt_chunks,
-        "Chunks in overlap mode (4)", "N"},
+          "Chunks in overlap mode (4; 0: the element's automatic choice)",
+        "N"},
     {"taps", 0, 0, G_OPTION_ARG_INT, &opt_taps, "Audio FIR taps (255)", "N"},
     {"samples", 0, 0, G_OPTION_ARG_INT, &opt_samples,
         "Audio samples per channel per buffer (1048576)", "N"},
@@ -1532,7 +1534,7 @@ main (int argc, char **argv)
     return 2;
   }
   if (opt_width < 1 || opt_height < 1 || opt_radius < 0 || opt_frames < 1 ||
-      opt_streams < 1 || opt_streams > 32 || opt_chunks < 1 ||
+      opt_streams < 0 || opt_streams > 32 || opt_chunks < 0 ||
       opt_chunks > 64 || opt_taps < 1 || opt_taps > 4096 || opt_samples < 1 ||
       opt_channels < 1 || opt_channels > 64 || opt_buffers < 1) {
     fprintf (stderr, "invalid option value (see --help)\n");

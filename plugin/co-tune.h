@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * cudaoverlap: the automatic settings (`streams`, `chunks`, `batch` at 0,
+ * `wait-mode=auto`): what the element knows in, the settings and a short
+ * reason out.
+ *
+ * Pure C11 and libc, like co-stats: no GLib, no GStreamer, no CUDA, so the
+ * rules are unit-tested on any host (tests/test-tune.c).  The element
+ * (elements/gstcudaoverlapfilter-tune.c) fills CoTuneInput from its caps,
+ * the device and upstream's latency answer, builds with the choice, then,
+ * after CO_TUNE_MEASURE_SKIP + CO_TUNE_MEASURE_FRAMES frames, fills
+ * CoTuneInput.measured from its statistics and decides once more; a
+ * different choice goes through the life cycle (drain, rebuild).
+ *
+ * The rules and the H200 rows they come from (docs/PERFORMANCE.md,
+ * "Automatic settings"):
+ *  - non-live (throughput): 1 chunk unless the kernel takes at least as
+ *    long as the longer copy of a frame (every chunk costs ~17 us of host
+ *    CPU: 4K RGBA 1468 / 1346 / 1236 frames/s at 4 x 1, 4 x 4, 4 x 8; box
+ *    blur r = 32, whose kernel is below the copies, 1439.6 at 4 x 1
+ *    against 1266.2 at 4 x 4); streams: copy engines + 1, at least 2 (one
+ *    stream overlaps nothing); batch for frames under 4 MiB once the
+ *    first frames show the host is the bound: chain's CPU time at least
+ *    the device's busy time per frame or chain not waiting (for a slot)
+ *    most of its time, and upstream not waiting between buffers (640 x 480 GRAY8: 0.21-0.60 x raw at batch 1, 0.96-1.18 x at
+ *    batch 8);
+ *  - live (latency): a band per 4 MiB of frame, at most 4 (one 4K frame
+ *    1.24 ms whole, 0.85 ms in 4 bands, 0.80-0.82 in 8), two streams per
+ *    band (8 x 4), batch 1 (a frame would wait for the batch), and the
+ *    spinning wait for video (wake-up 8.5 against 146.6 us) within a CPU
+ *    budget: at most CO_TUNE_MAX_SPINNERS spinning elements per process,
+ *    and none whose frames keep the device busy over half the frame
+ *    interval;
+ *  - CPU backend: a worker thread per core (at most 8) and, for frames of
+ *    256 KiB or more, a band per worker, so one frame's bands run at once;
+ *    batch as on the GPU; never spin (the CPU backend ignores it);
+ *  - audio (no batch): the same rules on the buffer size (measured from
+ *    the buffers once they came: the first build knows only the slots'
+ *    capacity); FIR filters of CO_TUNE_HEAVY_TAPS taps or more count as
+ *    heavy (kernel about a copy at ~480 taps for 8 MiB buffers).
+ * An explicit value (user_*) is kept as it is; the others are chosen
+ * around it (e.g. streams >= chunks).
+ */
+
+#ifndef __CO_TUNE_H__
+#define __CO_TUNE_H__
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C"
+{
+#endif
+
+/* Frames after a build that are not measured (pools, first launches),
+ * then frames measured before the second decision. */
+#define CO_TUNE_MEASURE_SKIP 5
+#define CO_TUNE_MEASURE_FRAMES 30
+/* Spinning elements per process at most (each keeps a core busy while
+ * its frames are in flight). */
+#define CO_TUNE_MAX_SPINNERS 2
+/* FIR filters from this many taps up are heavy (audio). */
+#define CO_TUNE_HEAVY_TAPS 480
+#define CO_TUNE_REASON_MAX 400
+
+  typedef enum
+  {
+    CO_TUNE_VIDEO,
+    CO_TUNE_AUDIO
+  } CoTuneMedia;
+
+/* The kernel's cost before anything is measured. */
+  typedef enum
+  {
+    CO_TUNE_COST_LIGHT,         /* far below the copies (invert, gamma, box
+                                 * blur up to r = 32, gain, short FIR) */
+    CO_TUNE_COST_HEAVY          /* about the copies or more (long FIR) */
+  } CoTuneCost;
+
+/* Per frame, over CO_TUNE_MEASURE_FRAMES frames; frames == 0: none yet. */
+  typedef struct
+  {
+    uint64_t frames;
+    uint64_t h2d_ns;            /* device busy time by kind per frame (the */
+    uint64_t kernel_ns;         /* union over the frames / frames); CPU  */
+    uint64_t d2h_ns;            /* backend: the workers' time is kernel */
+    uint64_t busy_ns;           /* the union of all kinds per frame */
+    uint64_t gpu_latency_ns;    /* one frame's device latency (p50) */
+    uint64_t host_cpu_ns;       /* CPU time of the upstream thread in chain */
+    uint64_t chain_wall_ns;     /* wall time in chain */
+    uint64_t gap_ns;            /* wall time between two chain calls:
+                                 * upstream's own time for a buffer */
+    uint64_t gap_cpu_ns;        /* the upstream thread's CPU time in it */
+    uint64_t bytes;             /* input bytes per buffer */
+  } CoTuneMeasure;
+
+  typedef struct
+  {
+    CoTuneMedia media;
+    bool cpu_backend;
+    unsigned copy_engines;      /* asyncEngineCount; 0: unknown (2 assumed) */
+    unsigned host_cores;        /* for the CPU backend's workers; 0: 1 */
+    uint64_t frame_bytes;       /* one buffer (audio: the slots' capacity) */
+    unsigned rows;              /* rows a frame can be cut at; 0: no bound */
+    bool live;                  /* upstream's latency answer */
+    uint64_t frame_interval_ns; /* from the caps; 0: unknown */
+    CoTuneCost cost;
+    bool can_batch;             /* the element has a batch (video) */
+    unsigned spinners;          /* other elements of the process spinning */
+    unsigned user_streams;      /* explicit values; 0: automatic */
+    unsigned user_chunks;
+    unsigned user_batch;
+    bool user_wait;             /* wait-mode set: no suggestion */
+    CoTuneMeasure measured;
+  } CoTuneInput;
+
+  typedef struct
+  {
+    unsigned streams, chunks, batch;
+    bool spin;                  /* suggest wait-mode=spin */
+    char reason[CO_TUNE_REASON_MAX];    /* one line, for the passport */
+  } CoTuneChoice;
+
+/* Fills @out from @in.  Never fails: every value is in range (streams 1..32,
+ * chunks 1..64, batch 1..16). */
+  void co_tune_decide (const CoTuneInput * in, CoTuneChoice * out);
+
+/* Whether @a and @b have the same settings (the reasons may differ). */
+  bool co_tune_same (const CoTuneChoice * a, const CoTuneChoice * b);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif                          /* __CO_TUNE_H__ */

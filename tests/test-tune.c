@@ -1,0 +1,244 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Unit tests for co-tune, the automatic settings: a table of workloads
+ * (the H200 rows of docs/PERFORMANCE.md), explicit values kept, and every
+ * choice in range over random inputs.
+ */
+
+#include <glib.h>
+#include <string.h>
+
+#include "co-tune.h"
+
+#define MIB (G_GUINT64_CONSTANT (1) << 20)
+#define US 1000
+#define MS 1000000
+
+/* 4K RGBA, 1080p RGBA, 4K NV12, 640x480 GRAY8 */
+#define B_4K (3840 * 2160 * 4)
+#define B_1080 (1920 * 1080 * 4)
+#define B_NV12 (3840 * 2160 * 3 / 2)
+#define B_GRAY8 (640 * 480)
+
+typedef struct
+{
+  const gchar *name;
+  CoTuneInput in;
+  guint streams, chunks, batch;
+  gboolean spin;
+  const gchar *says;            /* a word of the reason */
+} Case;
+
+/* the H200: 3 copy engines; 60 frames/s */
+#define H200(b, r) .media = CO_TUNE_VIDEO, .copy_engines = 3, \
+  .frame_bytes = (b), .rows = (r), .can_batch = TRUE, \
+  .frame_interval_ns = 16666667
+/* a copy-bound light kernel, 4K: H2D / kernel / D2H 0.63 / 0.05 / 0.61 ms */
+#define LIGHT_4K { .frames = 30, .h2d_ns = 630 * US, .kernel_ns = 50 * US, \
+  .d2h_ns = 610 * US, .busy_ns = 700 * US, .gpu_latency_ns = 1240 * US, \
+  .host_cpu_ns = 120 * US, .chain_wall_ns = 700 * US, .gap_ns = 10 * US }
+/* 640x480 GRAY8 at batch 1: the upstream thread is the bound */
+#define GRAY8_HOST { .frames = 30, .h2d_ns = 7 * US, .kernel_ns = 3 * US, \
+  .d2h_ns = 7 * US, .busy_ns = 15 * US, .gpu_latency_ns = 20 * US, \
+  .host_cpu_ns = 25 * US, .chain_wall_ns = 27 * US, .gap_ns = 8 * US }
+
+static const Case cases[] = {
+  {"4K RGBA non-live, before measuring", {H200 (B_4K, 2160)}, 4, 1, 1, FALSE,
+      "cheap"},
+  {"4K RGBA non-live, measured", {H200 (B_4K, 2160),.measured = LIGHT_4K},
+      4, 1, 1, FALSE, "measured"},
+  {"4K RGBA live", {H200 (B_4K, 2160),.live = TRUE}, 8, 4, 1, TRUE,
+      "spin (live"},
+  {"4K RGBA live, measured", {H200 (B_4K, 2160),.live = TRUE,
+          .measured = LIGHT_4K}, 8, 4, 1, TRUE, "a band per 4 MiB"},
+  {"4K RGBA live, spinning budget taken", {H200 (B_4K, 2160),.live = TRUE,
+          .spinners = CO_TUNE_MAX_SPINNERS}, 8, 4, 1, FALSE, "budget"},
+  {"4K RGBA live, a frame's device time over half the interval",
+        {H200 (B_4K, 2160),.live = TRUE,.measured = {.frames = 30,
+              .gpu_latency_ns = 9 * MS}}, 8, 4, 1, FALSE, "half"},
+  {"4K RGBA live, wait-mode set", {H200 (B_4K, 2160),.live = TRUE,
+          .user_wait = TRUE}, 8, 4, 1, FALSE, "chunks 4"},
+  {"1080p RGBA non-live", {H200 (B_1080, 1080)}, 4, 1, 1, FALSE, "copy"},
+  {"1080p RGBA live", {H200 (B_1080, 1080),.live = TRUE}, 4, 2, 1, TRUE,
+      "live"},
+  {"4K NV12 non-live, host-bound but large", {H200 (B_NV12, 2160),
+          .measured = GRAY8_HOST}, 4, 1, 1, FALSE, "4 MiB or more"},
+  {"640x480 GRAY8 non-live, before measuring", {H200 (B_GRAY8, 480)}, 4, 1,
+      1, FALSE, "not measured"},
+  {"640x480 GRAY8 non-live, host-bound", {H200 (B_GRAY8, 480),
+          .measured = GRAY8_HOST}, 4, 1, 8, FALSE, "host-bound"},
+  {"640x480 GRAY8 non-live, device-bound", {H200 (B_GRAY8, 480),
+          .measured = {.frames = 30,.busy_ns = 40 * US,.host_cpu_ns =
+                    20 * US,.chain_wall_ns = 100 * US}}, 4, 1, 1, FALSE,
+      "device is the bound"},
+  {"640x480 GRAY8 non-live, short operations, chain never waits",
+        {H200 (B_GRAY8, 480),.measured = {.frames = 30,.busy_ns = 45 * US,
+                .host_cpu_ns = 30 * US,.chain_wall_ns = 32 * US}}, 4, 1, 8,
+      FALSE, "host-bound"},
+  {"640x480 GRAY8 non-live, paced upstream", {H200 (B_GRAY8, 480),
+              .measured = {.frames = 30,.busy_ns = 15 * US,.host_cpu_ns =
+                    25 * US,.chain_wall_ns = 27 * US,.gap_ns = 500 * US,
+              .gap_cpu_ns = 5 * US}}, 4, 1, 1, FALSE,
+      "upstream is the bound"},
+  {"640x480 GRAY8 non-live, upstream working in the same thread",
+        {H200 (B_GRAY8, 480),.measured = {.frames = 30,.busy_ns = 15 * US,
+                .host_cpu_ns = 25 * US,.chain_wall_ns = 27 * US,.gap_ns =
+                    60 * US,.gap_cpu_ns = 55 * US}}, 4, 1, 8, FALSE,
+      "host-bound"},
+  {"1.5 MiB frames, host-bound", {H200 (3 * MIB / 2, 512),
+          .measured = GRAY8_HOST}, 4, 1, 4, FALSE, "batch 4"},
+  {"3 MiB frames, host-bound", {H200 (3 * MIB, 768),.measured = GRAY8_HOST},
+      4, 1, 2, FALSE, "batch 2"},
+  {"640x480 GRAY8 live", {H200 (B_GRAY8, 480),.live = TRUE,
+          .measured = GRAY8_HOST}, 4, 1, 1, TRUE, "batch 1 (live)"},
+  {"4K RGBA box-blur r=16, kernel above the copies",
+        {H200 (B_4K, 2160),.measured = {.frames = 30,.h2d_ns = 630 * US,
+                .kernel_ns = 900 * US,.d2h_ns = 610 * US,.busy_ns =
+                    950 * US,.host_cpu_ns = 120 * US}}, 4, 4, 1, FALSE,
+      "at least"},
+  {"unknown copy engines", {.media = CO_TUNE_VIDEO,.frame_bytes = B_4K,
+          .can_batch = TRUE}, 3, 1, 1, FALSE, "assumed"},
+  {"CPU backend, 4K non-live", {H200 (B_4K, 2160),.cpu_backend = TRUE,
+          .host_cores = 2}, 2, 2, 1, FALSE, "a band per worker"},
+  {"CPU backend, 64x64 live", {H200 (64 * 64 * 4, 64),.cpu_backend = TRUE,
+          .host_cores = 16,.live = TRUE}, 8, 1, 1, FALSE, "small frames"},
+  {"CPU backend, small frames host-bound", {H200 (B_GRAY8, 480),
+          .cpu_backend = TRUE,.host_cores = 2,.measured = GRAY8_HOST}, 2,
+      2, 8, FALSE, "host-bound"},
+  {"audio, 10 ms buffers measured", {.media = CO_TUNE_AUDIO,
+              .copy_engines = 3,.frame_bytes = MIB,.measured = {.frames = 30,
+                    .bytes = 3840,.host_cpu_ns = 30 * US,.busy_ns = 10 * US,
+              .chain_wall_ns = 40 * US}}, 4, 1, 1, FALSE, "3840 bytes"},
+  {"audio FIR 479 taps, 8 MiB buffers", {.media = CO_TUNE_AUDIO,
+          .copy_engines = 3,.frame_bytes = 8 * MIB,.cost =
+              CO_TUNE_COST_HEAVY}, 4, 2, 1, FALSE, "expected about"},
+  {"audio live", {.media = CO_TUNE_AUDIO,.copy_engines = 3,.live = TRUE,
+          .frame_bytes = 16 * MIB}, 8, 4, 1, FALSE, "blocking (audio)"},
+  {"explicit chunks, live", {H200 (B_4K, 2160),.live = TRUE,
+          .user_chunks = 8}, 16, 8, 1, TRUE, "(set)"},
+  {"explicit streams and batch", {H200 (B_GRAY8, 480),.user_streams = 1,
+          .user_batch = 3}, 1, 1, 3, FALSE, "batch 3 (set)"},
+  {"fewer rows than bands", {H200 (B_4K, 2),.live = TRUE}, 4, 2, 1, TRUE,
+      "chunks 2"},
+};
+
+static void
+test_table (void)
+{
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (cases); i++) {
+    const Case *c = &cases[i];
+    CoTuneChoice ch;
+
+    co_tune_decide (&c->in, &ch);
+    g_test_message ("%s: %u x %u, batch %u, %s: %s", c->name, ch.streams,
+        ch.chunks, ch.batch, ch.spin ? "spin" : "blocking", ch.reason);
+    if (ch.streams != c->streams || ch.chunks != c->chunks ||
+        ch.batch != c->batch || ch.spin != c->spin)
+      g_error ("%s: got %u x %u batch %u %s, want %u x %u batch %u %s (%s)",
+          c->name, ch.streams, ch.chunks, ch.batch, ch.spin ? "spin" :
+          "blocking", c->streams, c->chunks, c->batch, c->spin ? "spin" :
+          "blocking", ch.reason);
+    if (!strstr (ch.reason, c->says))
+      g_error ("%s: the reason \"%s\" does not say \"%s\"", c->name,
+          ch.reason, c->says);
+  }
+}
+
+/* The same input gives the same choice; a measured heavy kernel changes
+ * it (what the element re-decides on). */
+static void
+test_same (void)
+{
+  CoTuneInput in = { H200 (B_4K, 2160) };
+  CoTuneChoice a, b;
+
+  co_tune_decide (&in, &a);
+  co_tune_decide (&in, &b);
+  g_assert_true (co_tune_same (&a, &b));
+  g_assert_cmpstr (a.reason, ==, b.reason);
+  in.measured = (CoTuneMeasure) LIGHT_4K;
+  co_tune_decide (&in, &b);
+  g_assert_true (co_tune_same (&a, &b));
+  in.measured.kernel_ns = 2 * MS;
+  co_tune_decide (&in, &b);
+  g_assert_false (co_tune_same (&a, &b));
+  g_assert_cmpuint (b.chunks, ==, 4);
+}
+
+/* Every choice is in the engine's range, and explicit values stay. */
+static void
+test_random (void)
+{
+  GRand *r = g_rand_new_with_seed (0x7a11);
+  guint i;
+
+  for (i = 0; i < 20000; i++) {
+    CoTuneInput in = { 0 };
+    CoTuneChoice ch;
+
+    in.media = g_rand_boolean (r) ? CO_TUNE_VIDEO : CO_TUNE_AUDIO;
+    in.cpu_backend = g_rand_int_range (r, 0, 4) == 0;
+    in.copy_engines = g_rand_int_range (r, 0, 9);
+    in.host_cores = g_rand_int_range (r, 0, 200);
+    in.frame_bytes = g_rand_int (r) * (guint64) g_rand_int_range (r, 1, 64);
+    in.rows = g_rand_int_range (r, 0, 5000);
+    in.live = g_rand_boolean (r);
+    in.frame_interval_ns = g_rand_int (r);
+    in.cost = g_rand_boolean (r) ? CO_TUNE_COST_HEAVY : CO_TUNE_COST_LIGHT;
+    in.can_batch = in.media == CO_TUNE_VIDEO;
+    in.spinners = g_rand_int_range (r, 0, 4);
+    in.user_streams = g_rand_boolean (r) ? 0 : g_rand_int_range (r, 1, 33);
+    in.user_chunks = g_rand_boolean (r) ? 0 : g_rand_int_range (r, 1, 65);
+    in.user_batch = g_rand_boolean (r) ? 0 : g_rand_int_range (r, 1, 17);
+    in.user_wait = g_rand_boolean (r);
+    if (g_rand_boolean (r)) {
+      in.measured.frames = 30;
+      in.measured.h2d_ns = g_rand_int (r);
+      in.measured.kernel_ns = g_rand_int (r);
+      in.measured.d2h_ns = g_rand_int (r);
+      in.measured.busy_ns = g_rand_int (r);
+      in.measured.gpu_latency_ns = g_rand_int (r);
+      in.measured.host_cpu_ns = g_rand_int (r);
+      in.measured.chain_wall_ns = g_rand_int (r);
+      in.measured.gap_ns = g_rand_int (r);
+      in.measured.gap_cpu_ns = g_rand_int (r);
+      in.measured.bytes = g_rand_int (r);
+    }
+    co_tune_decide (&in, &ch);
+    g_assert_cmpuint (ch.streams, >=, 1);
+    g_assert_cmpuint (ch.streams, <=, 32);
+    g_assert_cmpuint (ch.chunks, >=, 1);
+    g_assert_cmpuint (ch.chunks, <=, 64);
+    g_assert_cmpuint (ch.batch, >=, 1);
+    g_assert_cmpuint (ch.batch, <=, 16);
+    g_assert_cmpuint (strlen (ch.reason), <, CO_TUNE_REASON_MAX);
+    if (in.user_streams)
+      g_assert_cmpuint (ch.streams, ==, in.user_streams);
+    if (in.user_chunks && (!in.rows || in.user_chunks <= in.rows))
+      g_assert_cmpuint (ch.chunks, ==, in.user_chunks);
+    if (in.user_batch)
+      g_assert_cmpuint (ch.batch, ==, in.user_batch);
+    if (!in.can_batch && !in.user_batch)
+      g_assert_cmpuint (ch.batch, ==, 1);
+    if (in.live && !in.user_batch)
+      g_assert_cmpuint (ch.batch, ==, 1);
+    if (ch.spin)
+      g_assert_true (in.live && !in.cpu_backend && !in.user_wait &&
+          in.spinners < CO_TUNE_MAX_SPINNERS);
+    if (!in.cpu_backend && !in.user_streams)
+      g_assert_cmpuint (ch.streams, >=, MIN (ch.chunks, 32));
+  }
+  g_rand_free (r);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/tune/table", test_table);
+  g_test_add_func ("/tune/same", test_same);
+  g_test_add_func ("/tune/random", test_random);
+  return g_test_run ();
+}

@@ -1,0 +1,210 @@
+/* cudaoverlap-bench: several pipelines at once (--pipelines) and the first
+ * frame's time (--first-frame).
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * --pipelines N: N copies of a row's pipeline, each on its own thread, in
+ * one process.  Each primes (one frame, waited for), then all wait for
+ * each other and push their timed frames at once.  A row per pipeline
+ * (its own frames/s, first push to last output) and an aggregate row: all
+ * timed frames over the first push to the last output of any of them.
+ * Every output of every pipeline is checked as in any row.
+ *
+ * --first-frame: a fresh pipeline set to PLAYING and fed its first frame
+ * at once: the time from that push to its output (and from PLAYING to it),
+ * the output checked byte by byte.  "cold" is the first pipeline of the
+ * process: the element's engine build then includes the CUDA context's
+ * creation, which a child process measures alone (cudaFree (0) as its
+ * first CUDA call) so that it can be told apart; "warm" is a second
+ * pipeline with the same caps after the first one ran, in the same
+ * process.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <math.h>
+
+#include <gst/app/app.h>
+
+#include "bench-common.h"
+#include "bench-gst.h"
+
+#define FIRST_WAIT (60 * GST_SECOND)
+
+typedef struct
+{
+  BenchRunSpec sp;
+  BenchRow row;
+  gboolean ok;
+} Concurrent;
+
+static gpointer
+concurrent_main (gpointer data)
+{
+  Concurrent *c = data;
+
+  c->ok = bench_run_pipeline (&c->sp, &c->row, NULL);
+  return NULL;
+}
+
+/* Runs @n copies of @sp at once; appends a row per pipeline, then the
+ * aggregate, to @rows.  FALSE if any failed. */
+gboolean
+bench_run_concurrent (const BenchRunSpec * sp, guint n, const gchar * mode,
+    GArray * rows)
+{
+  Concurrent *c = g_new0 (Concurrent, n);
+  GThread **threads = g_new0 (GThread *, n);
+  BenchBarrier start;
+  BenchRow all;
+  guint64 t0 = G_MAXUINT64, t1 = 0, frames = 0;
+  gdouble sum = 0, lo = INFINITY, hi = 0;
+  gboolean ok = TRUE;
+  guint i;
+
+  bench_barrier_init (&start, n);
+  for (i = 0; i < n; i++) {
+    gchar name[24];
+
+    c[i].sp = *sp;
+    c[i].sp.start = &start;
+    g_snprintf (name, sizeof (name), "pipeline %u/%u", i + 1, n);
+    bench_row_init (&c[i].row, name, mode, bench_input_names[sp->input],
+        sp->streams, sp->chunks);
+    c[i].row.frames = sp->frames;
+    threads[i] = g_thread_new ("bench-pipeline", concurrent_main, &c[i]);
+  }
+  bench_row_init (&all, "pipelines", mode, bench_input_names[sp->input],
+      sp->streams, sp->chunks);
+  for (i = 0; i < n; i++) {
+    BenchRow *r = &c[i].row;
+
+    g_thread_join (threads[i]);
+    ok &= c[i].ok && !r->invalid;
+    all.checked += r->checked;
+    all.bad += r->bad;
+    all.streams = r->streams;
+    all.chunks = r->chunks;
+    /* the process's CPU time is shared: no figure per pipeline */
+    r->cpu_ms = NAN;
+    g_array_append_val (rows, *r);
+    if (!c[i].ok || r->invalid)
+      continue;
+    t0 = MIN (t0, r->t0_ns);
+    t1 = MAX (t1, r->t1_ns);
+    frames += r->frames;
+    sum += r->fps;
+    lo = MIN (lo, r->fps);
+    hi = MAX (hi, r->fps);
+  }
+  all.frames = frames;
+  all.invalid = !ok;
+  all.fps = ok && t1 > t0 ? frames * 1e9 / (gdouble) (t1 - t0) : NAN;
+  all.gbps = all.fps * 2.0 * bench_gst.fr.lay.size / 1e9;
+  all.cpu_ms = NAN;
+  if (ok)
+    g_snprintf (all.check, sizeof (all.check), "ok %" G_GUINT64_FORMAT "/%"
+        G_GUINT64_FORMAT, all.checked, all.checked);
+  else
+    g_snprintf (all.check, sizeof (all.check), "INVALID %" G_GUINT64_FORMAT
+        "/%" G_GUINT64_FORMAT " bad", all.bad, all.checked);
+  g_array_append_val (rows, all);
+  if (ok)
+    bench_note ("pipelines %s %s: aggregate %.1f frames/s (all timed "
+        "frames, first push to last output of any); per pipeline %.1f .. "
+        "%.1f, mean %.1f (%.3f .. %.3f x the mean)", mode,
+        bench_input_names[sp->input], all.fps, lo, hi, sum / n, lo * n / sum,
+        hi * n / sum);
+  bench_barrier_clear (&start);
+  g_free (threads);
+  g_free (c);
+  return ok;
+}
+
+/* The first output of @sink, checked against ring frame 0's invert. */
+static gboolean
+first_output (GstElement * sink, guint64 * t_out, gchar * msg, gsize size)
+{
+  GstSample *s = gst_app_sink_try_pull_sample (GST_APP_SINK (sink),
+      FIRST_WAIT);
+  const guint8 *data[BENCH_MAX_PLANES] = { NULL, };
+  gsize stride[BENCH_MAX_PLANES] = { 0, };
+  guint8 *ref = g_malloc (bench_gst.fr.lay.size);
+  GstVideoFrame vf;
+  gboolean same = FALSE;
+  gint p;
+
+  *t_out = bench_now_ns ();
+  g_strlcpy (msg, "no output within 60 s", size);
+  if (s && gst_video_frame_map (&vf, &bench_gst.info,
+          gst_sample_get_buffer (s), GST_MAP_READ)) {
+    for (p = 0; p < bench_gst.fr.lay.n_planes; p++) {
+      data[p] = GST_VIDEO_FRAME_PLANE_DATA (&vf, p);
+      stride[p] = GST_VIDEO_FRAME_PLANE_STRIDE (&vf, p);
+    }
+    bench_invert_ref (&bench_gst.fr.lay, bench_gst.fr.ring[0], ref);
+    same = bench_compare (&bench_gst.fr.lay, data, stride, ref, msg, size);
+    gst_video_frame_unmap (&vf);
+  }
+  if (s)
+    gst_sample_unref (s);
+  g_free (ref);
+  return same;
+}
+
+/* One first frame: a fresh pipeline, PLAYING, ring frame 0 pushed at once
+ * (the ring's GstMemory: registered input); fills @row's p50 with the
+ * time from the push to the output.  FALSE on an error. */
+gboolean
+bench_first_frame (const BenchRunSpec * sp, const gchar * mode, BenchRow * row)
+{
+  gchar *props = bench_element_props (sp), msg[160];
+  gchar *desc = g_strdup_printf ("appsrc name=src ! cudavideofilter "
+      "name=filter %s ! appsink name=sink sync=false", props);
+  GstElement *pipe = gst_parse_launch (desc, NULL), *src, *sink, *filter;
+  GstStructure *pp = NULL;
+  GstBuffer *buf = gst_buffer_new ();
+  guint64 t_play, t_push, t_out;
+  gboolean ok;
+
+  bench_row_init (row, "first-frame", mode, "registered", sp->streams,
+      sp->chunks);
+  row->frames = 1;
+  g_assert (pipe != NULL);
+  src = gst_bin_get_by_name (GST_BIN (pipe), "src");
+  sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
+  filter = gst_bin_get_by_name (GST_BIN (pipe), "filter");
+  g_object_set (src, "caps", bench_gst.caps, "format", GST_FORMAT_TIME,
+      "is-live", FALSE, NULL);
+  gst_buffer_append_memory (buf, gst_memory_ref (bench_gst.mem[0]));
+  GST_BUFFER_PTS (buf) = 0;
+  GST_BUFFER_DURATION (buf) = bench_gst.dur;
+  t_play = bench_now_ns ();
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  t_push = bench_now_ns ();
+  gst_app_src_push_buffer (GST_APP_SRC (src), buf);
+  ok = first_output (sink, &t_out, msg, sizeof (msg));
+  /* the settings in effect (automatic ones too) */
+  g_object_get (filter, "passport", &pp, NULL);
+  if (pp) {
+    gst_structure_get_uint (pp, "streams", &row->streams);
+    gst_structure_get_uint (pp, "chunks", &row->chunks);
+    gst_structure_free (pp);
+  }
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  row->checked = 1;
+  row->bad = ok ? 0 : 1;
+  row->invalid = !ok;
+  row->p50_ms = row->p99_ms = (t_out - t_push) / 1e6;
+  g_strlcpy (row->check, ok ? "ok 1/1" : "INVALID 1/1 bad",
+      sizeof (row->check));
+  bench_note ("first-frame %s: first push to its output %.3f ms, PLAYING to "
+      "it %.3f ms (%s)%s%s", mode, (t_out - t_push) / 1e6,
+      (t_out - t_play) / 1e6, props, ok ? "" : ": ", ok ? "" : msg);
+  gst_object_unref (src);
+  gst_object_unref (sink);
+  gst_object_unref (filter);
+  gst_object_unref (pipe);
+  g_free (desc);
+  g_free (props);
+  return ok;
+}
