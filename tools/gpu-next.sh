@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# The first device call of a session after CPU-only work: everything written
+# without a GPU, checked on it, in one bounded command (< 10 min):
+#   source .gpu/gst/env.sh && tools/gpu-next.sh [build]
+# 1. every suite with CO_TEST_BACKEND=cuda (tests/run-gpu-tests.sh): the
+#    CUDA runs of passthrough, QoS, metas, automatic settings, CUDA memory;
+# 2. the open gamma finding (docs/RELIABILITY.md): its torture seed three
+#    times, with the gamma table uploads logged;
+# 3. a build the GPU cannot run (BUILD/arch100: the plugin built with
+#    -Dcuda-architectures=100, see below): backend=auto must warn and run on
+#    the CPU, backend=cuda must fail naming compute capability 9.0 and sm_100;
+# 4. compute-sanitizer memcheck and racecheck on the CUDA-memory paths
+#    (cudaupload ! cudavideofilter ! cudadownload and the mixed ones), when
+#    the build has them.
+# Logs: $OUT/next-logs.tgz, re-packed after every step; a table last.
+#
+# Prepare here (the H200 is sm_90; all families do not fit the carry):
+#   meson setup build-h200 -Dfault-injection=true -Dtests=enabled \
+#     -Dcuda-architectures=90 && ninja -C build-h200
+#   meson setup build-arch100 -Dtests=disabled -Dtools=disabled \
+#     -Dcuda-architectures=100 && ninja -C build-arch100
+#   tools/gpu-slim.sh build-h200 build-gpu build-rel
+#   mkdir -p build-gpu/arch100 && cp build-arch100/elements/*.so build-gpu/arch100/
+#   ../shared/tools/gpu-prepare.sh build-gpu     (then carry .gpu and build-gpu)
+set -u
+# shellcheck source=gpu-lib.sh
+source "$(dirname "$0")/gpu-lib.sh" next "${1:-build}" "${CO_NEXT_BUDGET:-570}"
+
+# 1. the suites
+if fits 330 "suites"; then
+  CO_GPU_TEST_TIMEOUT=300 "$here/tests/run-gpu-tests.sh" "$build" > "$out/suites.log" 2>&1
+  sum+=("suites rc $?: $(tail -1 "$out/suites.log")")
+  mapfile -t bad < <(grep -E '^(FAIL|SKIP)' "$out/suites.log")
+  for l in "${bad[@]}"; do sum+=("  $l"); done
+  cp -r "$here/$build/gpu-test-logs" "$out/" 2>/dev/null
+  pack
+fi
+
+# 2. the gamma finding
+torture=$here/$build/tests/test-torture
+for i in 1 2 3; do
+  fits 60 "gamma seed run $i" || break
+  CO_TEST_BACKEND=cuda CK_FORK=no CO_TEST_SEED=0x9f2e1ab4 GST_CHECKS=test_props_vs_seeks \
+    GST_DEBUG=cudaoverlap-video:5 GST_DEBUG_FILE="$out/gamma-$i.debug" \
+    timeout 60 "$torture" > "$out/gamma-$i.log" 2>&1
+  sum+=("gamma seed run $i rc $?")
+done
+pack
+
+# 3. a build this GPU cannot run
+if [ -d "$here/$build/arch100" ] && fits 60 "unrunnable build"; then
+  for be in auto cuda; do
+    GST_PLUGIN_PATH=$here/$build/arch100 GST_REGISTRY_1_0=/tmp/co-reg-arch100.bin \
+      timeout 30 gst-launch-1.0 videotestsrc num-buffers=5 ! \
+      video/x-raw,format=RGBA,width=64,height=48 ! cudavideofilter backend=$be ! \
+      fakesink > "$out/arch100-$be.log" 2>&1
+    rc=$?
+    said=$(grep -c "compute capability 9.0" "$out/arch100-$be.log")
+    sum+=("arch100 backend=$be rc $rc, names cc 9.0: $said (expect auto: rc 0 + warning; cuda: rc 1 + error)")
+  done
+  pack
+fi
+
+# 4. compute-sanitizer on the CUDA-memory paths
+if gst-inspect-1.0 cudaupload > /dev/null 2>&1 && fits 120 "sanitizer"; then
+  cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+  for tool in memcheck racecheck; do
+    for p in "cudaupload ! video/x-raw(memory:CUDAMemory) ! cudavideofilter operation=box-blur radius=3 chunks=3 streams=2 backend=cuda ! video/x-raw(memory:CUDAMemory) ! cudadownload" \
+             "cudaupload ! video/x-raw(memory:CUDAMemory) ! cudavideofilter operation=invert backend=cuda ! video/x-raw" \
+             "cudavideofilter operation=gamma gamma=2.2 backend=cuda ! video/x-raw(memory:CUDAMemory) ! cudadownload"; do
+      echo "=== $tool: $p" >> "$out/sanitizer.log"
+      # one argument: gst-launch-1.0 parses it as the whole description
+      timeout 40 "$cs" --tool "$tool" --error-exitcode 9 gst-launch-1.0 -q \
+        "videotestsrc num-buffers=6 pattern=snow ! video/x-raw,format=NV12,width=161,height=93 ! $p ! fakesink" \
+        >> "$out/sanitizer.log" 2>&1
+      sum+=("sanitizer $tool: ${p:0:40}... rc $?")
+    done
+  done
+  pack
+fi
+
+printf '%s\n' "${sum[@]}" | tee "$out/summary.txt"
+pack
