@@ -58,6 +58,9 @@ struct _CoBackendOps
     gpointer (*const_ptr) (CoEngine * e);
   /* Fills @info, which the engine has zeroed. */
   void (*device_info) (CoEngine * e, CoDeviceInfo * info);
+  /* Optional: co_engine_device_context(). */
+    gboolean (*device_context) (gint device_id, gpointer * context,
+      gint * device, GError ** error);
 };
 
 /* The backend co_engine_new() opens for @kind (co-backend.c): CO_BACKEND_AUTO
