@@ -416,6 +416,15 @@ read_config (GstCudaOverlapFilter * self, CoEngineConfig * cfg)
   cfg->name = GST_OBJECT_NAME (self);
   if (cfg->mode == CO_MODE_SERIAL)
     cfg->streams = cfg->chunks = 1;
+  if (cfg->backend != CO_BACKEND_CPU) {
+    /* the pipeline's CUDA context: the engine runs in it, on its device */
+    GstObject *ctx = _gst_cuda_overlap_filter_cuda_context (self,
+        &cfg->device_context, &cfg->device_id);
+
+    /* held by priv->cuda_ctx until READY->NULL, after the engine is gone */
+    if (ctx)
+      gst_object_unref (ctx);
+  }
 }
 
 static void
@@ -513,6 +522,29 @@ warn_fallback (GstCudaOverlapFilter * self, gint device_id)
   g_free (note);
 }
 
+/* CUDA memory on a pad: the engine must run on the CUDA backend (auto
+ * does not fall back to the CPU then) in the pipeline's CUDA context. */
+static gboolean
+check_cuda_memory (GstCudaOverlapFilter * self, CoEngineConfig * cfg,
+    GError ** error)
+{
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
+  gchar *why = NULL;
+
+  if (!priv->in_cuda && !priv->out_cuda)
+    return TRUE;
+  if (cfg->backend != CO_BACKEND_CPU && cfg->device_context) {
+    cfg->backend = CO_BACKEND_CUDA;
+    return TRUE;
+  }
+  if (_gst_cuda_overlap_filter_cuda_memory_usable (self, &why) && !why)
+    why = g_strdup ("no CUDA context could be found or made");
+  g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_CONFIG,
+      "CUDA memory needs the CUDA backend and a CUDA context: %s", why);
+  g_free (why);
+  return FALSE;
+}
+
 /* Builds engine, pool and frames for @caps and installs them.  Posts an
  * element error on failure.  Streaming thread, nothing installed. */
 static gboolean
@@ -527,7 +559,8 @@ build (GstCudaOverlapFilter * self, GstCaps * caps)
   gsize out_size;
 
   read_config (self, &cfg);
-  out_size = klass->configure (self, caps, &cfg, &err);
+  out_size = check_cuda_memory (self, &cfg, &err) ?
+      klass->configure (self, caps, &cfg, &err) : 0;
   if (!out_size) {
     post_build_error (self, caps, err, FALSE);
     g_clear_error (&err);
@@ -795,6 +828,8 @@ _gst_cuda_overlap_filter_teardown (GstCudaOverlapFilter * self)
   priv->dirty = LC_DIRTY_NONE;
   g_mutex_unlock (&priv->lock);
   gst_caps_replace (&priv->caps, NULL);
+  gst_caps_replace (&priv->src_caps, NULL);
+  priv->in_cuda = priv->out_cuda = FALSE;
   /* the next run starts processing; its first buffer checks again */
   g_atomic_int_set (&priv->passthrough, FALSE);
 }

@@ -213,8 +213,8 @@ gst_cuda_overlap_filter_chain (GstPad * pad, GstObject * parent,
  * state change deactivates it before the sink pad, and a flushing seek
  * races the streaming thread) is FLUSHING, not an error: upstream must
  * not post "not-negotiated" or "Internal data stream error" for it. */
-static GstFlowReturn
-push_event (GstPad * srcpad, GstEvent * event)
+GstFlowReturn
+_gst_cuda_overlap_filter_push_event (GstPad * srcpad, GstEvent * event)
 {
   GstEventType type = GST_EVENT_TYPE (event);
   gboolean flushing;
@@ -249,13 +249,12 @@ gst_cuda_overlap_filter_sink_event (GstPad * pad, GstObject * parent,
   GstCudaOverlapFilterPrivate *priv = PRIV (self);
   GstPad *srcpad = srcpad_of (self);
   GstFlowReturn ret;
-  GstCaps *caps;
 
   GST_LOG_OBJECT (self, "event %" GST_PTR_FORMAT, event);
   switch (GST_EVENT_TYPE (event)) {
     case GST_EVENT_FLUSH_START:
       _gst_cuda_overlap_filter_flush_start (self);
-      ret = push_event (srcpad, event);
+      ret = _gst_cuda_overlap_filter_push_event (srcpad, event);
       /* wait for the push task to stop; it drops what it holds */
       gst_pad_pause_task (srcpad);
       return ret;
@@ -263,20 +262,14 @@ gst_cuda_overlap_filter_sink_event (GstPad * pad, GstObject * parent,
       _gst_cuda_overlap_filter_flush_stop (self);
       _gst_cuda_overlap_filter_qos_reset (self);
       gst_segment_init (&priv->segment, GST_FORMAT_UNDEFINED);
-      return push_event (srcpad, event);
+      return _gst_cuda_overlap_filter_push_event (srcpad, event);
     case GST_EVENT_SEGMENT:
       _gst_cuda_overlap_filter_drain (self);
       gst_event_copy_segment (event, &priv->segment);
       _gst_cuda_overlap_filter_qos_reset (self);
-      return push_event (srcpad, event);
+      return _gst_cuda_overlap_filter_push_event (srcpad, event);
     case GST_EVENT_CAPS:
-      gst_event_parse_caps (event, &caps);
-      if (!(priv->caps && gst_caps_is_equal (caps, priv->caps)) &&
-          !_gst_cuda_overlap_filter_set_caps (self, caps)) {
-        gst_event_unref (event);
-        return GST_FLOW_NOT_NEGOTIATED;
-      }
-      return push_event (srcpad, event);
+      return _gst_cuda_overlap_filter_sink_caps (self, event);
     case GST_EVENT_EOS:
       _gst_cuda_overlap_filter_drain (self);
       if (priv->stats && priv->engine) {
@@ -286,12 +279,12 @@ gst_cuda_overlap_filter_sink_event (GstPad * pad, GstObject * parent,
         _gst_cuda_overlap_filter_post_stats (self, TRUE);
       }
       co_trace_sync (priv->trace);
-      return push_event (srcpad, event);
+      return _gst_cuda_overlap_filter_push_event (srcpad, event);
     default:
       if (GST_EVENT_IS_SERIALIZED (event))
         _gst_cuda_overlap_filter_drain (self);
       /* our one source pad: what gst_pad_event_default would do */
-      return push_event (srcpad, event);
+      return _gst_cuda_overlap_filter_push_event (srcpad, event);
   }
 }
 
@@ -351,9 +344,21 @@ gst_cuda_overlap_filter_sink_query (GstPad * pad, GstObject * parent,
 {
   GstCudaOverlapFilter *self = GST_CUDA_OVERLAP_FILTER (parent);
 
-  /* ALLOCATION is serialized: the streaming thread's, like the engine */
-  if (GST_QUERY_TYPE (query) == GST_QUERY_ALLOCATION)
-    return propose_allocation (self, query);
+  switch (GST_QUERY_TYPE (query)) {
+    case GST_QUERY_ALLOCATION:
+      /* serialized: the streaming thread's, like the engine */
+      return propose_allocation (self, query);
+    case GST_QUERY_CAPS:
+      return _gst_cuda_overlap_filter_query_caps (self, pad, query);
+    case GST_QUERY_ACCEPT_CAPS:
+      return _gst_cuda_overlap_filter_query_accept_caps (self, pad, query);
+    case GST_QUERY_CONTEXT:
+      if (_gst_cuda_overlap_filter_query_context (self, query))
+        return TRUE;
+      break;
+    default:
+      break;
+  }
   return gst_pad_query_default (pad, parent, query);
 }
 
@@ -369,8 +374,18 @@ gst_cuda_overlap_filter_src_query (GstPad * pad, GstObject * parent,
   guint in_flight, batch;
   gboolean live;
 
-  if (GST_QUERY_TYPE (query) != GST_QUERY_LATENCY)
-    return gst_pad_query_default (pad, parent, query);
+  switch (GST_QUERY_TYPE (query)) {
+    case GST_QUERY_LATENCY:
+      break;
+    case GST_QUERY_CAPS:
+      return _gst_cuda_overlap_filter_query_caps (self, pad, query);
+    case GST_QUERY_CONTEXT:
+      if (_gst_cuda_overlap_filter_query_context (self, query))
+        return TRUE;
+      return gst_pad_query_default (pad, parent, query);
+    default:
+      return gst_pad_query_default (pad, parent, query);
+  }
   if (!gst_pad_peer_query (GST_ELEMENT (self)->sinkpads->data, query))
     return FALSE;
   gst_query_parse_latency (query, &live, &min, &max);
@@ -420,7 +435,7 @@ _gst_cuda_overlap_filter_setup_pads (GstCudaOverlapFilter * self)
   gst_pad_set_chain_function (sinkpad, gst_cuda_overlap_filter_chain);
   gst_pad_set_event_full_function (sinkpad, gst_cuda_overlap_filter_sink_event);
   gst_pad_set_query_function (sinkpad, gst_cuda_overlap_filter_sink_query);
-  GST_PAD_SET_PROXY_CAPS (sinkpad);
+  /* caps: gstcudaoverlapfilter-caps.c (the memory may differ per pad) */
   gst_element_add_pad (GST_ELEMENT (self), sinkpad);
 
   srcpad = gst_pad_new_from_template (gst_element_class_get_pad_template
@@ -429,8 +444,6 @@ _gst_cuda_overlap_filter_setup_pads (GstCudaOverlapFilter * self)
       gst_cuda_overlap_filter_src_activate_mode);
   gst_pad_set_query_function (srcpad, gst_cuda_overlap_filter_src_query);
   gst_pad_set_event_function (srcpad, gst_cuda_overlap_filter_src_event);
-  gst_pad_use_fixed_caps (srcpad);
-  GST_PAD_SET_PROXY_CAPS (srcpad);
   gst_element_add_pad (GST_ELEMENT (self), srcpad);
 }
 
@@ -468,6 +481,7 @@ _gst_cuda_overlap_filter_change_state (GstElement * element,
     case GST_STATE_CHANGE_NULL_TO_READY:
       if (!check_backend (self))
         return GST_STATE_CHANGE_FAILURE;
+      _gst_cuda_overlap_filter_ensure_context (self);
       break;
     case GST_STATE_CHANGE_READY_TO_PAUSED:
       _gst_cuda_overlap_filter_set_shutdown (self, FALSE);
@@ -494,6 +508,8 @@ _gst_cuda_overlap_filter_change_state (GstElement * element,
     g_clear_pointer (&priv->stats, co_stats_free);
     co_trace_close (priv->trace);
     priv->trace = NULL;
+  } else if (transition == GST_STATE_CHANGE_READY_TO_NULL) {
+    _gst_cuda_overlap_filter_release_context (self);
   }
   return ret;
 }

@@ -124,6 +124,11 @@ void gst_cuda_overlap_filter_set_qos_enabled (GstCudaOverlapFilter * self,
     gboolean enabled);
 gboolean gst_cuda_overlap_filter_is_qos_enabled (GstCudaOverlapFilter * self);
 CoBackendKind gst_cuda_overlap_filter_backend (GstCudaOverlapFilter * self);
+/* For subclasses (streaming thread, from @configure on): whether the pad
+ * of @direction negotiated memory:CUDAMemory (device memory) rather than
+ * system memory. */
+gboolean gst_cuda_overlap_filter_pad_is_cuda (GstCudaOverlapFilter * self,
+    GstPadDirection direction);
 gint gst_cuda_overlap_filter_device_id (GstCudaOverlapFilter * self);
 /* For @prepare: the @size input bytes at @data (mapped from frame->inbuf)
  * will be copied; if they are not in page-locked memory (e.g. mapping

@@ -87,6 +87,7 @@
 #include <gst/video/video.h>
 
 #include "gstcudavideofilter.h"
+#include "gstcudaoverlap-cudamem.h"
 #include "co-video.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_overlap_video_filter_debug);
@@ -94,6 +95,9 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_overlap_video_filter_debug);
 
 #define FORMATS "{ GRAY8, GRAY16_LE, RGBA, BGRA, ARGB, ABGR, RGBx, BGRx, " \
   "xRGB, xBGR, NV12, I420 }"
+/* Ours that 1.22's CUDA memory (nvcodec) carries too: not GRAY8, GRAY16_LE,
+ * xRGB, xBGR, which stay in system memory. */
+#define CUDA_FORMATS "{ RGBA, BGRA, ARGB, ABGR, RGBx, BGRx, NV12, I420 }"
 #define LUT_BYTES (65536 * sizeof (guint16))
 
 /* Metas tagged only with these (or with nothing) hold for the output: our
@@ -140,12 +144,16 @@ typedef struct
   gboolean in_mapped, out_mapped;
 } FramePriv;
 
+/* CUDA memory first, system memory second (gstcudaoverlapfilter-caps.c
+ * leaves CUDA memory out where it cannot be used) */
+#define TEMPLATE_CAPS \
+  GST_VIDEO_CAPS_MAKE_WITH_FEATURES (GST_CUDA_OVERLAP_CAPS_FEATURE_CUDA, \
+      CUDA_FORMATS) "; " GST_VIDEO_CAPS_MAKE (FORMATS)
+
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
-    GST_PAD_SINK, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (FORMATS)));
+    GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (TEMPLATE_CAPS));
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
-    GST_PAD_SRC, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (FORMATS)));
+    GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (TEMPLATE_CAPS));
 
 #define GST_TYPE_CUDA_VIDEO_OPERATION (gst_cuda_video_operation_get_type ())
 static GType
