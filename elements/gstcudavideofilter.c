@@ -358,7 +358,8 @@ gst_cuda_overlap_video_filter_configure (GstCudaOverlapFilter * base,
     return 0;
   }
 
-  co_video_plan_sizes (d, cfg->chunks, &cfg->dev_in_size, &cfg->dev_out_size);
+  co_video_plan_sizes (d, cfg->chunks, FALSE, FALSE, &cfg->dev_in_size,
+      &cfg->dev_out_size);
   if (self->batch_eff > 1) {
     /* image i's device areas follow image 0's at 256-byte aligned strides
      * (the kernels' widest access stays aligned in every image) */
@@ -452,8 +453,7 @@ gst_cuda_overlap_video_filter_prepare (GstCudaOverlapFilter * base,
 {
   GstCudaOverlapVideoFilter *self = GST_CUDA_OVERLAP_VIDEO_FILTER (base);
   FramePriv *fp = fr->priv;
-  guint8 *in[CO_VIDEO_MAX_PLANES], *out[CO_VIDEO_MAX_PLANES];
-  gint in_stride[CO_VIDEO_MAX_PLANES], out_stride[CO_VIDEO_MAX_PLANES];
+  CoVideoPlanes in, out;
   gsize size = gst_buffer_get_size (fr->inbuf);
   gsize need = GST_VIDEO_INFO_SIZE (&self->info);
   GstVideoMeta *meta;
@@ -497,18 +497,18 @@ gst_cuda_overlap_video_filter_prepare (GstCudaOverlapFilter * base,
     return GST_FLOW_ERROR;
   }
   for (i = 0; i < self->desc.n_planes; i++) {
-    in[i] = GST_VIDEO_FRAME_PLANE_DATA (&fp->in, i);
-    in_stride[i] = GST_VIDEO_FRAME_PLANE_STRIDE (&fp->in, i);
-    gst_cuda_overlap_filter_frame_check_input (fr, in[i],
-        plane_extent (&self->desc.planes[i], in_stride[i]));
-    out[i] = GST_VIDEO_FRAME_PLANE_DATA (&fp->out, i);
-    out_stride[i] = GST_VIDEO_FRAME_PLANE_STRIDE (&fp->out, i);
+    in.data[i] = GST_VIDEO_FRAME_PLANE_DATA (&fp->in, i);
+    in.stride[i] = GST_VIDEO_FRAME_PLANE_STRIDE (&fp->in, i);
+    gst_cuda_overlap_filter_frame_check_input (fr, in.data[i],
+        plane_extent (&self->desc.planes[i], in.stride[i]));
+    out.data[i] = GST_VIDEO_FRAME_PLANE_DATA (&fp->out, i);
+    out.stride[i] = GST_VIDEO_FRAME_PLANE_STRIDE (&fp->out, i);
   }
   /* the CPU backend's kernels read and write the buffers in place, except
    * in batches, which are laid out in its work memory like on the device */
-  co_video_plan (&self->desc, co_engine_chunks (e),
-      co_engine_backend (e) == CO_BACKEND_CPU && self->batch_eff == 1,
-      fr->image, cf, in, in_stride, out, out_stride);
+  in.direct = out.direct = co_engine_backend (e) == CO_BACKEND_CPU &&
+      self->batch_eff == 1;
+  co_video_plan (&self->desc, co_engine_chunks (e), fr->image, cf, &in, &out);
   return GST_FLOW_OK;
 }
 

@@ -564,6 +564,8 @@ co_cuda_launch (CoChunk * ch, cudaStream_t s, GError ** error)
   const gchar *call = video ? "co_video_launch_cuda" : "co_audio_launch_cuda";
   int kerr;
 
+  if (ch->kind == CO_KERNEL_NONE)
+    return TRUE;
   if (co_fault_hit (call))
     return !co_cuda_injected (call, error);
   kerr = video ? co_video_launch_cuda (&ch->params.video, s) :

@@ -68,6 +68,8 @@ typedef enum
 {
   CO_KERNEL_VIDEO = 0,
   CO_KERNEL_AUDIO = 1,
+  CO_KERNEL_NONE = 2,           /* the chunk's copies only (an upload or a
+                                 * download), no kernel */
 } CoKernelKind;
 
 /* Indices into CoChunk.ts: the four events of a chunk.  H2D runs over
