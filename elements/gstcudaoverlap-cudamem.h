@@ -40,6 +40,13 @@ G_BEGIN_DECLS
   GstVideoInfo info;            /* pitched layout of the device memory */
 } GstCudaOverlapCudaMemoryHead;
 
+/* The public head of a GstCudaBufferPool (1.22 and later). */
+typedef struct
+{
+  GstBufferPool parent;
+  GstObject *context;           /* GstCudaContext */
+} GstCudaOverlapCudaBufferPoolHead;
+
 /* The calls of libgstcuda-1.0 that the elements make.  GstCudaContext
  * appears as GstObject, CUcontext as gpointer, CUdevice as gint. */
 typedef struct

@@ -171,6 +171,8 @@ wrap_primary (GstCudaOverlapFilter * self, const GstCudaOverlapCudaLib * lib)
   GST_INFO_OBJECT (self, "sharing the primary context of CUDA device %d: %"
       GST_PTR_FORMAT, device, ctx);
   context = lib->context_new_cuda_context (ctx);
+  /* ours too (gst_element_get_context), then the bins' and the app's */
+  gst_element_set_context (GST_ELEMENT (self), context);
   gst_element_post_message (GST_ELEMENT (self),
       gst_message_new_have_context (GST_OBJECT (self), context));
 }

@@ -305,27 +305,38 @@ build_pool (GstCudaOverlapFilter * self, CoEngine * e, GstCaps * caps,
   guint64 budget;
   guint min, max;
 
+  guint down_min = 0;
+
   GST_OBJECT_LOCK (self);
   budget = priv->pool_budget;
   GST_OBJECT_UNLOCK (self);
-  /* every slot's batch, the batch being filled, and downstream's share */
-  min = (co_engine_max_in_flight (e) + 1) * priv->batch + POOL_EXTRA +
-      downstream_min_buffers (self, caps);
-  max = cuda ? (guint) MIN (MAX (min, budget / MAX (out_size, 1)), G_MAXUINT)
-      : 0;
   priv->allocator = cuda ?
       gst_cuda_overlap_pinned_allocator_new (gst_cuda_overlap_filter_device_id
       (self)) : gst_cuda_overlap_try_allocator_get ();
+  if (priv->out_cuda) {
+    /* device memory of the CUDA context (gstcudaoverlapfilter-devmem.c) */
+    *pool = _gst_cuda_overlap_filter_cuda_pool (self, priv->src_caps,
+        &down_min);
+  } else {
+    down_min = downstream_min_buffers (self, priv->src_caps ?
+        priv->src_caps : caps);
+  }
+  /* every slot's batch, the batch being filled, and downstream's share */
+  min = (co_engine_max_in_flight (e) + 1) * priv->batch + POOL_EXTRA + down_min;
+  max = cuda ? (guint) MIN (MAX (min, budget / MAX (out_size, 1)), G_MAXUINT)
+      : 0;
   priv->pool_min = min;
-  *pool = klass->make_pool (self, caps, out_size, priv->allocator, 0, max);
-  if (activate_pool (*pool, min) && (!cuda ||
+  if (!priv->out_cuda)
+    *pool = klass->make_pool (self, caps, out_size, priv->allocator, 0, max);
+  /* staged input: host memory that cannot be copied from in place */
+  if (activate_pool (*pool, min) && (!cuda || priv->in_cuda ||
           build_staging (self, out_size, co_engine_max_in_flight (e))))
     return TRUE;
   pool_free (g_steal_pointer (pool));
   g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_NO_MEMORY,
       "could not allocate %u output buffers (and, on CUDA, as many input "
       "staging buffers) of %" G_GSIZE_FORMAT " bytes (%s memory, %.1f MiB "
-      "in all)", min, out_size,
+      "in all)", min, out_size, priv->out_cuda ? "device" :
       cuda ? "page-locked" : "system", (gdouble) min * out_size / (1 << 20));
   return FALSE;
 }
@@ -386,7 +397,13 @@ _gst_cuda_overlap_filter_acquire_output (GstCudaOverlapFilter * self,
 
   params.flags = GST_BUFFER_POOL_ACQUIRE_FLAG_DONTWAIT;
   ret = gst_buffer_pool_acquire_buffer (priv->pool, outbuf, &params);
-  if (ret == GST_FLOW_EOS || ret == GST_FLOW_ERROR) {
+  if (ret == GST_FLOW_ERROR && priv->out_cuda) {
+    /* no maximum: the device is out of memory; CUDA memory or nothing */
+    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+        ("Out of device memory for output buffers"),
+        ("downstream holds every CUDA-memory output buffer and no new one "
+            "could be allocated"));
+  } else if (ret == GST_FLOW_EOS || ret == GST_FLOW_ERROR) {
     /* at its maximum, or page-locked memory ran out while growing */
     GST_DEBUG_OBJECT (self, "output pool exhausted (%s)",
         gst_flow_get_name (ret));

@@ -19,6 +19,7 @@
 #include <nvtx3/nvToolsExt.h>
 
 #include "gstcudaoverlapfilter-private.h"
+#include "gstcudaoverlap-cudamem.h"
 
 #define GST_CAT_DEFAULT gst_cuda_overlap_filter_debug
 
@@ -126,12 +127,18 @@ chain_frame (GstCudaOverlapFilter * self, GstBuffer * buf, guint64 t0)
   fr->inbuf = buf;
   fr->outbuf = outbuf;
   fr->chain_ns = t0;
-  fr->path = gst_cuda_overlap_hostmem_prepare (buf, co_engine_backend (e) ==
-      CO_BACKEND_CUDA ? gst_cuda_overlap_filter_device_id (self) : -2,
-      MIN_REGISTER_BYTES, &fr->host_ref);
+  if (priv->in_cuda)
+    fr->path = CO_PATH_DEVICE;  /* read in place: no registration */
+  else
+    fr->path = gst_cuda_overlap_hostmem_prepare (buf, co_engine_backend (e) ==
+        CO_BACKEND_CUDA ? gst_cuda_overlap_filter_device_id (self) : -2,
+        MIN_REGISTER_BYTES, &fr->host_ref);
   copy_metadata (self, outbuf, buf);
 
   if (fr->path == CO_PATH_STAGED && !stage_input (self, fr))
+    ret = GST_FLOW_ERROR;
+  else if (priv->in_cuda && !_gst_cuda_overlap_filter_check_cuda_input (self,
+          buf))
     ret = GST_FLOW_ERROR;
   else
     ret = klass->prepare (self, e, fr, cf);
@@ -147,7 +154,8 @@ chain_frame (GstCudaOverlapFilter * self, GstBuffer * buf, guint64 t0)
       GST_TIME_ARGS (GST_BUFFER_PTS (fr->inbuf)), cf->n_chunks,
       fr->path == CO_PATH_PINNED ? "pinned" :
       fr->path == CO_PATH_REGISTERED ? "registered" :
-      fr->path == CO_PATH_PAGEABLE ? "pageable" : "staged");
+      fr->path == CO_PATH_PAGEABLE ? "pageable" :
+      fr->path == CO_PATH_DEVICE ? "device" : "staged");
   if (priv->pending_n < priv->batch) {
     /* the batch is not full yet */
     if (priv->trace)
@@ -300,6 +308,22 @@ gst_cuda_overlap_filter_src_event (GstPad * pad, GstObject * parent,
 
 /* ---- queries --------------------------------------------------------------- */
 
+void
+_gst_cuda_overlap_filter_offer_pool (GstQuery * query, GstBufferPool * pool,
+    guint n)
+{
+  GstStructure *config;
+  guint size = 0;
+
+  if (!pool)
+    return;
+  config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_get_params (config, NULL, &size, NULL, NULL);
+  gst_structure_free (config);
+  gst_query_add_allocation_pool (query, pool, size, n, 0);
+  gst_object_unref (pool);
+}
+
 /* Upstream writes straight into page-locked memory (CUDA backend). */
 static gboolean
 propose_allocation (GstCudaOverlapFilter * self, GstQuery * query)
@@ -307,11 +331,9 @@ propose_allocation (GstCudaOverlapFilter * self, GstQuery * query)
   GstCudaOverlapFilterPrivate *priv = PRIV (self);
   GstCudaOverlapFilterClass *klass = GST_CUDA_OVERLAP_FILTER_GET_CLASS (self);
   GstAllocationParams params;
-  GstBufferPool *pool;
-  GstStructure *config;
   GstCaps *caps;
   gboolean need_pool;
-  guint n, size = 0;
+  guint n;
 
   gst_query_parse_allocation (query, &caps, &need_pool);
   if (!caps || !priv->engine)
@@ -323,18 +345,18 @@ propose_allocation (GstCudaOverlapFilter * self, GstQuery * query)
   /* every slot's batch (the one being filled holds a slot too); no
    * maximum: upstream's own downstream (a tee) may hold its buffers */
   n = co_engine_max_in_flight (priv->engine) * priv->batch + PROPOSE_EXTRA;
+  if (gst_cuda_overlap_caps_is_cuda (caps)) {
+    /* device memory of our CUDA context, read in place */
+    if (need_pool)
+      _gst_cuda_overlap_filter_propose_cuda_pool (self, query, caps, n);
+    return TRUE;
+  }
   gst_allocation_params_init (&params);
   gst_query_add_allocation_param (query, priv->allocator, &params);
   if (!need_pool)
     return TRUE;
-  pool = klass->make_pool (self, caps, 0, priv->allocator, n, 0);
-  if (pool) {
-    config = gst_buffer_pool_get_config (pool);
-    gst_buffer_pool_config_get_params (config, NULL, &size, NULL, NULL);
-    gst_structure_free (config);
-    gst_query_add_allocation_pool (query, pool, size, n, 0);
-    gst_object_unref (pool);
-  }
+  _gst_cuda_overlap_filter_offer_pool (query,
+      klass->make_pool (self, caps, 0, priv->allocator, n, 0), n);
   return TRUE;
 }
 

@@ -177,6 +177,10 @@ GstFlowReturn _gst_cuda_overlap_filter_srcresult (GstCudaOverlapFilter * self);
 void _gst_cuda_overlap_filter_loop (GstCudaOverlapFilter * self);
 
 /* gstcudaoverlapfilter-pads.c */
+/* Adds @pool (taken; NULL: nothing) to an ALLOCATION answer with its
+ * configured buffer size, @n buffers at least, no maximum. */
+void _gst_cuda_overlap_filter_offer_pool (GstQuery * query,
+    GstBufferPool * pool, guint n);
 /* Pushes @event on @srcpad; a refusal while the pad flushes is FLUSHING. */
 GstFlowReturn _gst_cuda_overlap_filter_push_event (GstPad * srcpad,
     GstEvent * event);
@@ -235,6 +239,15 @@ void _gst_cuda_overlap_filter_release_context (GstCudaOverlapFilter * self);
  * device (either may be NULL). */
 GstObject *_gst_cuda_overlap_filter_cuda_context (GstCudaOverlapFilter *
     self, gpointer * handle, gint * device);
+
+/* gstcudaoverlapfilter-devmem.c: memory:CUDAMemory buffers (streaming
+ * thread). */
+GstBufferPool *_gst_cuda_overlap_filter_cuda_pool (GstCudaOverlapFilter *
+    self, GstCaps * caps, guint * downstream_min);
+gboolean _gst_cuda_overlap_filter_propose_cuda_pool (GstCudaOverlapFilter *
+    self, GstQuery * query, GstCaps * caps, guint n);
+gboolean _gst_cuda_overlap_filter_check_cuda_input (GstCudaOverlapFilter *
+    self, GstBuffer * buf);
 
 /* gstcudaoverlap-trymem.c: memory from g_try_malloc (an allocation that
  * fails returns NULL instead of aborting the process). */

@@ -36,7 +36,8 @@
  * `device-name`, `compute-capability`, `pci-bus-id`, `driver-version`,
  * `runtime-version`, `async-engine-count`, `concurrent-kernels`, `streams`,
  * `chunks`, `max-in-flight`, `batch`, `mode`, `wait-mode`, `submit-thread`,
- * `backend`, `operation`, `caps`, `frame-bytes`, `plugin-version`.
+ * `backend`, `operation`, `memory-in`, `memory-out`, `caps`, `frame-bytes`,
+ * `plugin-version`.
  * <!-- fields:cudaoverlap-passport names end -->
  *
  * `cudaoverlap-stats`:
@@ -47,8 +48,8 @@
  * `latency-min`, `latency-mean`, `latency-p50`, `latency-p95`, `latency-p99`,
  * `latency-max`, `gpu-latency-p50`, `gpu-latency-p99`, `frames-pinned`,
  * `frames-registered`, `frames-pageable`, `frames-staged`,
- * `frames-passthrough`, `streams`, `chunks`, `mode`, `backend`, `operation`,
- * `passthrough`, `whole-run`.
+ * `frames-passthrough`, `frames-device`, `streams`, `chunks`, `mode`,
+ * `backend`, `operation`, `passthrough`, `whole-run`.
  * <!-- fields:cudaoverlap-stats names end -->
  *
  * Each operation's interval comes from CUDA events around it in its stream

@@ -136,6 +136,7 @@ struct _GstCudaOverlapVideoFilter
   guint batch;
 
   guint batch_eff;              /* in effect since configure */
+  gboolean in_cuda, out_cuda;   /* memory:CUDAMemory, since configure */
 };
 
 typedef struct
@@ -166,6 +167,10 @@ gst_cuda_video_operation_get_type (void)
           "(NV12/I420: luma only)", "gamma"},
     {CO_VIDEO_OP_BOX_BLUR, "Box blur: integer mean over (2 radius + 1)^2, "
           "borders replicated", "box-blur"},
+    {CO_VIDEO_OP_NONE, "None: frames unchanged; buffers pass through when "
+          "both pads have the same memory, else an overlapped chunked "
+          "upload (system to CUDA memory) or download (CUDA to system "
+          "memory)", "none"},
     {0, NULL, NULL},
   };
 
@@ -322,6 +327,15 @@ describe_format (const GstVideoInfo * info, CoVideoDesc * d)
   return TRUE;
 }
 
+/* With the object lock.  Device memory on a pad takes one frame per
+ * submission: the images of a batch lie at one stride from each other in
+ * the slot's areas, and CUDA-memory buffers are each where they are. */
+static guint
+effective_batch (GstCudaOverlapVideoFilter * self)
+{
+  return self->in_cuda || self->out_cuda ? 1 : MAX (self->batch, 1);
+}
+
 static gsize
 gst_cuda_overlap_video_filter_configure (GstCudaOverlapFilter * base,
     GstCaps * caps, CoEngineConfig * cfg, GError ** error)
@@ -341,10 +355,12 @@ gst_cuda_overlap_video_filter_configure (GstCudaOverlapFilter * base,
         gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (&self->info)));
     return 0;
   }
+  self->in_cuda = gst_cuda_overlap_filter_pad_is_cuda (base, GST_PAD_SINK);
+  self->out_cuda = gst_cuda_overlap_filter_pad_is_cuda (base, GST_PAD_SRC);
   GST_OBJECT_LOCK (self);
   d->op = self->operation;
   d->radius = self->radius;
-  self->batch_eff = MAX (self->batch, 1);
+  self->batch_eff = effective_batch (self);
   GST_OBJECT_UNLOCK (self);
   if (d->op == CO_VIDEO_OP_BOX_BLUR && d->radius > 0 &&
       GST_VIDEO_INFO_IS_INTERLACED (&self->info)) {
@@ -358,8 +374,9 @@ gst_cuda_overlap_video_filter_configure (GstCudaOverlapFilter * base,
     return 0;
   }
 
-  co_video_plan_sizes (d, cfg->chunks, FALSE, FALSE, &cfg->dev_in_size,
-      &cfg->dev_out_size);
+  /* device memory on a pad: read or written in place, no slot area */
+  co_video_plan_sizes (d, cfg->chunks, self->in_cuda, self->out_cuda,
+      &cfg->dev_in_size, &cfg->dev_out_size);
   if (self->batch_eff > 1) {
     /* image i's device areas follow image 0's at 256-byte aligned strides
      * (the kernels' widest access stays aligned in every image) */
@@ -417,15 +434,17 @@ gst_cuda_overlap_video_filter_update (GstCudaOverlapFilter * base,
   GST_OBJECT_LOCK (self);
   same = self->operation == self->desc.op
       && (gint) self->radius == self->desc.radius
-      && MAX (self->batch, 1) == self->batch_eff;
+      && effective_batch (self) == self->batch_eff;
   GST_OBJECT_UNLOCK (self);
   if (!same)
     return FALSE;
   return self->desc.op != CO_VIDEO_OP_GAMMA || upload_lut (self, e, error);
 }
 
-/* gamma 1 (the table is the identity) and box-blur radius 0 (a window of
- * one pixel) leave every frame as it is. */
+/* none, gamma 1 (the table is the identity) and box-blur radius 0 (a
+ * window of one pixel) leave every frame as it is (the base class passes
+ * buffers through only when both pads have the same memory: between
+ * system and CUDA memory the frames are copied, chunk by chunk). */
 static gboolean
 gst_cuda_overlap_video_filter_is_identity (GstCudaOverlapFilter * base)
 {
@@ -433,7 +452,8 @@ gst_cuda_overlap_video_filter_is_identity (GstCudaOverlapFilter * base)
   gboolean identity;
 
   GST_OBJECT_LOCK (self);
-  identity = (self->operation == CO_VIDEO_OP_GAMMA && self->gamma == 1.0)
+  identity = self->operation == CO_VIDEO_OP_NONE
+      || (self->operation == CO_VIDEO_OP_GAMMA && self->gamma == 1.0)
       || (self->operation == CO_VIDEO_OP_BOX_BLUR && self->radius == 0);
   GST_OBJECT_UNLOCK (self);
   return identity;
@@ -447,25 +467,30 @@ plane_extent (const CoVideoPlaneDesc * pl, gsize stride)
       pl->comp_bytes;
 }
 
-static GstFlowReturn
-gst_cuda_overlap_video_filter_prepare (GstCudaOverlapFilter * base,
-    CoEngine * e, GstCudaOverlapFilterFrame * fr, CoFrame * cf)
+/* Maps @fr's input for reading, after checking that the planes its video
+ * meta (or the caps) describe lie inside it.  On a CUDA-memory pad with
+ * GST_MAP_CUDA: the planes' addresses are then device pointers (a buffer
+ * without a video meta has the layout of its GstCudaMemory's info).  FALSE
+ * after an element error. */
+static gboolean
+map_input (GstCudaOverlapVideoFilter * self, GstCudaOverlapFilterFrame * fr,
+    FramePriv * fp)
 {
-  GstCudaOverlapVideoFilter *self = GST_CUDA_OVERLAP_VIDEO_FILTER (base);
-  FramePriv *fp = fr->priv;
-  CoVideoPlanes in, out;
+  const GstVideoInfo *info = &self->info;
+  GstVideoMeta *meta = gst_buffer_get_video_meta (fr->inbuf);
   gsize size = gst_buffer_get_size (fr->inbuf);
   gsize need = GST_VIDEO_INFO_SIZE (&self->info);
-  GstVideoMeta *meta;
   gint i;
 
-  meta = gst_buffer_get_video_meta (fr->inbuf);
   if (meta) {
     /* the planes the meta describes must lie inside the buffer */
     need = 0;
     for (i = 0; i < (gint) meta->n_planes && i < self->desc.n_planes; i++)
       need = MAX (need, meta->offset[i] +
           plane_extent (&self->desc.planes[i], meta->stride[i]));
+  } else if (self->in_cuda) {
+    info = &((GstCudaOverlapCudaMemoryHead *)
+        gst_buffer_peek_memory (fr->inbuf, 0))->info;
   }
   if (size < need) {
     GST_ELEMENT_ERROR (self, STREAM, FORMAT,
@@ -474,11 +499,11 @@ gst_cuda_overlap_video_filter_prepare (GstCudaOverlapFilter * base,
         ("%dx%d %s", GST_VIDEO_INFO_WIDTH (&self->info),
             GST_VIDEO_INFO_HEIGHT (&self->info),
             GST_VIDEO_INFO_NAME (&self->info)));
-    return GST_FLOW_ERROR;
+    return FALSE;
   }
-  fp->in_mapped = gst_video_frame_map (&fp->in, &self->info, fr->inbuf,
-      GST_MAP_READ);
-  if (!fp->in_mapped) {
+  fp->in_mapped = gst_video_frame_map (&fp->in, info, fr->inbuf,
+      GST_MAP_READ | (self->in_cuda ? GST_CUDA_OVERLAP_MAP_CUDA : 0));
+  if (!fp->in_mapped)
     GST_ELEMENT_ERROR (self, STREAM, FORMAT,
         ("Could not map an input buffer of %" G_GSIZE_FORMAT " bytes as "
             "%dx%d %s (%" G_GSIZE_FORMAT " bytes per frame)", size,
@@ -487,28 +512,59 @@ gst_cuda_overlap_video_filter_prepare (GstCudaOverlapFilter * base,
             GST_VIDEO_INFO_NAME (&self->info),
             GST_VIDEO_INFO_SIZE (&self->info)),
         ("its video meta or size does not fit the caps"));
-    return GST_FLOW_ERROR;
+  return fp->in_mapped;
+}
+
+/* The planes of a mapped frame, for the planner. */
+static void
+planes_of (const GstVideoFrame * frame, gint n_planes, gboolean direct,
+    CoVideoPlanes * p)
+{
+  gint i;
+
+  for (i = 0; i < n_planes; i++) {
+    p->data[i] = GST_VIDEO_FRAME_PLANE_DATA (frame, i);
+    p->stride[i] = GST_VIDEO_FRAME_PLANE_STRIDE (frame, i);
   }
+  p->direct = direct;
+}
+
+static GstFlowReturn
+gst_cuda_overlap_video_filter_prepare (GstCudaOverlapFilter * base,
+    CoEngine * e, GstCudaOverlapFilterFrame * fr, CoFrame * cf)
+{
+  GstCudaOverlapVideoFilter *self = GST_CUDA_OVERLAP_VIDEO_FILTER (base);
+  FramePriv *fp = fr->priv;
+  CoVideoPlanes in, out;
+  /* the CPU backend's kernels read and write the buffers in place, except
+   * in batches, which are laid out in its work memory like on the device */
+  gboolean cpu_direct = co_engine_backend (e) == CO_BACKEND_CPU &&
+      self->batch_eff == 1;
+  gint i;
+
+  if (!map_input (self, fr, fp))
+    return GST_FLOW_ERROR;
+  /* a CUDA-memory output is written on the device (GST_MAP_CUDA) */
   fp->out_mapped = gst_video_frame_map (&fp->out, &self->info, fr->outbuf,
-      GST_MAP_WRITE);
+      GST_MAP_WRITE | (self->out_cuda ? GST_CUDA_OVERLAP_MAP_CUDA : 0));
   if (!fp->out_mapped) {
     GST_ELEMENT_ERROR (self, RESOURCE, WRITE, (NULL),
         ("could not map an output buffer"));
     return GST_FLOW_ERROR;
   }
-  for (i = 0; i < self->desc.n_planes; i++) {
-    in.data[i] = GST_VIDEO_FRAME_PLANE_DATA (&fp->in, i);
-    in.stride[i] = GST_VIDEO_FRAME_PLANE_STRIDE (&fp->in, i);
+  planes_of (&fp->in, self->desc.n_planes, cpu_direct || self->in_cuda, &in);
+  planes_of (&fp->out, self->desc.n_planes, cpu_direct || self->out_cuda, &out);
+  for (i = 0; i < self->desc.n_planes && !self->in_cuda; i++)
     gst_cuda_overlap_filter_frame_check_input (fr, in.data[i],
         plane_extent (&self->desc.planes[i], in.stride[i]));
-    out.data[i] = GST_VIDEO_FRAME_PLANE_DATA (&fp->out, i);
-    out.stride[i] = GST_VIDEO_FRAME_PLANE_STRIDE (&fp->out, i);
+  if (!co_video_plan (&self->desc, co_engine_chunks (e), fr->image, cf, &in,
+          &out)) {
+    GST_ELEMENT_ERROR (self, CORE, FAILED, (NULL),
+        ("no plan for a frame (operation %d, input %s, output %s)",
+            self->desc.op, self->in_cuda ? "cuda" : "system",
+            self->out_cuda ? "cuda" : "system"));
+    return GST_FLOW_ERROR;
   }
-  /* the CPU backend's kernels read and write the buffers in place, except
-   * in batches, which are laid out in its work memory like on the device */
-  in.direct = out.direct = co_engine_backend (e) == CO_BACKEND_CPU &&
-      self->batch_eff == 1;
-  co_video_plan (&self->desc, co_engine_chunks (e), fr->image, cf, &in, &out);
   return GST_FLOW_OK;
 }
 

@@ -96,6 +96,8 @@ extern "C"
     bool submit_thread;
     const char *backend;
     const char *operation;
+    const char *memory_in;
+    const char *memory_out;
     const char *caps;
     uint64_t frame_bytes;
     const char *plugin_version;

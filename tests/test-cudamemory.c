@@ -106,6 +106,8 @@ typedef struct
 {
   GstMessage *error;            /* the first ERROR, or NULL after EOS */
   GList *out;                   /* the appsink's samples' buffers, in order */
+  GstStructure *passport;       /* the element's, at the end of the run */
+  GstStructure *stats;          /* its last statistics (the whole run) */
 } RunResult;
 
 static void
@@ -114,6 +116,8 @@ run_result_clear (RunResult * r)
   gst_clear_message (&r->error);
   g_list_free_full (r->out, (GDestroyNotify) gst_buffer_unref);
   r->out = NULL;
+  g_clear_pointer (&r->passport, gst_structure_free);
+  g_clear_pointer (&r->stats, gst_structure_free);
 }
 
 /* Runs @desc (an appsrc named "src", an appsink named "sink" unless
@@ -127,7 +131,7 @@ run_pipeline (const gchar * desc, const gchar * late_caps, GList * bufs,
 {
   GError *err = NULL;
   GstElement *pipe = gst_parse_launch (desc, &err);
-  GstElement *src, *sink = NULL;
+  GstElement *src, *sink = NULL, *f;
   GstBus *bus;
   GstMessage *msg;
   gboolean got = FALSE;         /* EOS or an error popped */
@@ -179,6 +183,11 @@ run_pipeline (const gchar * desc, const gchar * late_caps, GList * bufs,
       gst_message_unref (msg);
   }
   gst_object_unref (bus);
+  f = gst_bin_get_by_name (GST_BIN (pipe), "f");
+  if (f) {
+    g_object_get (f, "passport", &res->passport, "stats", &res->stats, NULL);
+    gst_object_unref (f);
+  }
   gst_element_set_state (pipe, GST_STATE_NULL);
   gst_clear_object (&sink);
   gst_object_unref (src);
@@ -533,6 +542,336 @@ GST_START_TEST (test_fake_gpu)
 GST_END_TEST;
 
 /* ------------------------------------------------------------------------ */
+/* Both backends                                                             */
+/* ------------------------------------------------------------------------ */
+
+/* operation=none with system memory on both pads: the input buffer itself
+ * goes on (passthrough), counted so. */
+GST_START_TEST (test_none_passthrough)
+{
+  GstElement *e = co_test_make_element (ELEMENT);
+  GstHarness *h = gst_harness_new_with_element (e, "sink", "src");
+  GstBuffer *in, *out;
+  GstCaps *caps = gst_caps_from_string ("video/x-raw,format=NV12,width=33,"
+      "height=17,framerate=30/1");
+  GstStructure *st = NULL;
+  guint64 pt = 0;
+  gint i;
+
+  gst_util_set_object_arg (G_OBJECT (e), "operation", "none");
+  gst_harness_set_src_caps (h, gst_caps_ref (caps));
+  for (i = 0; i < 3; i++) {
+    in = random_frame (caps, i);
+    gst_buffer_ref (in);
+    fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
+    out = co_test_pull_buffer (h, "none");
+    fail_unless (out == in, "operation=none did not pass the buffer through");
+    gst_buffer_unref (out);
+    gst_buffer_unref (in);
+  }
+  gst_harness_push_event (h, gst_event_new_eos ());
+  g_object_get (e, "stats", &st, NULL);
+  fail_unless (st != NULL);
+  fail_unless (gst_structure_get_uint64 (st, "frames-passthrough", &pt));
+  fail_unless_equals_uint64 (pt, 3);
+  gst_structure_free (st);
+  gst_caps_unref (caps);
+  gst_object_unref (e);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* ------------------------------------------------------------------------ */
+/* On the GPU (CO_TEST_BACKEND=cuda), against nvcodec's cudaupload and       */
+/* cudadownload                                                              */
+/* ------------------------------------------------------------------------ */
+
+static gboolean
+have_nvcodec (const gchar * test)
+{
+  GstElementFactory *up = gst_element_factory_find ("cudaupload");
+  GstElementFactory *down = gst_element_factory_find ("cudadownload");
+  gboolean ok = up && down;
+
+  if (!ok)
+    g_printerr ("%s: skipped: no cudaupload/cudadownload (gst-plugins-bad's "
+        "nvcodec, with a GPU)\n", test);
+  gst_clear_object (&up);
+  gst_clear_object (&down);
+  return ok;
+}
+
+typedef struct
+{
+  CoRefOp op;
+  gboolean none;
+  gdouble gamma;
+  guint radius;
+} GpuOp;
+
+static const GpuOp gpu_ops[] = {
+  {CO_REF_INVERT, FALSE, 1.0, 0},
+  {CO_REF_GAMMA, FALSE, 2.2, 0},
+  {CO_REF_BOX_BLUR, FALSE, 1.0, 3},
+  {CO_REF_BOX_BLUR, FALSE, 1.0, 32},
+  {CO_REF_INVERT, TRUE, 1.0, 0},        /* none */
+};
+
+/* The memory paths: [0] system to system (the control), then CUDA to
+ * CUDA, CUDA to system, system to CUDA. */
+static const gchar *const path_names[] = { "sys-sys", "cuda-cuda",
+  "cuda-sys", "sys-cuda"
+};
+
+static gchar *
+gpu_pipeline (guint path, const gchar * fmt, const GpuOp * op, gint w, gint h)
+{
+  gboolean in_cuda = path == 1 || path == 2, out_cuda = path == 1 || path == 3;
+  gchar *props = op->none ? g_strdup ("operation=none") :
+      g_strdup_printf ("operation=%s gamma=%g radius=%u",
+      co_ref_op_nick (op->op), op->gamma, op->radius);
+  gchar *desc = g_strdup_printf ("appsrc name=src format=time caps=\""
+      "video/x-raw,format=%s,width=%d,height=%d,framerate=30/1\" ! %s"
+      "%s name=f backend=cuda streams=4 chunks=4 %s ! %s ! "
+      "appsink name=sink sync=false", fmt, w, h, in_cuda ? "cudaupload ! "
+      "video/x-raw(" CUDA_FEATURE ") ! " : "", ELEMENT, props, out_cuda ?
+      "video/x-raw(" CUDA_FEATURE ") ! cudadownload ! video/x-raw" :
+      "video/x-raw");
+
+  g_free (props);
+  return desc;
+}
+
+/* @got (a run's output buffer) against @want, byte for byte. */
+static void
+compare_frames (GstVideoInfo * info, GstBuffer * want, GstBuffer * got,
+    const gchar * what)
+{
+  GstVideoFrame fw, fg;
+  gchar *msg = NULL;
+  gboolean same;
+
+  fail_unless (gst_video_frame_map (&fw, info, want, GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&fg, info, got, GST_MAP_READ), "%s", what);
+  same = co_ref_compare (&fw, &fg, &msg);
+  gst_video_frame_unmap (&fw);
+  gst_video_frame_unmap (&fg);
+  fail_unless (same, "%s: %s", what, msg);
+  g_free (msg);
+}
+
+/* The reference's output for @in. */
+static GstBuffer *
+reference_frame (GstVideoInfo * info, GstBuffer * in, const GpuOp * op)
+{
+  GstBuffer *out = gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (info),
+      NULL);
+  GstVideoFrame fi, fo;
+
+  if (op->none) {
+    gst_buffer_unref (out);
+    return gst_buffer_ref (in);
+  }
+  gst_video_frame_map (&fi, info, in, GST_MAP_READ);
+  gst_video_frame_map (&fo, info, out, GST_MAP_WRITE);
+  co_ref_apply (op->op, op->gamma, op->radius, &fi, &fo);
+  gst_video_frame_unmap (&fi);
+  gst_video_frame_unmap (&fo);
+  return out;
+}
+
+/* What a path's passport and statistics must say. */
+static void
+check_run_facts (RunResult * r, guint path, const gchar * what)
+{
+  gboolean in_cuda = path == 1 || path == 2, out_cuda = path == 1 || path == 3;
+  guint64 h2d = 1, d2h = 1, frames = 0, dev = 0;
+
+  fail_unless (r->passport && r->stats, "%s: no passport or statistics", what);
+  fail_unless_equals_string (gst_structure_get_string (r->passport,
+          "memory-in"), in_cuda ? "cuda" : "system");
+  fail_unless_equals_string (gst_structure_get_string (r->passport,
+          "memory-out"), out_cuda ? "cuda" : "system");
+  gst_structure_get (r->stats, "bytes-h2d", G_TYPE_UINT64, &h2d, "bytes-d2h",
+      G_TYPE_UINT64, &d2h, "frames", G_TYPE_UINT64, &frames, "frames-device",
+      G_TYPE_UINT64, &dev, NULL);
+  if (in_cuda)
+    fail_unless_equals_uint64 (h2d, 0);
+  if (out_cuda)
+    fail_unless_equals_uint64 (d2h, 0);
+  fail_unless_equals_uint64 (dev, in_cuda ? frames : 0);
+}
+
+/* Every CUDA-memory format x operation, on every memory path, byte-identical
+ * to the system-memory path and to the reference; the passport says which
+ * memory each pad had and a CUDA side moved no bytes over PCIe. */
+GST_START_TEST (test_cuda_paths)
+{
+  const gchar *fmt = cuda_formats[__i__ % G_N_ELEMENTS (cuda_formats)];
+  const GpuOp *op = &gpu_ops[__i__ / G_N_ELEMENTS (cuda_formats)];
+  GstCaps *caps = caps_printf ("video/x-raw,format=%s,width=333,height=201,"
+      "framerate=30/1", fmt);
+  GstBuffer *in[3], *want[3];
+  GList *control = NULL;
+  GstVideoInfo info;
+  guint path, k;
+
+  if (!have_nvcodec ("test_cuda_paths"))
+    return;
+  gst_video_info_from_caps (&info, caps);
+  for (k = 0; k < 3; k++) {
+    in[k] = random_frame (caps, co_test_seed ("cuda_paths", __i__ * 3 + k));
+    GST_BUFFER_PTS (in[k]) = k * GST_SECOND / 30;
+    want[k] = reference_frame (&info, in[k], op);
+  }
+  for (path = 0; path < 4; path++) {
+    gchar *desc = gpu_pipeline (path, fmt, op, 333, 201);
+    gchar *what = g_strdup_printf ("%s %s", path_names[path], desc);
+    GList *bufs = NULL, *l;
+    RunResult r;
+
+    if (op->none && path <= 1) {
+      /* a passthrough: no engine, nothing of ours to compare */
+      g_free (desc);
+      g_free (what);
+      continue;
+    }
+    for (k = 0; k < 3; k++)
+      bufs = g_list_append (bufs, gst_buffer_copy (in[k]));
+    run_pipeline (desc, NULL, bufs, FALSE, &r);
+    fail_unless (r.error == NULL, "%s: %" GST_PTR_FORMAT, what, r.error);
+    fail_unless_equals_int (g_list_length (r.out), 3);
+    for (k = 0, l = r.out; l; l = l->next, k++) {
+      compare_frames (&info, want[k], l->data, what);
+      if (control)
+        compare_frames (&info, g_list_nth_data (control, k), l->data, what);
+    }
+    check_run_facts (&r, path, what);
+    if (path == 0)
+      control = g_steal_pointer (&r.out);
+    run_result_clear (&r);
+    g_free (desc);
+    g_free (what);
+  }
+  g_list_free_full (control, (GDestroyNotify) gst_buffer_unref);
+  for (k = 0; k < 3; k++) {
+    gst_buffer_unref (in[k]);
+    gst_buffer_unref (want[k]);
+  }
+  gst_caps_unref (caps);
+}
+
+GST_END_TEST;
+
+/* The GstCudaContext an element's "gst.cuda.context" GstContext holds. */
+static GObject *
+element_cuda_context (GstElement * e)
+{
+  GstContext *c = gst_element_get_context (e, "gst.cuda.context");
+  const GValue *v;
+  GObject *obj = NULL;
+
+  if (!c)
+    return NULL;
+  v = gst_structure_get_value (gst_context_get_structure (c),
+      "gst.cuda.context");
+  if (v && G_VALUE_HOLDS_OBJECT (v))
+    obj = g_value_dup_object (v);
+  gst_context_unref (c);
+  return obj;
+}
+
+/* One GstCudaContext for the element, cudaupload and cudadownload: the
+ * downstream one's (made first, sinks go READY first), or, with no CUDA
+ * element downstream, ours (the wrapped primary context), which cudaupload
+ * then joins. */
+GST_START_TEST (test_context_shared)
+{
+  const gchar *desc = __i__ == 0 ?
+      "appsrc name=src ! cudaupload name=up ! video/x-raw(" CUDA_FEATURE
+      ") ! " ELEMENT " name=f backend=cuda ! video/x-raw(" CUDA_FEATURE
+      ") ! cudadownload name=down ! fakesink" :
+      "appsrc name=src ! cudaupload name=up ! video/x-raw(" CUDA_FEATURE
+      ") ! " ELEMENT " name=f backend=cuda ! video/x-raw ! fakesink";
+  GstElement *pipe, *f, *up, *down;
+  GObject *cf, *cu, *cd = NULL;
+  GstQuery *q;
+
+  if (!have_nvcodec ("test_context_shared"))
+    return;
+  pipe = gst_parse_launch (desc, NULL);
+  fail_unless (pipe != NULL);
+  fail_unless (gst_element_set_state (pipe, GST_STATE_READY) ==
+      GST_STATE_CHANGE_SUCCESS);
+  f = gst_bin_get_by_name (GST_BIN (pipe), "f");
+  up = gst_bin_get_by_name (GST_BIN (pipe), "up");
+  down = gst_bin_get_by_name (GST_BIN (pipe), "down");
+  cf = element_cuda_context (f);
+  cu = element_cuda_context (up);
+  fail_unless (cf != NULL, "the element has no CUDA context");
+  fail_unless (cf == cu, "cudaupload's context %p is not ours %p", cu, cf);
+  if (down) {
+    cd = element_cuda_context (down);
+    fail_unless (cf == cd, "cudadownload's context %p is not ours %p", cd, cf);
+  }
+  /* and the element answers CONTEXT queries with it */
+  q = gst_query_new_context ("gst.cuda.context");
+  fail_unless (gst_pad_peer_query (up->srcpads->data, q));
+  gst_query_unref (q);
+
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  g_clear_object (&cf);
+  g_clear_object (&cu);
+  g_clear_object (&cd);
+  gst_clear_object (&down);
+  gst_object_unref (up);
+  gst_object_unref (f);
+  gst_object_unref (pipe);
+}
+
+GST_END_TEST;
+
+/* 1921x1081 (odd, two chunks of chroma rows meet mid-pair), box-blur
+ * radius 32 across 7 chunks, CUDA memory in and out. */
+GST_START_TEST (test_cuda_odd_size)
+{
+  const gchar *fmt = __i__ ? "NV12" : "RGBA";
+  GpuOp op = { CO_REF_BOX_BLUR, FALSE, 1.0, 32 };
+  GstCaps *caps = caps_printf ("video/x-raw,format=%s,width=1921,"
+      "height=1081,framerate=30/1", fmt);
+  GstVideoInfo info;
+  GstBuffer *in, *want;
+  gchar *desc;
+  RunResult r;
+
+  if (!have_nvcodec ("test_cuda_odd_size"))
+    return;
+  gst_video_info_from_caps (&info, caps);
+  in = random_frame (caps, co_test_seed ("odd_size", __i__));
+  want = reference_frame (&info, in, &op);
+  desc = g_strdup_printf ("appsrc name=src format=time caps=\"video/x-raw,"
+      "format=%s,width=1921,height=1081,framerate=30/1\" ! cudaupload ! "
+      "video/x-raw(" CUDA_FEATURE ") ! " ELEMENT " name=f backend=cuda "
+      "operation=box-blur radius=32 streams=3 chunks=7 ! video/x-raw("
+      CUDA_FEATURE ") ! cudadownload ! video/x-raw ! appsink name=sink "
+      "sync=false", fmt);
+  run_pipeline (desc, NULL, g_list_append (NULL, gst_buffer_ref (in)), FALSE,
+      &r);
+  fail_unless (r.error == NULL, "%s: %" GST_PTR_FORMAT, desc, r.error);
+  fail_unless_equals_int (g_list_length (r.out), 1);
+  compare_frames (&info, want, r.out->data, desc);
+  check_run_facts (&r, 1, desc);
+  run_result_clear (&r);
+  gst_buffer_unref (in);
+  gst_buffer_unref (want);
+  gst_caps_unref (caps);
+  g_free (desc);
+}
+
+GST_END_TEST;
+
+/* ------------------------------------------------------------------------ */
 /* Suite                                                                     */
 /* ------------------------------------------------------------------------ */
 
@@ -558,7 +897,15 @@ cudamemory_suite (void)
     tcase_add_loop_test (tc, test_system_only_format, 0,
         G_N_ELEMENTS (system_only_formats));
     tcase_add_loop_test (tc, test_fake_gpu, 0, G_N_ELEMENTS (fake_cases));
+  } else {
+    tc = co_test_new_tcase (s, "gpu", teardown);
+    tcase_add_loop_test (tc, test_cuda_paths, 0,
+        G_N_ELEMENTS (cuda_formats) * G_N_ELEMENTS (gpu_ops));
+    tcase_add_loop_test (tc, test_context_shared, 0, 2);
+    tcase_add_loop_test (tc, test_cuda_odd_size, 0, 2);
   }
+  tc = co_test_new_tcase (s, "both", teardown);
+  tcase_add_test (tc, test_none_passthrough);
   return s;
 }
 
