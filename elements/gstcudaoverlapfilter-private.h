@@ -10,6 +10,10 @@
  *   gstcudaoverlapfilter-push.c   the push task (src pad GstTask)
  *   gstcudaoverlapfilter-stats.c  statistics and passport messages, trace
  *   gstcudaoverlapfilter-qos.c    QoS (late buffers dropped), passthrough
+ *   gstcudaoverlapfilter-caps.c   negotiation: system or CUDA memory per pad
+ *   gstcudaoverlapfilter-context.c  the GstCudaContext shared with the
+ *                                 pipeline
+ *   gstcudaoverlapfilter-devmem.c CUDA-memory pools and input buffers
  *
  * Locks (the rules; every file keeps them):
  *   priv->lock, the state lock, guards every field marked [L] below.  It

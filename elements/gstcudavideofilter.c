@@ -21,7 +21,22 @@
  * built in double precision; NV12/I420: luma only) and `box-blur` (each
  * colour component becomes (sum + n/2) / n over the (2r+1)² window around
  * it, n = (2r+1)², borders replicated; chroma planes in their own geometry).
- * Alpha and padding bytes pass through unchanged.
+ * Alpha and padding bytes pass through unchanged.  `none` changes nothing:
+ * with the same memory on both pads buffers pass through; between system
+ * and CUDA memory it is an overlapped, chunked upload or download (copies
+ * only, from or into page-locked memory), the answer to
+ * cudaupload/cudadownload.
+ *
+ * CUDA memory: each pad carries system memory or
+ * `video/x-raw(memory:CUDAMemory)` (RGBA, BGRA, ARGB, ABGR, RGBx, BGRx,
+ * NV12, I420), whichever its neighbour takes; the output keeps the input's
+ * memory unless downstream takes only the other one.  CUDA memory in: the
+ * kernels read it in place (no host-to-device copy); CUDA memory out: they
+ * write buffers of a GstCudaBufferPool (no device-to-host copy).  The
+ * element shares one GstCudaContext with NVIDIA's elements (GstContext
+ * "gst.cuda.context"), or, when first, shares the device's primary
+ * context.  gst-plugins-bad's CUDA library is loaded at run time: without
+ * it, a GPU, or with backend=cpu, only system memory is offered.
  *
  * Metadata: each output buffer gets its input's timestamps, offsets and
  * flags, and every meta of its input that still holds for it.  The
@@ -56,6 +71,14 @@
  * docs/stats.md describes every field.
  *
  * ## Example launch lines
+ * |[
+ * gst-launch-1.0 filesrc location=in.mp4 ! qtdemux ! h264parse ! nvh264dec ! cudavideofilter operation=box-blur radius=4 ! nvh264enc ! h264parse ! mp4mux ! filesink location=out.mp4
+ * ]| Decodes, blurs and encodes on the GPU: the frames stay in CUDA memory,
+ * nothing crosses PCIe (for GPUs with NVDEC and NVENC).
+ * |[
+ * gst-launch-1.0 videotestsrc num-buffers=300 ! video/x-raw,format=NV12,width=3840,height=2160 ! cudavideofilter operation=none ! "video/x-raw(memory:CUDAMemory)" ! cudadownload ! fakesink
+ * ]| An upload: chunked, overlapped copies from page-locked memory into
+ * CUDA memory, no kernel.
  * |[
  * gst-launch-1.0 videotestsrc num-buffers=300 ! video/x-raw,format=RGBA,width=3840,height=2160 ! cudavideofilter operation=invert streams=4 chunks=4 ! fakesink
  * ]| Inverts 4K RGBA frames on the GPU, four bands per frame on four streams.
