@@ -305,7 +305,7 @@ decide_src_caps (GstCudaOverlapFilter * self, GstCaps * caps)
   } else if (!gst_pad_is_linked (srcpad) ||
       gst_pad_peer_query_accept_caps (srcpad, caps)) {
     res = gst_caps_ref (caps);
-  } else if (other_fits && (usable || in_cuda) &&
+  } else if (other_fits && usable &&
       gst_pad_peer_query_accept_caps (srcpad, other)) {
     res = gst_caps_ref (other);
   } else if (other_fits && !usable &&
