@@ -387,38 +387,6 @@ fail:
   return FALSE;
 }
 
-static gboolean co_cuda_open_in_context (CoEngine * e, CoCuda * c,
-    GError ** error);
-
-static gboolean
-co_cuda_open (CoEngine * e, GError ** error)
-{
-  CoCuda *c;
-  gchar *why = NULL;
-  gboolean ok;
-
-  if (!co_cuda_usable (e->cfg.device_id, &why)) {
-    g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_NO_DEVICE,
-        "no usable CUDA device: %s", why);
-    g_free (why);
-    return FALSE;
-  }
-
-  c = g_new0 (CoCuda, 1);
-  e->backend_state = c;
-  c->device = MAX (e->cfg.device_id, 0);
-  c->device_context = e->cfg.device_context;
-  if (c->device_context && !(c->drv = co_cu_driver (error))) {
-    c->device_context = NULL;
-    return FALSE;
-  }
-  if (!co_cuda_enter (c, error))
-    return FALSE;
-  ok = co_cuda_open_in_context (e, c, error);
-  co_cuda_leave (c);
-  return ok;
-}
-
 /* The rest of open, in the engine's context. */
 static gboolean
 co_cuda_open_in_context (CoEngine * e, CoCuda * c, GError ** error)
@@ -448,6 +416,35 @@ co_cuda_open_in_context (CoEngine * e, CoCuda * c, GError ** error)
 
 fail:
   return FALSE;
+}
+
+static gboolean
+co_cuda_open (CoEngine * e, GError ** error)
+{
+  CoCuda *c;
+  gchar *why = NULL;
+  gboolean ok;
+
+  if (!co_cuda_usable (e->cfg.device_id, &why)) {
+    g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_NO_DEVICE,
+        "no usable CUDA device: %s", why);
+    g_free (why);
+    return FALSE;
+  }
+
+  c = g_new0 (CoCuda, 1);
+  e->backend_state = c;
+  c->device = MAX (e->cfg.device_id, 0);
+  c->device_context = e->cfg.device_context;
+  if (c->device_context && !(c->drv = co_cu_driver (error))) {
+    c->device_context = NULL;
+    return FALSE;
+  }
+  if (!co_cuda_enter (c, error))
+    return FALSE;
+  ok = co_cuda_open_in_context (e, c, error);
+  co_cuda_leave (c);
+  return ok;
 }
 
 static void
