@@ -305,27 +305,38 @@ build_pool (GstCudaOverlapFilter * self, CoEngine * e, GstCaps * caps,
   guint64 budget;
   guint min, max;
 
+  guint down_min = 0;
+
   GST_OBJECT_LOCK (self);
   budget = priv->pool_budget;
   GST_OBJECT_UNLOCK (self);
-  /* every slot's batch, the batch being filled, and downstream's share */
-  min = (co_engine_max_in_flight (e) + 1) * priv->batch + POOL_EXTRA +
-      downstream_min_buffers (self, caps);
-  max = cuda ? (guint) MIN (MAX (min, budget / MAX (out_size, 1)), G_MAXUINT)
-      : 0;
   priv->allocator = cuda ?
       gst_cuda_overlap_pinned_allocator_new (gst_cuda_overlap_filter_device_id
       (self)) : gst_cuda_overlap_try_allocator_get ();
+  if (priv->out_cuda) {
+    /* device memory of the CUDA context (gstcudaoverlapfilter-devmem.c) */
+    *pool = _gst_cuda_overlap_filter_cuda_pool (self, priv->src_caps,
+        &down_min);
+  } else {
+    down_min = downstream_min_buffers (self, priv->src_caps ?
+        priv->src_caps : caps);
+  }
+  /* every slot's batch, the batch being filled, and downstream's share */
+  min = (co_engine_max_in_flight (e) + 1) * priv->batch + POOL_EXTRA + down_min;
+  max = cuda ? (guint) MIN (MAX (min, budget / MAX (out_size, 1)), G_MAXUINT)
+      : 0;
   priv->pool_min = min;
-  *pool = klass->make_pool (self, caps, out_size, priv->allocator, 0, max);
-  if (activate_pool (*pool, min) && (!cuda ||
+  if (!priv->out_cuda)
+    *pool = klass->make_pool (self, caps, out_size, priv->allocator, 0, max);
+  /* staged input: host memory that cannot be copied from in place */
+  if (activate_pool (*pool, min) && (!cuda || priv->in_cuda ||
           build_staging (self, out_size, co_engine_max_in_flight (e))))
     return TRUE;
   pool_free (g_steal_pointer (pool));
   g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_NO_MEMORY,
       "could not allocate %u output buffers (and, on CUDA, as many input "
       "staging buffers) of %" G_GSIZE_FORMAT " bytes (%s memory, %.1f MiB "
-      "in all)", min, out_size,
+      "in all)", min, out_size, priv->out_cuda ? "device" :
       cuda ? "page-locked" : "system", (gdouble) min * out_size / (1 << 20));
   return FALSE;
 }
@@ -386,7 +397,13 @@ _gst_cuda_overlap_filter_acquire_output (GstCudaOverlapFilter * self,
 
   params.flags = GST_BUFFER_POOL_ACQUIRE_FLAG_DONTWAIT;
   ret = gst_buffer_pool_acquire_buffer (priv->pool, outbuf, &params);
-  if (ret == GST_FLOW_EOS || ret == GST_FLOW_ERROR) {
+  if (ret == GST_FLOW_ERROR && priv->out_cuda) {
+    /* no maximum: the device is out of memory; CUDA memory or nothing */
+    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+        ("Out of device memory for output buffers"),
+        ("downstream holds every CUDA-memory output buffer and no new one "
+            "could be allocated"));
+  } else if (ret == GST_FLOW_EOS || ret == GST_FLOW_ERROR) {
     /* at its maximum, or page-locked memory ran out while growing */
     GST_DEBUG_OBJECT (self, "output pool exhausted (%s)",
         gst_flow_get_name (ret));
@@ -416,6 +433,15 @@ read_config (GstCudaOverlapFilter * self, CoEngineConfig * cfg)
   cfg->name = GST_OBJECT_NAME (self);
   if (cfg->mode == CO_MODE_SERIAL)
     cfg->streams = cfg->chunks = 1;
+  if (cfg->backend != CO_BACKEND_CPU) {
+    /* the pipeline's CUDA context: the engine runs in it, on its device */
+    GstObject *ctx = _gst_cuda_overlap_filter_cuda_context (self,
+        &cfg->device_context, &cfg->device_id);
+
+    /* held by priv->cuda_ctx until READY->NULL, after the engine is gone */
+    if (ctx)
+      gst_object_unref (ctx);
+  }
 }
 
 static void
@@ -513,6 +539,29 @@ warn_fallback (GstCudaOverlapFilter * self, gint device_id)
   g_free (note);
 }
 
+/* CUDA memory on a pad: the engine must run on the CUDA backend (auto
+ * does not fall back to the CPU then) in the pipeline's CUDA context. */
+static gboolean
+check_cuda_memory (GstCudaOverlapFilter * self, CoEngineConfig * cfg,
+    GError ** error)
+{
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
+  gchar *why = NULL;
+
+  if (!priv->in_cuda && !priv->out_cuda)
+    return TRUE;
+  if (cfg->backend != CO_BACKEND_CPU && cfg->device_context) {
+    cfg->backend = CO_BACKEND_CUDA;
+    return TRUE;
+  }
+  if (_gst_cuda_overlap_filter_cuda_memory_usable (self, &why) && !why)
+    why = g_strdup ("no CUDA context could be found or made");
+  g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_CONFIG,
+      "CUDA memory needs the CUDA backend and a CUDA context: %s", why);
+  g_free (why);
+  return FALSE;
+}
+
 /* Builds engine, pool and frames for @caps and installs them.  Posts an
  * element error on failure.  Streaming thread, nothing installed. */
 static gboolean
@@ -528,7 +577,8 @@ build (GstCudaOverlapFilter * self, GstCaps * caps)
 
   read_config (self, &cfg);
   _gst_cuda_overlap_filter_tune_config (self, caps, &cfg);
-  out_size = klass->configure (self, caps, &cfg, &err);
+  out_size = check_cuda_memory (self, &cfg, &err) ?
+      klass->configure (self, caps, &cfg, &err) : 0;
   if (!out_size) {
     post_build_error (self, caps, err, FALSE);
     g_clear_error (&err);
@@ -798,6 +848,8 @@ _gst_cuda_overlap_filter_teardown (GstCudaOverlapFilter * self)
   priv->dirty = LC_DIRTY_NONE;
   g_mutex_unlock (&priv->lock);
   gst_caps_replace (&priv->caps, NULL);
+  gst_caps_replace (&priv->src_caps, NULL);
+  priv->in_cuda = priv->out_cuda = FALSE;
   /* the next run starts processing; its first buffer checks again */
   g_atomic_int_set (&priv->passthrough, FALSE);
 }

@@ -19,6 +19,7 @@
 #include <nvtx3/nvToolsExt.h>
 
 #include "gstcudaoverlapfilter-private.h"
+#include "gstcudaoverlap-cudamem.h"
 
 #define GST_CAT_DEFAULT gst_cuda_overlap_filter_debug
 
@@ -126,12 +127,18 @@ chain_frame (GstCudaOverlapFilter * self, GstBuffer * buf, guint64 t0)
   fr->inbuf = buf;
   fr->outbuf = outbuf;
   fr->chain_ns = t0;
-  fr->path = gst_cuda_overlap_hostmem_prepare (buf, co_engine_backend (e) ==
-      CO_BACKEND_CUDA ? gst_cuda_overlap_filter_device_id (self) : -2,
-      MIN_REGISTER_BYTES, &fr->host_ref);
+  if (priv->in_cuda)
+    fr->path = CO_PATH_DEVICE;  /* read in place: no registration */
+  else
+    fr->path = gst_cuda_overlap_hostmem_prepare (buf, co_engine_backend (e) ==
+        CO_BACKEND_CUDA ? gst_cuda_overlap_filter_device_id (self) : -2,
+        MIN_REGISTER_BYTES, &fr->host_ref);
   copy_metadata (self, outbuf, buf);
 
   if (fr->path == CO_PATH_STAGED && !stage_input (self, fr))
+    ret = GST_FLOW_ERROR;
+  else if (priv->in_cuda && !_gst_cuda_overlap_filter_check_cuda_input (self,
+          buf))
     ret = GST_FLOW_ERROR;
   else
     ret = klass->prepare (self, e, fr, cf);
@@ -147,7 +154,8 @@ chain_frame (GstCudaOverlapFilter * self, GstBuffer * buf, guint64 t0)
       GST_TIME_ARGS (GST_BUFFER_PTS (fr->inbuf)), cf->n_chunks,
       fr->path == CO_PATH_PINNED ? "pinned" :
       fr->path == CO_PATH_REGISTERED ? "registered" :
-      fr->path == CO_PATH_PAGEABLE ? "pageable" : "staged");
+      fr->path == CO_PATH_PAGEABLE ? "pageable" :
+      fr->path == CO_PATH_DEVICE ? "device" : "staged");
   if (priv->pending_n < priv->batch) {
     /* the batch is not full yet */
     if (priv->trace)
@@ -217,8 +225,8 @@ gst_cuda_overlap_filter_chain (GstPad * pad, GstObject * parent,
  * state change deactivates it before the sink pad, and a flushing seek
  * races the streaming thread) is FLUSHING, not an error: upstream must
  * not post "not-negotiated" or "Internal data stream error" for it. */
-static GstFlowReturn
-push_event (GstPad * srcpad, GstEvent * event)
+GstFlowReturn
+_gst_cuda_overlap_filter_push_event (GstPad * srcpad, GstEvent * event)
 {
   GstEventType type = GST_EVENT_TYPE (event);
   gboolean flushing;
@@ -253,13 +261,12 @@ gst_cuda_overlap_filter_sink_event (GstPad * pad, GstObject * parent,
   GstCudaOverlapFilterPrivate *priv = PRIV (self);
   GstPad *srcpad = srcpad_of (self);
   GstFlowReturn ret;
-  GstCaps *caps;
 
   GST_LOG_OBJECT (self, "event %" GST_PTR_FORMAT, event);
   switch (GST_EVENT_TYPE (event)) {
     case GST_EVENT_FLUSH_START:
       _gst_cuda_overlap_filter_flush_start (self);
-      ret = push_event (srcpad, event);
+      ret = _gst_cuda_overlap_filter_push_event (srcpad, event);
       /* wait for the push task to stop; it drops what it holds */
       gst_pad_pause_task (srcpad);
       return ret;
@@ -267,20 +274,14 @@ gst_cuda_overlap_filter_sink_event (GstPad * pad, GstObject * parent,
       _gst_cuda_overlap_filter_flush_stop (self);
       _gst_cuda_overlap_filter_qos_reset (self);
       gst_segment_init (&priv->segment, GST_FORMAT_UNDEFINED);
-      return push_event (srcpad, event);
+      return _gst_cuda_overlap_filter_push_event (srcpad, event);
     case GST_EVENT_SEGMENT:
       _gst_cuda_overlap_filter_drain (self);
       gst_event_copy_segment (event, &priv->segment);
       _gst_cuda_overlap_filter_qos_reset (self);
-      return push_event (srcpad, event);
+      return _gst_cuda_overlap_filter_push_event (srcpad, event);
     case GST_EVENT_CAPS:
-      gst_event_parse_caps (event, &caps);
-      if (!(priv->caps && gst_caps_is_equal (caps, priv->caps)) &&
-          !_gst_cuda_overlap_filter_set_caps (self, caps)) {
-        gst_event_unref (event);
-        return GST_FLOW_NOT_NEGOTIATED;
-      }
-      return push_event (srcpad, event);
+      return _gst_cuda_overlap_filter_sink_caps (self, event);
     case GST_EVENT_EOS:
       _gst_cuda_overlap_filter_drain (self);
       if (priv->stats && priv->engine) {
@@ -290,12 +291,12 @@ gst_cuda_overlap_filter_sink_event (GstPad * pad, GstObject * parent,
         _gst_cuda_overlap_filter_post_stats (self, TRUE);
       }
       co_trace_sync (priv->trace);
-      return push_event (srcpad, event);
+      return _gst_cuda_overlap_filter_push_event (srcpad, event);
     default:
       if (GST_EVENT_IS_SERIALIZED (event))
         _gst_cuda_overlap_filter_drain (self);
       /* our one source pad: what gst_pad_event_default would do */
-      return push_event (srcpad, event);
+      return _gst_cuda_overlap_filter_push_event (srcpad, event);
   }
 }
 
@@ -311,6 +312,22 @@ gst_cuda_overlap_filter_src_event (GstPad * pad, GstObject * parent,
 
 /* ---- queries --------------------------------------------------------------- */
 
+void
+_gst_cuda_overlap_filter_offer_pool (GstQuery * query, GstBufferPool * pool,
+    guint n)
+{
+  GstStructure *config;
+  guint size = 0;
+
+  if (!pool)
+    return;
+  config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_get_params (config, NULL, &size, NULL, NULL);
+  gst_structure_free (config);
+  gst_query_add_allocation_pool (query, pool, size, n, 0);
+  gst_object_unref (pool);
+}
+
 /* Upstream writes straight into page-locked memory (CUDA backend). */
 static gboolean
 propose_allocation (GstCudaOverlapFilter * self, GstQuery * query)
@@ -318,11 +335,9 @@ propose_allocation (GstCudaOverlapFilter * self, GstQuery * query)
   GstCudaOverlapFilterPrivate *priv = PRIV (self);
   GstCudaOverlapFilterClass *klass = GST_CUDA_OVERLAP_FILTER_GET_CLASS (self);
   GstAllocationParams params;
-  GstBufferPool *pool;
-  GstStructure *config;
   GstCaps *caps;
   gboolean need_pool;
-  guint n, size = 0;
+  guint n;
 
   gst_query_parse_allocation (query, &caps, &need_pool);
   if (!caps || !priv->engine)
@@ -334,18 +349,18 @@ propose_allocation (GstCudaOverlapFilter * self, GstQuery * query)
   /* every slot's batch (the one being filled holds a slot too); no
    * maximum: upstream's own downstream (a tee) may hold its buffers */
   n = co_engine_max_in_flight (priv->engine) * priv->batch + PROPOSE_EXTRA;
+  if (gst_cuda_overlap_caps_is_cuda (caps)) {
+    /* device memory of our CUDA context, read in place */
+    if (need_pool)
+      _gst_cuda_overlap_filter_propose_cuda_pool (self, query, caps, n);
+    return TRUE;
+  }
   gst_allocation_params_init (&params);
   gst_query_add_allocation_param (query, priv->allocator, &params);
   if (!need_pool)
     return TRUE;
-  pool = klass->make_pool (self, caps, 0, priv->allocator, n, 0);
-  if (pool) {
-    config = gst_buffer_pool_get_config (pool);
-    gst_buffer_pool_config_get_params (config, NULL, &size, NULL, NULL);
-    gst_structure_free (config);
-    gst_query_add_allocation_pool (query, pool, size, n, 0);
-    gst_object_unref (pool);
-  }
+  _gst_cuda_overlap_filter_offer_pool (query,
+      klass->make_pool (self, caps, 0, priv->allocator, n, 0), n);
   return TRUE;
 }
 
@@ -355,9 +370,21 @@ gst_cuda_overlap_filter_sink_query (GstPad * pad, GstObject * parent,
 {
   GstCudaOverlapFilter *self = GST_CUDA_OVERLAP_FILTER (parent);
 
-  /* ALLOCATION is serialized: the streaming thread's, like the engine */
-  if (GST_QUERY_TYPE (query) == GST_QUERY_ALLOCATION)
-    return propose_allocation (self, query);
+  switch (GST_QUERY_TYPE (query)) {
+    case GST_QUERY_ALLOCATION:
+      /* serialized: the streaming thread's, like the engine */
+      return propose_allocation (self, query);
+    case GST_QUERY_CAPS:
+      return _gst_cuda_overlap_filter_query_caps (self, pad, query);
+    case GST_QUERY_ACCEPT_CAPS:
+      return _gst_cuda_overlap_filter_query_accept_caps (self, pad, query);
+    case GST_QUERY_CONTEXT:
+      if (_gst_cuda_overlap_filter_query_context (self, query))
+        return TRUE;
+      break;
+    default:
+      break;
+  }
   return gst_pad_query_default (pad, parent, query);
 }
 
@@ -373,8 +400,18 @@ gst_cuda_overlap_filter_src_query (GstPad * pad, GstObject * parent,
   guint in_flight, batch;
   gboolean live;
 
-  if (GST_QUERY_TYPE (query) != GST_QUERY_LATENCY)
-    return gst_pad_query_default (pad, parent, query);
+  switch (GST_QUERY_TYPE (query)) {
+    case GST_QUERY_LATENCY:
+      break;
+    case GST_QUERY_CAPS:
+      return _gst_cuda_overlap_filter_query_caps (self, pad, query);
+    case GST_QUERY_CONTEXT:
+      if (_gst_cuda_overlap_filter_query_context (self, query))
+        return TRUE;
+      return gst_pad_query_default (pad, parent, query);
+    default:
+      return gst_pad_query_default (pad, parent, query);
+  }
   if (!gst_pad_peer_query (GST_ELEMENT (self)->sinkpads->data, query))
     return FALSE;
   gst_query_parse_latency (query, &live, &min, &max);
@@ -424,7 +461,7 @@ _gst_cuda_overlap_filter_setup_pads (GstCudaOverlapFilter * self)
   gst_pad_set_chain_function (sinkpad, gst_cuda_overlap_filter_chain);
   gst_pad_set_event_full_function (sinkpad, gst_cuda_overlap_filter_sink_event);
   gst_pad_set_query_function (sinkpad, gst_cuda_overlap_filter_sink_query);
-  GST_PAD_SET_PROXY_CAPS (sinkpad);
+  /* caps: gstcudaoverlapfilter-caps.c (the memory may differ per pad) */
   gst_element_add_pad (GST_ELEMENT (self), sinkpad);
 
   srcpad = gst_pad_new_from_template (gst_element_class_get_pad_template
@@ -433,8 +470,6 @@ _gst_cuda_overlap_filter_setup_pads (GstCudaOverlapFilter * self)
       gst_cuda_overlap_filter_src_activate_mode);
   gst_pad_set_query_function (srcpad, gst_cuda_overlap_filter_src_query);
   gst_pad_set_event_function (srcpad, gst_cuda_overlap_filter_src_event);
-  gst_pad_use_fixed_caps (srcpad);
-  GST_PAD_SET_PROXY_CAPS (srcpad);
   gst_element_add_pad (GST_ELEMENT (self), srcpad);
 }
 
@@ -472,6 +507,7 @@ _gst_cuda_overlap_filter_change_state (GstElement * element,
     case GST_STATE_CHANGE_NULL_TO_READY:
       if (!check_backend (self))
         return GST_STATE_CHANGE_FAILURE;
+      _gst_cuda_overlap_filter_ensure_context (self);
       break;
     case GST_STATE_CHANGE_READY_TO_PAUSED:
       _gst_cuda_overlap_filter_set_shutdown (self, FALSE);
@@ -498,6 +534,8 @@ _gst_cuda_overlap_filter_change_state (GstElement * element,
     g_clear_pointer (&priv->stats, co_stats_free);
     co_trace_close (priv->trace);
     priv->trace = NULL;
+  } else if (transition == GST_STATE_CHANGE_READY_TO_NULL) {
+    _gst_cuda_overlap_filter_release_context (self);
   }
   return ret;
 }

@@ -11,6 +11,10 @@
  *   gstcudaoverlapfilter-stats.c  statistics and passport messages, trace
  *   gstcudaoverlapfilter-qos.c    QoS (late buffers dropped), passthrough
  *   gstcudaoverlapfilter-tune.c   the automatic settings (plugin/co-tune.h)
+ *   gstcudaoverlapfilter-caps.c   negotiation: system or CUDA memory per pad
+ *   gstcudaoverlapfilter-context.c  the GstCudaContext shared with the
+ *                                 pipeline
+ *   gstcudaoverlapfilter-devmem.c CUDA-memory pools and input buffers
  *
  * Locks (the rules; every file keeps them):
  *   priv->lock, the state lock, guards every field marked [L] below.  It
@@ -117,7 +121,20 @@ typedef struct
   guint in_flight_max;          /* [L] the engine's bound, for queries */
   guint batch;                  /* [L,S] images per engine frame, >= 1 */
   guint pool_min;               /* [S] output buffers allocated at build */
-  GstCaps *caps;                /* [S] */
+  GstCaps *caps;                /* [S] the input caps */
+  GstCaps *src_caps;            /* [S] the output caps: the input's, in
+                                 * system or CUDA memory (-caps.c) */
+  gboolean in_cuda, out_cuda;   /* [S] memory:CUDAMemory on that pad */
+
+  /* CUDA memory and the shared CUDA context (gstcudaoverlapfilter-caps.c,
+   * gstcudaoverlapfilter-context.c) */
+  GstObject *cuda_ctx;          /* [O] the pipeline's GstCudaContext (found
+                                 * or made at NULL->READY, or set), NULL
+                                 * without one */
+  gint cudamem_usable;          /* [O] 0: not asked yet, 1: yes, -1: no */
+  guint cudamem_gen;            /* [O] bumped when backend or device change */
+  gchar *cudamem_why;           /* [O] why not */
+  gboolean warned_cudamem;      /* [S] */
 
   /* [S] per engine slot */
   GstCudaOverlapFilterFrame *frames;    /* batch per engine slot */
@@ -194,6 +211,13 @@ GstFlowReturn _gst_cuda_overlap_filter_srcresult (GstCudaOverlapFilter * self);
 void _gst_cuda_overlap_filter_loop (GstCudaOverlapFilter * self);
 
 /* gstcudaoverlapfilter-pads.c */
+/* Adds @pool (taken; NULL: nothing) to an ALLOCATION answer with its
+ * configured buffer size, @n buffers at least, no maximum. */
+void _gst_cuda_overlap_filter_offer_pool (GstQuery * query,
+    GstBufferPool * pool, guint n);
+/* Pushes @event on @srcpad; a refusal while the pad flushes is FLUSHING. */
+GstFlowReturn _gst_cuda_overlap_filter_push_event (GstPad * srcpad,
+    GstEvent * event);
 void _gst_cuda_overlap_filter_setup_pads (GstCudaOverlapFilter * self);
 GstStateChangeReturn _gst_cuda_overlap_filter_change_state (GstElement *
     element, GstStateChange transition);
@@ -235,6 +259,41 @@ void _gst_cuda_overlap_filter_tune_reset (GstCudaOverlapFilter * self);
 /* The push thread: */
 void _gst_cuda_overlap_filter_tune_pushed (GstCudaOverlapFilter * self,
     guint n);
+/* gstcudaoverlapfilter-caps.c: negotiation (system or CUDA memory per
+ * pad).  Any thread: */
+gboolean _gst_cuda_overlap_filter_cuda_memory_usable (GstCudaOverlapFilter *
+    self, gchar ** why);
+gboolean _gst_cuda_overlap_filter_query_caps (GstCudaOverlapFilter * self,
+    GstPad * pad, GstQuery * query);
+gboolean _gst_cuda_overlap_filter_query_accept_caps (GstCudaOverlapFilter *
+    self, GstPad * pad, GstQuery * query);
+/* Streaming thread, the CAPS event: drains, decides the output caps,
+ * pushes them and rebuilds. */
+GstFlowReturn _gst_cuda_overlap_filter_sink_caps (GstCudaOverlapFilter * self,
+    GstEvent * event);
+
+/* gstcudaoverlapfilter-context.c: the GstCudaContext shared with the
+ * pipeline's other CUDA elements. */
+void _gst_cuda_overlap_filter_set_context (GstElement * element,
+    GstContext * context);
+gboolean _gst_cuda_overlap_filter_query_context (GstCudaOverlapFilter * self,
+    GstQuery * query);
+/* NULL->READY (found, or the primary context wrapped) and READY->NULL: */
+void _gst_cuda_overlap_filter_ensure_context (GstCudaOverlapFilter * self);
+void _gst_cuda_overlap_filter_release_context (GstCudaOverlapFilter * self);
+/* A reference to the context, or NULL; @handle its CUcontext, @device its
+ * device (either may be NULL). */
+GstObject *_gst_cuda_overlap_filter_cuda_context (GstCudaOverlapFilter *
+    self, gpointer * handle, gint * device);
+
+/* gstcudaoverlapfilter-devmem.c: memory:CUDAMemory buffers (streaming
+ * thread). */
+GstBufferPool *_gst_cuda_overlap_filter_cuda_pool (GstCudaOverlapFilter *
+    self, GstCaps * caps, guint * downstream_min);
+gboolean _gst_cuda_overlap_filter_propose_cuda_pool (GstCudaOverlapFilter *
+    self, GstQuery * query, GstCaps * caps, guint n);
+gboolean _gst_cuda_overlap_filter_check_cuda_input (GstCudaOverlapFilter *
+    self, GstBuffer * buf);
 
 /* gstcudaoverlap-trymem.c: memory from g_try_malloc (an allocation that
  * fails returns NULL instead of aborting the process). */

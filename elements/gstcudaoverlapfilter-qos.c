@@ -11,8 +11,9 @@
  * subclass chooses.
  *
  * Passthrough: when the subclass says its settings are identity
- * (klass->is_identity), chain pushes the input buffer itself, from the
- * streaming thread: no slot, no copy, no kernel.  A switch into or out of
+ * (klass->is_identity) and both pads have the same memory (system or CUDA),
+ * chain pushes the input buffer itself, from the streaming thread: no
+ * slot, no copy, no kernel.  A switch into or out of
  * passthrough first drains what is in flight (the push task pushes it), so
  * buffers stay in order; the statistics are then the streaming thread's
  * (nothing is in flight) and count the frames as CO_PATH_PASSTHROUGH.
@@ -161,7 +162,9 @@ _gst_cuda_overlap_filter_check_passthrough (GstCudaOverlapFilter * self)
 {
   GstCudaOverlapFilterPrivate *priv = PRIV (self);
   GstCudaOverlapFilterClass *klass = GST_CUDA_OVERLAP_FILTER_GET_CLASS (self);
-  gboolean want = klass->is_identity && klass->is_identity (self);
+  /* the input buffer itself only where the output is the same memory */
+  gboolean want = klass->is_identity && klass->is_identity (self) &&
+      priv->in_cuda == priv->out_cuda;
   GstFlowReturn ret;
 
   if (want == priv->passthrough)

@@ -198,6 +198,8 @@ _gst_cuda_overlap_filter_post_passport (GstCudaOverlapFilter * self,
   pp.backend = gst_cuda_overlap_enum_nick (GST_TYPE_CUDA_OVERLAP_BACKEND,
       co_engine_backend (priv->engine));
   pp.operation = klass->operation_nick (self);
+  pp.memory_in = priv->in_cuda ? "cuda" : "system";
+  pp.memory_out = priv->out_cuda ? "cuda" : "system";
   pp.caps = caps_str;
   pp.frame_bytes = frame_bytes;
   pp.plugin_version = PACKAGE_VERSION;

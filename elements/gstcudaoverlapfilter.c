@@ -36,8 +36,8 @@
  * `device-name`, `compute-capability`, `pci-bus-id`, `driver-version`,
  * `runtime-version`, `async-engine-count`, `concurrent-kernels`, `streams`,
  * `chunks`, `max-in-flight`, `batch`, `mode`, `wait-mode`, `submit-thread`,
- * `auto`, `auto-reason`, `backend`, `operation`, `caps`, `frame-bytes`,
- * `plugin-version`.
+ * `auto`, `auto-reason`, `backend`, `operation`, `memory-in`, `memory-out`,
+ * `caps`, `frame-bytes`, `plugin-version`.
  * <!-- fields:cudaoverlap-passport names end -->
  *
  * `cudaoverlap-stats`:
@@ -48,8 +48,8 @@
  * `latency-min`, `latency-mean`, `latency-p50`, `latency-p95`, `latency-p99`,
  * `latency-max`, `gpu-latency-p50`, `gpu-latency-p99`, `frames-pinned`,
  * `frames-registered`, `frames-pageable`, `frames-staged`,
- * `frames-passthrough`, `streams`, `chunks`, `mode`, `backend`, `operation`,
- * `passthrough`, `whole-run`.
+ * `frames-passthrough`, `frames-device`, `streams`, `chunks`, `mode`,
+ * `backend`, `operation`, `passthrough`, `whole-run`.
  * <!-- fields:cudaoverlap-stats names end -->
  *
  * Automatic settings: `streams` and `chunks` at 0, `wait-mode=auto` (and
@@ -300,6 +300,7 @@ gst_cuda_overlap_filter_class_init (GstCudaOverlapFilterClass * klass)
   gobject_class->set_property = gst_cuda_overlap_filter_set_property;
   gobject_class->get_property = gst_cuda_overlap_filter_get_property;
   element_class->change_state = _gst_cuda_overlap_filter_change_state;
+  element_class->set_context = _gst_cuda_overlap_filter_set_context;
 
   install_engine_properties (gobject_class);
   install_output_properties (gobject_class);
@@ -385,6 +386,8 @@ gst_cuda_overlap_filter_finalize (GObject * object)
 
   g_mutex_clear (&priv->lock);
   g_free (priv->trace_file);
+  g_free (priv->cudamem_why);
+  gst_clear_object (&priv->cuda_ctx);
   if (priv->last_stats)
     gst_structure_free (priv->last_stats);
   if (priv->passport)
@@ -411,6 +414,8 @@ gst_cuda_overlap_filter_set_property (GObject * object, guint id,
       break;
     case PROP_BACKEND:
       priv->backend = g_value_get_enum (value);
+      priv->cudamem_usable = 0;
+      priv->cudamem_gen++;
       break;
     case PROP_MAX_IN_FLIGHT:
       priv->max_in_flight = g_value_get_uint (value);
@@ -423,6 +428,8 @@ gst_cuda_overlap_filter_set_property (GObject * object, guint id,
       break;
     case PROP_DEVICE_ID:
       priv->device_id = g_value_get_int (value);
+      priv->cudamem_usable = 0;
+      priv->cudamem_gen++;
       break;
     case PROP_STATS_INTERVAL:
       priv->stats_interval = g_value_get_uint64 (value);
@@ -559,4 +566,13 @@ gst_cuda_overlap_filter_frame_check_input (GstCudaOverlapFilterFrame * fr,
   if (fr->path != CO_PATH_PAGEABLE)
     fr->path = MAX (fr->path,
         gst_cuda_overlap_hostmem_path_of (fr->inbuf, data, size));
+}
+
+gboolean
+gst_cuda_overlap_filter_pad_is_cuda (GstCudaOverlapFilter * self,
+    GstPadDirection direction)
+{
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
+
+  return direction == GST_PAD_SINK ? priv->in_cuda : priv->out_cuda;
 }

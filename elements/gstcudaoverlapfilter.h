@@ -134,6 +134,11 @@ CoBackendKind gst_cuda_overlap_filter_backend (GstCudaOverlapFilter * self);
 /* For @configure of a subclass with a batch: the batch the automatic
  * settings chose (1 when nothing was chosen), for a `batch` of 0. */
 guint gst_cuda_overlap_filter_auto_batch (GstCudaOverlapFilter * self);
+/* For subclasses (streaming thread, from @configure on): whether the pad
+ * of @direction negotiated memory:CUDAMemory (device memory) rather than
+ * system memory. */
+gboolean gst_cuda_overlap_filter_pad_is_cuda (GstCudaOverlapFilter * self,
+    GstPadDirection direction);
 gint gst_cuda_overlap_filter_device_id (GstCudaOverlapFilter * self);
 /* For @prepare: the @size input bytes at @data (mapped from frame->inbuf)
  * will be copied; if they are not in page-locked memory (e.g. mapping

@@ -21,7 +21,22 @@
  * built in double precision; NV12/I420: luma only) and `box-blur` (each
  * colour component becomes (sum + n/2) / n over the (2r+1)² window around
  * it, n = (2r+1)², borders replicated; chroma planes in their own geometry).
- * Alpha and padding bytes pass through unchanged.
+ * Alpha and padding bytes pass through unchanged.  `none` changes nothing:
+ * with the same memory on both pads buffers pass through; between system
+ * and CUDA memory it is an overlapped, chunked upload or download (copies
+ * only, from or into page-locked memory), the answer to
+ * cudaupload/cudadownload.
+ *
+ * CUDA memory: each pad carries system memory or
+ * `video/x-raw(memory:CUDAMemory)` (RGBA, BGRA, ARGB, ABGR, RGBx, BGRx,
+ * NV12, I420), whichever its neighbour takes; the output keeps the input's
+ * memory unless downstream takes only the other one.  CUDA memory in: the
+ * kernels read it in place (no host-to-device copy); CUDA memory out: they
+ * write buffers of a GstCudaBufferPool (no device-to-host copy).  The
+ * element shares one GstCudaContext with NVIDIA's elements (GstContext
+ * "gst.cuda.context"), or, when first, shares the device's primary
+ * context.  gst-plugins-bad's CUDA library is loaded at run time: without
+ * it, a GPU, or with backend=cpu, only system memory is offered.
  *
  * Metadata: each output buffer gets its input's timestamps, offsets and
  * flags, and every meta of its input that still holds for it.  The
@@ -57,6 +72,14 @@
  *
  * ## Example launch lines
  * |[
+ * gst-launch-1.0 filesrc location=in.mp4 ! qtdemux ! h264parse ! nvh264dec ! cudavideofilter operation=box-blur radius=4 ! nvh264enc ! h264parse ! mp4mux ! filesink location=out.mp4
+ * ]| Decodes, blurs and encodes on the GPU: the frames stay in CUDA memory,
+ * nothing crosses PCIe (for GPUs with NVDEC and NVENC).
+ * |[
+ * gst-launch-1.0 videotestsrc num-buffers=300 ! video/x-raw,format=NV12,width=3840,height=2160 ! cudavideofilter operation=none ! "video/x-raw(memory:CUDAMemory)" ! cudadownload ! fakesink
+ * ]| An upload: chunked, overlapped copies from page-locked memory into
+ * CUDA memory, no kernel.
+ * |[
  * gst-launch-1.0 videotestsrc num-buffers=300 ! video/x-raw,format=RGBA,width=3840,height=2160 ! cudavideofilter operation=invert streams=4 chunks=4 ! fakesink
  * ]| Inverts 4K RGBA frames on the GPU, four bands per frame on four streams.
  * |[
@@ -87,6 +110,7 @@
 #include <gst/video/video.h>
 
 #include "gstcudavideofilter.h"
+#include "gstcudaoverlap-cudamem.h"
 #include "co-video.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_overlap_video_filter_debug);
@@ -94,6 +118,9 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_overlap_video_filter_debug);
 
 #define FORMATS "{ GRAY8, GRAY16_LE, RGBA, BGRA, ARGB, ABGR, RGBx, BGRx, " \
   "xRGB, xBGR, NV12, I420 }"
+/* Ours that 1.22's CUDA memory (nvcodec) carries too: not GRAY8, GRAY16_LE,
+ * xRGB, xBGR, which stay in system memory. */
+#define CUDA_FORMATS "{ RGBA, BGRA, ARGB, ABGR, RGBx, BGRx, NV12, I420 }"
 #define LUT_BYTES (65536 * sizeof (guint16))
 
 /* Metas tagged only with these (or with nothing) hold for the output: our
@@ -132,6 +159,7 @@ struct _GstCudaOverlapVideoFilter
   guint batch;
 
   guint batch_eff;              /* in effect since configure */
+  gboolean in_cuda, out_cuda;   /* memory:CUDAMemory, since configure */
 };
 
 typedef struct
@@ -140,12 +168,16 @@ typedef struct
   gboolean in_mapped, out_mapped;
 } FramePriv;
 
+/* CUDA memory first, system memory second (gstcudaoverlapfilter-caps.c
+ * leaves CUDA memory out where it cannot be used) */
+#define TEMPLATE_CAPS \
+  GST_VIDEO_CAPS_MAKE_WITH_FEATURES (GST_CUDA_OVERLAP_CAPS_FEATURE_CUDA, \
+      CUDA_FORMATS) "; " GST_VIDEO_CAPS_MAKE (FORMATS)
+
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
-    GST_PAD_SINK, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (FORMATS)));
+    GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (TEMPLATE_CAPS));
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
-    GST_PAD_SRC, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (FORMATS)));
+    GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (TEMPLATE_CAPS));
 
 #define GST_TYPE_CUDA_VIDEO_OPERATION (gst_cuda_video_operation_get_type ())
 static GType
@@ -158,6 +190,10 @@ gst_cuda_video_operation_get_type (void)
           "(NV12/I420: luma only)", "gamma"},
     {CO_VIDEO_OP_BOX_BLUR, "Box blur: integer mean over (2 radius + 1)^2, "
           "borders replicated", "box-blur"},
+    {CO_VIDEO_OP_NONE, "None: frames unchanged; buffers pass through when "
+          "both pads have the same memory, else an overlapped chunked "
+          "upload (system to CUDA memory) or download (CUDA to system "
+          "memory)", "none"},
     {0, NULL, NULL},
   };
 
@@ -314,6 +350,19 @@ describe_format (const GstVideoInfo * info, CoVideoDesc * d)
   return TRUE;
 }
 
+/* With the object lock.  Device memory on a pad takes one frame per
+ * submission: the images of a batch lie at one stride from each other in
+ * the slot's areas, and CUDA-memory buffers are each where they are. */
+static guint
+effective_batch (GstCudaOverlapVideoFilter * self)
+{
+  if (self->in_cuda || self->out_cuda)
+    return 1;
+  /* 0: the automatic settings' choice */
+  return self->batch ? self->batch :
+      gst_cuda_overlap_filter_auto_batch (GST_CUDA_OVERLAP_FILTER (self));
+}
+
 static gsize
 gst_cuda_overlap_video_filter_configure (GstCudaOverlapFilter * base,
     GstCaps * caps, CoEngineConfig * cfg, GError ** error)
@@ -333,10 +382,12 @@ gst_cuda_overlap_video_filter_configure (GstCudaOverlapFilter * base,
         gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (&self->info)));
     return 0;
   }
+  self->in_cuda = gst_cuda_overlap_filter_pad_is_cuda (base, GST_PAD_SINK);
+  self->out_cuda = gst_cuda_overlap_filter_pad_is_cuda (base, GST_PAD_SRC);
   GST_OBJECT_LOCK (self);
   d->op = self->operation;
   d->radius = self->radius;
-  self->batch_eff = self->batch;
+  self->batch_eff = effective_batch (self);
   GST_OBJECT_UNLOCK (self);
   if (!self->batch_eff)
     self->batch_eff = gst_cuda_overlap_filter_auto_batch (base);
@@ -352,7 +403,9 @@ gst_cuda_overlap_video_filter_configure (GstCudaOverlapFilter * base,
     return 0;
   }
 
-  co_video_plan_sizes (d, cfg->chunks, &cfg->dev_in_size, &cfg->dev_out_size);
+  /* device memory on a pad: read or written in place, no slot area */
+  co_video_plan_sizes (d, cfg->chunks, self->in_cuda, self->out_cuda,
+      &cfg->dev_in_size, &cfg->dev_out_size);
   if (self->batch_eff > 1) {
     /* image i's device areas follow image 0's at 256-byte aligned strides
      * (the kernels' widest access stays aligned in every image) */
@@ -414,16 +467,17 @@ gst_cuda_overlap_video_filter_update (GstCudaOverlapFilter * base,
   GST_OBJECT_LOCK (self);
   same = self->operation == self->desc.op
       && (gint) self->radius == self->desc.radius
-      && (self->batch ? self->batch :
-      gst_cuda_overlap_filter_auto_batch (base)) == self->batch_eff;
+      && effective_batch (self) == self->batch_eff;
   GST_OBJECT_UNLOCK (self);
   if (!same)
     return FALSE;
   return self->desc.op != CO_VIDEO_OP_GAMMA || upload_lut (self, e, error);
 }
 
-/* gamma 1 (the table is the identity) and box-blur radius 0 (a window of
- * one pixel) leave every frame as it is. */
+/* none, gamma 1 (the table is the identity) and box-blur radius 0 (a
+ * window of one pixel) leave every frame as it is (the base class passes
+ * buffers through only when both pads have the same memory: between
+ * system and CUDA memory the frames are copied, chunk by chunk). */
 static gboolean
 gst_cuda_overlap_video_filter_is_identity (GstCudaOverlapFilter * base)
 {
@@ -431,7 +485,8 @@ gst_cuda_overlap_video_filter_is_identity (GstCudaOverlapFilter * base)
   gboolean identity;
 
   GST_OBJECT_LOCK (self);
-  identity = (self->operation == CO_VIDEO_OP_GAMMA && self->gamma == 1.0)
+  identity = self->operation == CO_VIDEO_OP_NONE
+      || (self->operation == CO_VIDEO_OP_GAMMA && self->gamma == 1.0)
       || (self->operation == CO_VIDEO_OP_BOX_BLUR && self->radius == 0);
   GST_OBJECT_UNLOCK (self);
   return identity;
@@ -445,26 +500,30 @@ plane_extent (const CoVideoPlaneDesc * pl, gsize stride)
       pl->comp_bytes;
 }
 
-static GstFlowReturn
-gst_cuda_overlap_video_filter_prepare (GstCudaOverlapFilter * base,
-    CoEngine * e, GstCudaOverlapFilterFrame * fr, CoFrame * cf)
+/* Maps @fr's input for reading, after checking that the planes its video
+ * meta (or the caps) describe lie inside it.  On a CUDA-memory pad with
+ * GST_MAP_CUDA: the planes' addresses are then device pointers (a buffer
+ * without a video meta has the layout of its GstCudaMemory's info).  FALSE
+ * after an element error. */
+static gboolean
+map_input (GstCudaOverlapVideoFilter * self, GstCudaOverlapFilterFrame * fr,
+    FramePriv * fp)
 {
-  GstCudaOverlapVideoFilter *self = GST_CUDA_OVERLAP_VIDEO_FILTER (base);
-  FramePriv *fp = fr->priv;
-  guint8 *in[CO_VIDEO_MAX_PLANES], *out[CO_VIDEO_MAX_PLANES];
-  gint in_stride[CO_VIDEO_MAX_PLANES], out_stride[CO_VIDEO_MAX_PLANES];
+  const GstVideoInfo *info = &self->info;
+  GstVideoMeta *meta = gst_buffer_get_video_meta (fr->inbuf);
   gsize size = gst_buffer_get_size (fr->inbuf);
   gsize need = GST_VIDEO_INFO_SIZE (&self->info);
-  GstVideoMeta *meta;
   gint i;
 
-  meta = gst_buffer_get_video_meta (fr->inbuf);
   if (meta) {
     /* the planes the meta describes must lie inside the buffer */
     need = 0;
     for (i = 0; i < (gint) meta->n_planes && i < self->desc.n_planes; i++)
       need = MAX (need, meta->offset[i] +
           plane_extent (&self->desc.planes[i], meta->stride[i]));
+  } else if (self->in_cuda) {
+    info = &((GstCudaOverlapCudaMemoryHead *)
+        gst_buffer_peek_memory (fr->inbuf, 0))->info;
   }
   if (size < need) {
     GST_ELEMENT_ERROR (self, STREAM, FORMAT,
@@ -473,11 +532,11 @@ gst_cuda_overlap_video_filter_prepare (GstCudaOverlapFilter * base,
         ("%dx%d %s", GST_VIDEO_INFO_WIDTH (&self->info),
             GST_VIDEO_INFO_HEIGHT (&self->info),
             GST_VIDEO_INFO_NAME (&self->info)));
-    return GST_FLOW_ERROR;
+    return FALSE;
   }
-  fp->in_mapped = gst_video_frame_map (&fp->in, &self->info, fr->inbuf,
-      GST_MAP_READ);
-  if (!fp->in_mapped) {
+  fp->in_mapped = gst_video_frame_map (&fp->in, info, fr->inbuf,
+      GST_MAP_READ | (self->in_cuda ? GST_CUDA_OVERLAP_MAP_CUDA : 0));
+  if (!fp->in_mapped)
     GST_ELEMENT_ERROR (self, STREAM, FORMAT,
         ("Could not map an input buffer of %" G_GSIZE_FORMAT " bytes as "
             "%dx%d %s (%" G_GSIZE_FORMAT " bytes per frame)", size,
@@ -486,28 +545,59 @@ gst_cuda_overlap_video_filter_prepare (GstCudaOverlapFilter * base,
             GST_VIDEO_INFO_NAME (&self->info),
             GST_VIDEO_INFO_SIZE (&self->info)),
         ("its video meta or size does not fit the caps"));
-    return GST_FLOW_ERROR;
+  return fp->in_mapped;
+}
+
+/* The planes of a mapped frame, for the planner. */
+static void
+planes_of (const GstVideoFrame * frame, gint n_planes, gboolean direct,
+    CoVideoPlanes * p)
+{
+  gint i;
+
+  for (i = 0; i < n_planes; i++) {
+    p->data[i] = GST_VIDEO_FRAME_PLANE_DATA (frame, i);
+    p->stride[i] = GST_VIDEO_FRAME_PLANE_STRIDE (frame, i);
   }
+  p->direct = direct;
+}
+
+static GstFlowReturn
+gst_cuda_overlap_video_filter_prepare (GstCudaOverlapFilter * base,
+    CoEngine * e, GstCudaOverlapFilterFrame * fr, CoFrame * cf)
+{
+  GstCudaOverlapVideoFilter *self = GST_CUDA_OVERLAP_VIDEO_FILTER (base);
+  FramePriv *fp = fr->priv;
+  CoVideoPlanes in, out;
+  /* the CPU backend's kernels read and write the buffers in place, except
+   * in batches, which are laid out in its work memory like on the device */
+  gboolean cpu_direct = co_engine_backend (e) == CO_BACKEND_CPU &&
+      self->batch_eff == 1;
+  gint i;
+
+  if (!map_input (self, fr, fp))
+    return GST_FLOW_ERROR;
+  /* a CUDA-memory output is written on the device (GST_MAP_CUDA) */
   fp->out_mapped = gst_video_frame_map (&fp->out, &self->info, fr->outbuf,
-      GST_MAP_WRITE);
+      GST_MAP_WRITE | (self->out_cuda ? GST_CUDA_OVERLAP_MAP_CUDA : 0));
   if (!fp->out_mapped) {
     GST_ELEMENT_ERROR (self, RESOURCE, WRITE, (NULL),
         ("could not map an output buffer"));
     return GST_FLOW_ERROR;
   }
-  for (i = 0; i < self->desc.n_planes; i++) {
-    in[i] = GST_VIDEO_FRAME_PLANE_DATA (&fp->in, i);
-    in_stride[i] = GST_VIDEO_FRAME_PLANE_STRIDE (&fp->in, i);
-    gst_cuda_overlap_filter_frame_check_input (fr, in[i],
-        plane_extent (&self->desc.planes[i], in_stride[i]));
-    out[i] = GST_VIDEO_FRAME_PLANE_DATA (&fp->out, i);
-    out_stride[i] = GST_VIDEO_FRAME_PLANE_STRIDE (&fp->out, i);
+  planes_of (&fp->in, self->desc.n_planes, cpu_direct || self->in_cuda, &in);
+  planes_of (&fp->out, self->desc.n_planes, cpu_direct || self->out_cuda, &out);
+  for (i = 0; i < self->desc.n_planes && !self->in_cuda; i++)
+    gst_cuda_overlap_filter_frame_check_input (fr, in.data[i],
+        plane_extent (&self->desc.planes[i], in.stride[i]));
+  if (!co_video_plan (&self->desc, co_engine_chunks (e), fr->image, cf, &in,
+          &out)) {
+    GST_ELEMENT_ERROR (self, CORE, FAILED, (NULL),
+        ("no plan for a frame (operation %d, input %s, output %s)",
+            self->desc.op, self->in_cuda ? "cuda" : "system",
+            self->out_cuda ? "cuda" : "system"));
+    return GST_FLOW_ERROR;
   }
-  /* the CPU backend's kernels read and write the buffers in place, except
-   * in batches, which are laid out in its work memory like on the device */
-  co_video_plan (&self->desc, co_engine_chunks (e),
-      co_engine_backend (e) == CO_BACKEND_CPU && self->batch_eff == 1,
-      fr->image, cf, in, in_stride, out, out_stride);
   return GST_FLOW_OK;
 }
 

@@ -28,6 +28,9 @@ extern "C"
     CO_VIDEO_OP_INVERT = 0,
     CO_VIDEO_OP_GAMMA = 1,
     CO_VIDEO_OP_BOX_BLUR = 2,
+    /* No kernel: the planner makes copy-only chunks for it (an upload or a
+     * download); the launchers and co_video_run_cpu() refuse it. */
+    CO_VIDEO_OP_NONE = 3,
   } CoVideoOp;
 
 /* One plane of one band (a horizontal strip of rows) of a picture.

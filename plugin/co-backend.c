@@ -45,3 +45,17 @@ co_engine_backend_fallback_note (gint device_id)
 
   return cuda->fallback_note ? cuda->fallback_note (device_id) : NULL;
 }
+
+gboolean
+co_engine_device_context (CoBackendKind kind, gint device_id,
+    gpointer * context, gint * device, GError ** error)
+{
+  const CoBackendOps *ops = co_backend_select (kind, device_id);
+
+  if (!ops->device_context) {
+    g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_NO_DEVICE,
+        "the %s backend has no device context", ops->name);
+    return FALSE;
+  }
+  return ops->device_context (device_id, context, device, error);
+}

@@ -85,7 +85,7 @@ co_cpu_run_chunk (CoChunk * chunk)
     co_copy_host (&chunk->h2d[i]);
   if (chunk->kind == CO_KERNEL_VIDEO)
     co_video_run_cpu (&chunk->params.video);
-  else
+  else if (chunk->kind == CO_KERNEL_AUDIO)
     co_audio_run_cpu (&chunk->params.audio);
   for (i = 0; i < chunk->n_d2h; i++)
     co_copy_host (&chunk->d2h[i]);

@@ -36,14 +36,21 @@
  * "co_video_launch_cuda", ...); in a -Dfault-injection build a test makes it
  * fail as the call would, with "injected failure of <call>" for the message.
  *
- * Device context: CoEngineConfig.device_context (a CUcontext another element
- * made) is kept in the state and not used yet: this backend runs in the
- * device's primary context (cudaSetDevice).  It is the hook for sharing a
- * context with other CUDA elements: there, the backend pushes it current
- * around its calls instead of cudaSetDevice.
+ * Device context: without CoEngineConfig.device_context the backend runs in
+ * the device's primary context (cudaSetDevice before its calls).  With one
+ * (the CUcontext of a GstCudaContext shared with other CUDA elements: a
+ * wrapped primary context, or a context 1.22's gst_cuda_context_new made),
+ * every entry point (open, close, submit, wait, set_const) pushes it current
+ * first and pops it when it returns, on whichever thread calls (the
+ * element's streaming thread, the engine's submit thread, the push thread):
+ * the runtime then makes every stream, event, allocation, module load and
+ * kernel launch in that context.  The driver's context calls are looked up
+ * through the runtime (cudaGetDriverEntryPointByVersion), so libcuda is
+ * not linked: the plugin still loads where it is missing.
  */
 #include <string.h>
 
+#include <cuda.h>               /* types only: libcuda is not linked */
 #include <cuda_runtime.h>
 #include <nvtx3/nvToolsExt.h>
 #include <nvtx3/nvToolsExtCudaRt.h>
@@ -56,10 +63,21 @@
 #define CO_EV_DONE CO_TS_COUNT
 #define CO_EV_PER_CHUNK (CO_TS_COUNT + 1)
 
+/* The driver's context calls, from the runtime's entry-point table. */
+typedef struct
+{
+  CUresult (CUDAAPI * ctx_push) (CUcontext ctx);
+  CUresult (CUDAAPI * ctx_pop) (CUcontext * ctx);
+  CUresult (CUDAAPI * ctx_get_current) (CUcontext * ctx);
+  CUresult (CUDAAPI * device_get) (CUdevice * dev, int ordinal);
+  CUresult (CUDAAPI * get_error_name) (CUresult err, const char **name);
+} CoCuDriver;
+
 typedef struct
 {
   gint device;
-  gpointer device_context;      /* CoEngineConfig.device_context, unused */
+  CUcontext device_context;     /* CoEngineConfig.device_context, or NULL */
+  const CoCuDriver *drv;        /* with a device_context */
   cudaStream_t streams[CO_MAX_STREAMS];
   /* Event sets outlive their frame by one completion (the timestamp
    * anchor), so there is one more set than slots. */
@@ -106,6 +124,110 @@ co_cuda_injected (const gchar * call, GError ** error)
       !co_cuda_check (fn args, #fn " " #args, error))
 #define CK(fn, args) \
   if (CO_CUDA_FAILED (fn, args)) goto fail
+
+/* The driver calls of CoCuDriver (NULL and @error when the runtime cannot
+ * find one: no driver, or one too old). */
+static const CoCuDriver *
+co_cu_driver (GError ** error)
+{
+  static CoCuDriver drv;
+  static const gchar *missing;
+  static gsize once = 0;
+
+  if (g_once_init_enter (&once)) {
+    static const gchar *const names[] = { "cuCtxPushCurrent",
+      "cuCtxPopCurrent", "cuCtxGetCurrent", "cuDeviceGet", "cuGetErrorName"
+    };
+    void **slots[] = { (void **) &drv.ctx_push, (void **) &drv.ctx_pop,
+      (void **) &drv.ctx_get_current, (void **) &drv.device_get,
+      (void **) &drv.get_error_name
+    };
+    guint i;
+
+    for (i = 0; i < G_N_ELEMENTS (names) && !missing; i++) {
+      enum cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSuccess;
+
+      if (cudaGetDriverEntryPointByVersion (names[i], slots[i], CUDART_VERSION,
+              cudaEnableDefault, &q) != cudaSuccess ||
+          q != cudaDriverEntryPointSuccess || !*slots[i])
+        missing = names[i];
+    }
+    g_once_init_leave (&once, 1);
+  }
+  if (missing) {
+    g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_NO_DEVICE,
+        "cudaGetDriverEntryPointByVersion found no %s in the CUDA driver",
+        missing);
+    return NULL;
+  }
+  return &drv;
+}
+
+/* A driver call's result: FALSE and @error (naming @call) on failure. */
+static gboolean
+co_cu_check (const CoCuDriver * drv, CUresult r, const gchar * call,
+    GError ** error)
+{
+  const char *name = NULL;
+
+  if (r == CUDA_SUCCESS)
+    return TRUE;
+  if (drv->get_error_name (r, &name) != CUDA_SUCCESS)
+    name = NULL;
+  g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_CUDA,
+      "%s failed: %s (%d)", call, name ? name : "unknown error", (int) r);
+  return FALSE;
+}
+
+/* Makes the engine's context current on the calling thread: pushes the
+ * device_context, or selects the device (its primary context).  Every
+ * TRUE is paired with a co_cuda_leave(). */
+static gboolean
+co_cuda_enter (CoCuda * c, GError ** error)
+{
+  if (!c->device_context)
+    return !CO_CUDA_FAILED (cudaSetDevice, (c->device));
+  if (co_fault_hit ("cuCtxPushCurrent"))
+    return !co_cuda_injected ("cuCtxPushCurrent", error);
+  return co_cu_check (c->drv, c->drv->ctx_push (c->device_context),
+      "cuCtxPushCurrent", error);
+}
+
+static void
+co_cuda_leave (CoCuda * c)
+{
+  CUcontext prev = NULL;
+
+  if (c->device_context)
+    c->drv->ctx_pop (&prev);
+}
+
+/* co_engine_device_context(): the primary context of @device_id, made and
+ * kept by the runtime (cudaSetDevice, cudaFree (NULL) initialises it), read
+ * back from the driver. */
+static gboolean
+co_cuda_device_context (gint device_id, gpointer * context, gint * device,
+    GError ** error)
+{
+  const CoCuDriver *drv = co_cu_driver (error);
+  CUcontext ctx = NULL;
+  CUdevice dev = 0;
+
+  if (!drv)
+    return FALSE;
+  CK (cudaSetDevice, (MAX (device_id, 0)));
+  CK (cudaFree, (NULL));
+  if (!co_cu_check (drv, drv->ctx_get_current (&ctx), "cuCtxGetCurrent",
+          error) || !co_cu_check (drv, drv->device_get (&dev,
+              MAX (device_id, 0)), "cuDeviceGet", error))
+    return FALSE;
+  *context = ctx;
+  *device = dev;
+  return TRUE;
+
+fail:
+  return FALSE;
+}
 
 /* A device this build cannot run: NULL, or what to say (the device, its
  * compute capability, the architectures built and what to do). */
@@ -265,24 +387,10 @@ fail:
   return FALSE;
 }
 
+/* The rest of open, in the engine's context. */
 static gboolean
-co_cuda_open (CoEngine * e, GError ** error)
+co_cuda_open_in_context (CoEngine * e, CoCuda * c, GError ** error)
 {
-  CoCuda *c;
-  gchar *why = NULL;
-
-  if (!co_cuda_usable (e->cfg.device_id, &why)) {
-    g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_NO_DEVICE,
-        "no usable CUDA device: %s", why);
-    g_free (why);
-    return FALSE;
-  }
-
-  c = g_new0 (CoCuda, 1);
-  e->backend_state = c;
-  c->device = MAX (e->cfg.device_id, 0);
-  c->device_context = e->cfg.device_context;
-  CK (cudaSetDevice, (c->device));
 #if CUDART_VERSION >= 13000
   {
     int drv = 0;
@@ -310,15 +418,45 @@ fail:
   return FALSE;
 }
 
+static gboolean
+co_cuda_open (CoEngine * e, GError ** error)
+{
+  CoCuda *c;
+  gchar *why = NULL;
+  gboolean ok;
+
+  if (!co_cuda_usable (e->cfg.device_id, &why)) {
+    g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_NO_DEVICE,
+        "no usable CUDA device: %s", why);
+    g_free (why);
+    return FALSE;
+  }
+
+  c = g_new0 (CoCuda, 1);
+  e->backend_state = c;
+  c->device = MAX (e->cfg.device_id, 0);
+  c->device_context = e->cfg.device_context;
+  if (c->device_context && !(c->drv = co_cu_driver (error))) {
+    c->device_context = NULL;
+    return FALSE;
+  }
+  if (!co_cuda_enter (c, error))
+    return FALSE;
+  ok = co_cuda_open_in_context (e, c, error);
+  co_cuda_leave (c);
+  return ok;
+}
+
 static void
 co_cuda_close (CoEngine * e)
 {
   CoCuda *c = e->backend_state;
   guint i, n_events;
+  gboolean entered;
 
   if (!c)
     return;
-  cudaSetDevice (c->device);
+  entered = co_cuda_enter (c, NULL);
   /* Nothing may still run on memory we free: wait for our own streams. */
   for (i = 0; i < e->cfg.streams; i++)
     if (c->streams[i])
@@ -340,6 +478,8 @@ co_cuda_close (CoEngine * e)
       cudaStreamDestroy (c->streams[i]);
   for (i = 0; c->dev_mem && i < e->n_slots; i++)
     e->frames[i].dev_in = e->frames[i].dev_out = NULL;
+  if (entered)
+    co_cuda_leave (c);
   g_free (c);
   e->backend_state = NULL;
 }
@@ -421,6 +561,8 @@ co_cuda_launch (CoChunk * ch, cudaStream_t s, GError ** error)
   const gchar *call = video ? "co_video_launch_cuda" : "co_audio_launch_cuda";
   int kerr;
 
+  if (ch->kind == CO_KERNEL_NONE)
+    return TRUE;
   if (co_fault_hit (call))
     return !co_cuda_injected (call, error);
   kerr = video ? co_video_launch_cuda (&ch->params.video, s) :
@@ -428,16 +570,13 @@ co_cuda_launch (CoChunk * ch, cudaStream_t s, GError ** error)
   return co_cuda_check ((cudaError_t) kerr, call, error);
 }
 
+/* The frame's copies, kernels and events, in the engine's context. */
 static gboolean
-co_cuda_submit (CoEngine * e, CoFrame * f, GError ** error)
+co_cuda_submit_chunks (CoEngine * e, CoFrame * f, GError ** error)
 {
   CoCuda *c = e->backend_state;
   guint i;
 
-  g_return_val_if_fail (f->n_chunks <= e->cfg.chunks, FALSE);
-  c->evset[f->slot] = f->seqnum % c->n_evsets;
-  nvtxRangePushA ("co submit");
-  CK (cudaSetDevice, (c->device));
   for (i = 0; i < f->n_chunks; i++) {
     CoChunk *ch = &f->chunks[i];
     cudaEvent_t *ev = co_cuda_chunk_events (e, f, i);
@@ -466,15 +605,31 @@ co_cuda_submit (CoEngine * e, CoFrame * f, GError ** error)
                     i)[CO_TS_END], 0));
     CK (cudaEventRecord, (co_cuda_done_event (e, f), s));
   }
-  nvtxRangePop ();
   return TRUE;
 
 fail:
   /* The engine queues the frame with the error; its wait then waits for
    * whatever was queued (events of chunks never recorded would make the
    * frame's own wait fail). */
-  nvtxRangePop ();
   return FALSE;
+}
+
+static gboolean
+co_cuda_submit (CoEngine * e, CoFrame * f, GError ** error)
+{
+  CoCuda *c = e->backend_state;
+  gboolean ok;
+
+  g_return_val_if_fail (f->n_chunks <= e->cfg.chunks, FALSE);
+  c->evset[f->slot] = f->seqnum % c->n_evsets;
+  nvtxRangePushA ("co submit");
+  ok = co_cuda_enter (c, error);
+  if (ok) {
+    ok = co_cuda_submit_chunks (e, f, error);
+    co_cuda_leave (c);
+  }
+  nvtxRangePop ();
+  return ok;
 }
 
 /* Waits on the frame's done event: one event for the whole frame (one
@@ -482,16 +637,10 @@ fail:
 static gchar *
 co_cuda_wait_done (CoEngine * e, CoFrame * f)
 {
-  CoCuda *c = e->backend_state;
   cudaEvent_t done = co_cuda_done_event (e, f);
-  const gchar *call = "cudaSetDevice";
+  const gchar *call;
   cudaError_t err;
 
-  if (co_fault_hit (call))
-    return g_strdup_printf ("injected failure of %s", call);
-  err = cudaSetDevice (c->device);
-  if (err != cudaSuccess)
-    return CO_CUDA_FAIL (err, call);
   call = e->cfg.wait == CO_WAIT_SPIN ? "cudaEventQuery" :
       "cudaEventSynchronize";
   if (co_fault_hit (call))
@@ -540,9 +689,15 @@ static void
 co_cuda_wait (CoEngine * e, CoFrame * f)
 {
   CoCuda *c = e->backend_state;
+  GError *err = NULL;
+  gboolean entered;
   guint i;
 
   nvtxRangePushA ("co wait");
+  entered = co_cuda_enter (c, &err);
+  if (!entered && !f->error)
+    f->error = g_strdup (err->message);
+  g_clear_error (&err);
   if (!f->error)
     f->error = co_cuda_wait_done (e, f);
   if (!f->error)
@@ -557,6 +712,8 @@ co_cuda_wait (CoEngine * e, CoFrame * f)
     c->anchor = c->anchor_event;
     c->anchor_ns = c->anchor_event_ns;
   }
+  if (entered)
+    co_cuda_leave (c);
   nvtxRangePop ();
 }
 
@@ -565,14 +722,17 @@ co_cuda_set_const (CoEngine * e, gconstpointer data, gsize size,
     GError ** error)
 {
   CoCuda *c = e->backend_state;
+  gboolean ok = FALSE;
 
-  CK (cudaSetDevice, (c->device));
+  if (!co_cuda_enter (c, error))
+    return FALSE;
   CK (cudaMemcpyAsync, (c->dev_const, data, size, cudaMemcpyHostToDevice,
           c->streams[0]));
   CK (cudaStreamSynchronize, (c->streams[0]));
-  return TRUE;
+  ok = TRUE;
 fail:
-  return FALSE;
+  co_cuda_leave (c);
+  return ok;
 }
 
 static gpointer
@@ -624,4 +784,5 @@ const CoBackendOps co_cuda_backend = {
   .const_ptr = co_cuda_const_ptr,
   .device_info = co_cuda_device_info,
   .probe = co_cuda_probe,
+  .device_context = co_cuda_device_context,
 };

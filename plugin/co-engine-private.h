@@ -60,6 +60,9 @@ struct _CoBackendOps
   void (*device_info) (CoEngine * e, CoDeviceInfo * info);
   /* The same for @device_id (-1: the first device) without an engine. */
   void (*probe) (gint device_id, CoDeviceInfo * info);
+  /* Optional: co_engine_device_context(). */
+    gboolean (*device_context) (gint device_id, gpointer * context,
+      gint * device, GError ** error);
 };
 
 /* The backend co_engine_new() opens for @kind (co-backend.c): CO_BACKEND_AUTO

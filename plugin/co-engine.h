@@ -70,6 +70,8 @@ typedef enum
 {
   CO_KERNEL_VIDEO = 0,
   CO_KERNEL_AUDIO = 1,
+  CO_KERNEL_NONE = 2,           /* the chunk's copies only (an upload or a
+                                 * download), no kernel */
 } CoKernelKind;
 
 /* Indices into CoChunk.ts: the four events of a chunk.  H2D runs over
@@ -161,11 +163,12 @@ typedef struct
   gsize dev_out_size;           /* per slot */
   gsize const_size;             /* device constant area (LUT, taps) */
   const gchar *name;            /* for threads and NVTX */
-  /* CUDA backend: a CUcontext another element created, to run in instead
-   * of the device's primary context; NULL: the primary context.  Not used
-   * yet: the backend only keeps it (the hook for sharing a context with
-   * other CUDA elements); when used, the backend pushes it current around
-   * its calls. */
+  /* CUDA backend: the CUcontext to run in (one shared with other CUDA
+   * elements: the primary context of device_id, or a context another
+   * element made on it); NULL: the primary context of device_id.  The
+   * backend pushes it current around each of its calls, on whichever
+   * thread makes them, and pops it after (docs/architecture.md, CUDA
+   * context). */
   gpointer device_context;
   /* CUDA backend: one call per copy, never cudaMemcpyBatchAsync (the A/B
    * switch for measurements). */
@@ -220,6 +223,15 @@ gchar *co_engine_backend_fallback_note (gint device_id);
  * before the first build. */
 CoBackendKind co_engine_probe (CoBackendKind kind, gint device_id,
     CoDeviceInfo * info);
+
+/* The device context an engine of @kind on @device_id (-1: the first
+ * device) runs in when its config gives none: for CUDA, the device's
+ * primary context, which the CUDA runtime keeps for the whole process.  Its
+ * CUcontext in *@context and its CUdevice in *@device, for sharing with
+ * other CUDA elements; FALSE with @error when the backend has no device
+ * context (CPU) or no device is usable. */
+gboolean co_engine_device_context (CoBackendKind kind, gint device_id,
+    gpointer * context, gint * device, GError ** error);
 
 CoEngine *co_engine_new (const CoEngineConfig * config, GError ** error);
 void co_engine_free (CoEngine * engine);

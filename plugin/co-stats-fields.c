@@ -88,6 +88,9 @@ static const CoField stats_fields[] = {
   {"frames-passthrough", SUMMARY (frames_passthrough), 0,
       "frames", "frames pushed through untouched (identity settings: no "
         "copy, no kernel; see `passthrough`)"},
+  {"frames-device", SUMMARY (frames_device), 0,
+      "frames", "frames whose input was device memory (`memory:CUDAMemory`): "
+        "no host-to-device copy, the kernel reads it in place"},
   {"streams", SETTINGS (streams), 0, "",
       "CUDA streams in effect (1 in serial mode)"},
   {"chunks", SETTINGS (chunks), 0, "",
@@ -152,6 +155,12 @@ static const CoField passport_fields[] = {
       "backend in use: `cuda` or `cpu`"},
   {"operation", PASSPORT (operation), 0, "",
       "the element's `operation` nick"},
+  {"memory-in", PASSPORT (memory_in), 0, "",
+      "the input's memory: `system`, or `cuda` (`memory:CUDAMemory`: the "
+        "kernel reads device memory, no host-to-device copy)"},
+  {"memory-out", PASSPORT (memory_out), 0, "",
+      "the output's memory: `system`, or `cuda` (`memory:CUDAMemory`: the "
+        "kernel writes device memory, no device-to-host copy)"},
   {"caps", PASSPORT (caps), 0, "",
       "the negotiated caps"},
   {"frame-bytes", PASSPORT (frame_bytes), 0, "bytes",

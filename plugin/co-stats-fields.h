@@ -98,6 +98,8 @@ extern "C"
     const char *auto_reason;
     const char *backend;
     const char *operation;
+    const char *memory_in;
+    const char *memory_out;
     const char *caps;
     uint64_t frame_bytes;
     const char *plugin_version;

@@ -38,7 +38,7 @@ typedef struct
   uint64_t min_start;
   uint64_t max_end;
   bool have_ops;
-  uint64_t paths[CO_PATH_PASSTHROUGH + 1];
+  uint64_t paths[CO_PATH_DEVICE + 1];
 } Counters;
 
 /* Whole-run union: folded measure + sorted, disjoint, non-touching,
@@ -236,6 +236,7 @@ summary_from_counters (CoStatsSummary * out, const Counters * c)
   out->frames_pageable = c->paths[CO_PATH_PAGEABLE];
   out->frames_staged = c->paths[CO_PATH_STAGED];
   out->frames_passthrough = c->paths[CO_PATH_PASSTHROUGH];
+  out->frames_device = c->paths[CO_PATH_DEVICE];
 }
 
 /* Derives fps, idle, serial and efficiency from the measures. */
@@ -432,7 +433,7 @@ co_stats_add_frame (CoStats * stats, const CoOpRecord * ops, size_t n_ops,
   size_t i, k;
 
   if (stats == NULL || (ops == NULL && n_ops > 0) ||
-      (unsigned) path > (unsigned) CO_PATH_PASSTHROUGH)
+      (unsigned) path > (unsigned) CO_PATH_DEVICE)
     return false;
 
   if (!frame_reserve (stats, n_ops))

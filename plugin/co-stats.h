@@ -75,7 +75,9 @@ extern "C"
     CO_PATH_REGISTERED,
     CO_PATH_PAGEABLE,
     CO_PATH_STAGED,
-    CO_PATH_PASSTHROUGH         /* no copy, no kernel: identity settings */
+    CO_PATH_PASSTHROUGH,        /* no copy, no kernel: identity settings */
+    CO_PATH_DEVICE              /* device memory (CUDAMemory) in: no
+                                 * host-to-device copy, no host memory */
   } CoMemPath;
 
 /* Every member is a field of the cudaoverlap-stats message: a new member
@@ -117,6 +119,7 @@ extern "C"
     uint64_t frames_pageable;
     uint64_t frames_staged;
     uint64_t frames_passthrough;
+    uint64_t frames_device;
   } CoStatsSummary;
 
 #define CO_STATS_DEFAULT_HORIZON 1024

@@ -7,9 +7,11 @@
  *   dev_in:  for each band, for each plane, the band's input rows plus
  *            `radius` halo rows above and below (clamped to the plane),
  *            at the plane's device pitch.  Bands never share input memory,
- *            so no chunk waits for another.
+ *            so no chunk waits for another.  Absent for a direct input
+ *            (CUDAMemory): the kernel reads the same rows where they are.
  *   dev_out: the whole output picture, plane after plane, at device pitch;
- *            bands write disjoint rows.
+ *            bands write disjoint rows.  Absent for a direct output: the
+ *            kernel writes the rows where they go.
  */
 #include "co-video.h"
 
@@ -56,17 +58,19 @@ co_halo_rows (const CoVideoDesc * d, const CoVideoPlaneDesc * p, gint py0,
 }
 
 void
-co_video_plan_sizes (const CoVideoDesc * d, guint chunks, gsize * in_size,
-    gsize * out_size)
+co_video_plan_sizes (const CoVideoDesc * d, guint chunks, gboolean in_direct,
+    gboolean out_direct, gsize * in_size, gsize * out_size)
 {
   gint rows[CO_MAX_CHUNKS + 1];
   guint n = co_video_bands (d, chunks, rows), b;
+  gboolean none = d->op == CO_VIDEO_OP_NONE;
   gint i;
 
   *in_size = *out_size = 0;
-  for (i = 0; i < d->n_planes; i++)
-    *out_size += d->planes[i].dev_pitch * d->planes[i].height;
-  for (b = 0; b < n; b++) {
+  if (!out_direct && !(none && in_direct))
+    for (i = 0; i < d->n_planes; i++)
+      *out_size += d->planes[i].dev_pitch * d->planes[i].height;
+  for (b = 0; b < n && !in_direct && !none; b++) {
     for (i = 0; i < d->n_planes; i++) {
       const CoVideoPlaneDesc *p = &d->planes[i];
       gint py0, py1, sy0, sy1;
@@ -91,7 +95,7 @@ co_chunk_describe (CoChunk * ch, const CoVideoDesc * d)
 {
   CoVideoParams *vp = &ch->params.video;
 
-  ch->kind = CO_KERNEL_VIDEO;
+  ch->kind = d->op == CO_VIDEO_OP_NONE ? CO_KERNEL_NONE : CO_KERNEL_VIDEO;
   ch->n_h2d = ch->n_d2h = 0;
   vp->op = d->op;
   vp->n_planes = d->n_planes;
@@ -117,73 +121,137 @@ co_band_describe (CoPlaneBand * pb, const CoVideoDesc * d,
   pb->dst_image_stride = d->out_image_stride;
 }
 
-/* Direct: the kernel reads the whole input plane @in and writes the band's
- * rows of @out in place, no copies. */
-static void
-co_band_direct (CoPlaneBand * pb, const CoVideoPlaneDesc * p, guint8 * in,
-    gint in_stride, guint8 * out, gint out_stride, const CoBandRows * br)
+static CoCopy *
+co_add_copy (CoCopy * list, guint * n, const guint8 * src, gsize spitch,
+    guint8 * dst, gsize dpitch, gsize width, gint rows)
 {
-  pb->src = in;
-  pb->src_stride = in_stride;
-  pb->src_y0 = 0;
-  pb->src_y1 = p->height;
-  pb->dst = out + (gsize) br->py0 * out_stride;
-  pb->dst_stride = out_stride;
+  CoCopy *c = &list[(*n)++];
+
+  c->src = src;
+  c->dst = dst;
+  c->spitch = spitch;
+  c->dpitch = dpitch;
+  c->width = width;
+  c->rows = rows;
+  return c;
 }
 
-/* Staged: upload the band and its halo into the band's own input area at
- * @in_off (image i's areas: image 0's, i image strides further) and
- * download the band's rows from the output plane at @out_off.  Returns the
+/* The kernel's input for plane @i of the band: the band and its halo where
+ * they are (direct), or uploaded into the band's own input area at @in_off
+ * (image i's areas: image 0's, i image strides further).  Returns the
  * offset of the next input area. */
 static gsize
-co_band_copies (CoChunk * ch, CoPlaneBand * pb, const CoFrame * f,
+co_band_input (CoChunk * ch, CoPlaneBand * pb, const CoFrame * f,
     const CoVideoPlaneDesc * p, guint image, const CoBandRows * br,
-    gsize in_off, gsize out_off, guint8 * in, gint in_stride, guint8 * out,
-    gint out_stride)
+    gsize in_off, const CoVideoPlanes * in, gint i)
 {
-  gsize rb = co_row_bytes (p);
-  CoCopy *up, *down;
+  gsize stride = in->stride[i];
+  const guint8 *src = in->data[i] + (gsize) br->sy0 * stride;
 
+  pb->src_y0 = br->sy0;
+  pb->src_y1 = br->sy1;
+  if (in->direct) {
+    pb->src = src;
+    pb->src_stride = stride;
+    return in_off;
+  }
   if (image == 0) {
     pb->src = f->dev_in + in_off;
     pb->src_stride = p->dev_pitch;
-    pb->src_y0 = br->sy0;
-    pb->src_y1 = br->sy1;
-    pb->dst = f->dev_out + out_off + (gsize) br->py0 * p->dev_pitch;
+  }
+  co_add_copy (ch->h2d, &ch->n_h2d, src, stride, f->dev_in + in_off,
+      p->dev_pitch, co_row_bytes (p), br->sy1 - br->sy0);
+  return in_off + p->dev_pitch * (br->sy1 - br->sy0);
+}
+
+/* The kernel's output for plane @i of the band: the band's rows where they
+ * go (direct), or in the output picture at @out_off, downloaded. */
+static void
+co_band_output (CoChunk * ch, CoPlaneBand * pb, const CoFrame * f,
+    const CoVideoPlaneDesc * p, guint image, const CoBandRows * br,
+    gsize out_off, const CoVideoPlanes * out, gint i)
+{
+  gsize stride = out->stride[i];
+  guint8 *dst = out->data[i] + (gsize) br->py0 * stride;
+  guint8 *area = f->dev_out + out_off + (gsize) br->py0 * p->dev_pitch;
+
+  if (out->direct) {
+    pb->dst = dst;
+    pb->dst_stride = stride;
+    return;
+  }
+  if (image == 0) {
+    pb->dst = area;
     pb->dst_stride = p->dev_pitch;
   }
-  up = &ch->h2d[ch->n_h2d++];
-  up->src = in + (gsize) br->sy0 * in_stride;
-  up->dst = f->dev_in + in_off;
-  up->spitch = in_stride;
-  up->dpitch = p->dev_pitch;
-  up->width = rb;
-  up->rows = br->sy1 - br->sy0;
-  in_off += p->dev_pitch * (br->sy1 - br->sy0);
+  co_add_copy (ch->d2h, &ch->n_d2h, area, p->dev_pitch, dst, stride,
+      co_row_bytes (p), br->py1 - br->py0);
+}
 
-  down = &ch->d2h[ch->n_d2h++];
-  down->src = f->dev_out + out_off + (gsize) br->py0 * p->dev_pitch;
-  down->dst = out + (gsize) br->py0 * out_stride;
-  down->spitch = p->dev_pitch;
-  down->dpitch = out_stride;
-  down->width = rb;
-  down->rows = br->py1 - br->py0;
-  return in_off;
+/* CO_VIDEO_OP_NONE: the band's rows of plane @i copied, no kernel: up into
+ * a direct output, down from a direct input, or up and down again through
+ * the output picture at @out_off. */
+static void
+co_band_copy_only (CoChunk * ch, const CoFrame * f,
+    const CoVideoPlaneDesc * p, const CoBandRows * br, gsize out_off,
+    const CoVideoPlanes * in, const CoVideoPlanes * out, gint i)
+{
+  gsize rb = co_row_bytes (p);
+  gint rows = br->py1 - br->py0;
+  const guint8 *src = in->data[i] + (gsize) br->py0 * in->stride[i];
+  guint8 *dst = out->data[i] + (gsize) br->py0 * out->stride[i];
+  guint8 *area = f->dev_out + out_off + (gsize) br->py0 * p->dev_pitch;
+
+  if (out->direct) {
+    co_add_copy (ch->h2d, &ch->n_h2d, src, in->stride[i], dst,
+        out->stride[i], rb, rows);
+  } else if (in->direct) {
+    co_add_copy (ch->d2h, &ch->n_d2h, src, in->stride[i], dst,
+        out->stride[i], rb, rows);
+  } else {
+    co_add_copy (ch->h2d, &ch->n_h2d, src, in->stride[i], area,
+        p->dev_pitch, rb, rows);
+    co_add_copy (ch->d2h, &ch->n_d2h, area, p->dev_pitch, dst,
+        out->stride[i], rb, rows);
+  }
+}
+
+/* One plane of one band: the kernel's input and output, or the copies of
+ * CO_VIDEO_OP_NONE.  Returns the offset of the next input area. */
+static gsize
+co_plan_plane (const CoVideoDesc * d, CoChunk * ch, const CoFrame * f,
+    guint image, gint i, const gint rows[2], gsize in_off, gsize out_off,
+    const CoVideoPlanes * in, const CoVideoPlanes * out)
+{
+  const CoVideoPlaneDesc *p = &d->planes[i];
+  CoPlaneBand *pb = &ch->params.video.planes[i];
+  CoBandRows br;
+
+  co_plane_rows (p, rows[0], rows[1], &br.py0, &br.py1);
+  co_halo_rows (d, p, br.py0, br.py1, &br.sy0, &br.sy1);
+  if (image == 0)
+    co_band_describe (pb, d, p, &br);
+  pb->n_images = image + 1;
+  if (d->op == CO_VIDEO_OP_NONE) {
+    co_band_copy_only (ch, f, p, &br, out_off, in, out, i);
+    return in_off;
+  }
+  co_band_output (ch, pb, f, p, image, &br, out_off, out, i);
+  return co_band_input (ch, pb, f, p, image, &br, in_off, in, i);
 }
 
 guint
-co_video_plan (const CoVideoDesc * d, guint chunks, gboolean direct,
-    guint image, CoFrame * f, guint8 * const in[CO_VIDEO_MAX_PLANES],
-    const gint in_stride[CO_VIDEO_MAX_PLANES],
-    guint8 * const out[CO_VIDEO_MAX_PLANES],
-    const gint out_stride[CO_VIDEO_MAX_PLANES])
+co_video_plan (const CoVideoDesc * d, guint chunks, guint image, CoFrame * f,
+    const CoVideoPlanes * in, const CoVideoPlanes * out)
 {
   gint rows[CO_MAX_CHUNKS + 1];
   guint n = co_video_bands (d, chunks, rows), b;
   gsize in_off = image * d->in_image_stride, out_off[CO_VIDEO_MAX_PLANES];
   gint i;
 
-  g_return_val_if_fail (image == 0 || !direct, 0);
+  g_return_val_if_fail (image == 0 || (!in->direct && !out->direct), 0);
+  g_return_val_if_fail (d->op != CO_VIDEO_OP_NONE || !in->direct ||
+      !out->direct, 0);
   out_off[0] = image * d->out_image_stride;
   for (i = 1; i < d->n_planes; i++)
     out_off[i] = out_off[i - 1] +
@@ -191,31 +259,16 @@ co_video_plan (const CoVideoDesc * d, guint chunks, gboolean direct,
 
   for (b = 0; b < n; b++) {
     CoChunk *ch = &f->chunks[b];
-    CoVideoParams *vp = &ch->params.video;
 
     if (image == 0)
       co_chunk_describe (ch, d);
     g_return_val_if_fail (ch->n_h2d + d->n_planes <= CO_CHUNK_MAX_COPIES, 0);
-
-    for (i = 0; i < d->n_planes; i++) {
-      const CoVideoPlaneDesc *p = &d->planes[i];
-      CoPlaneBand *pb = &vp->planes[i];
-      CoBandRows br;
-
-      co_plane_rows (p, rows[b], rows[b + 1], &br.py0, &br.py1);
-      co_halo_rows (d, p, br.py0, br.py1, &br.sy0, &br.sy1);
-      if (image == 0)
-        co_band_describe (pb, d, p, &br);
-      pb->n_images = image + 1;
-
-      if (direct)
-        co_band_direct (pb, p, in[i], in_stride[i], out[i], out_stride[i], &br);
-      else
-        in_off = co_band_copies (ch, pb, f, p, image, &br, in_off,
-            out_off[i], in[i], in_stride[i], out[i], out_stride[i]);
-    }
+    for (i = 0; i < d->n_planes; i++)
+      in_off = co_plan_plane (d, ch, f, image, i, &rows[b], in_off,
+          out_off[i], in, out);
   }
-  g_assert (direct || in_off <= f->dev_in_size);
+  g_assert (in->direct || d->op == CO_VIDEO_OP_NONE ||
+      in_off <= f->dev_in_size);
   f->n_chunks = n;
   return n;
 }

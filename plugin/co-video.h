@@ -36,30 +36,53 @@ typedef struct
   gsize out_image_stride;
 } CoVideoDesc;
 
+/* Where one side's planes are (the input's, or the output's).
+ * @direct: the kernels read (input) or write (output) them where they are:
+ *   device memory (CUDAMemory) on the CUDA backend, the buffers themselves
+ *   on the CPU backend (cpu_direct): no copy on that side, and a band's
+ *   halo rows are read in place;
+ * else they are host memory: each band is copied (with its halo) into the
+ *   slot's input area, or from the slot's output area. */
+typedef struct
+{
+  guint8 *data[CO_VIDEO_MAX_PLANES];
+  gint stride[CO_VIDEO_MAX_PLANES];
+  gboolean direct;
+} CoVideoPlanes;
+
 /* The bands of a picture: n bands, band b covering rows
  * [rows[b], rows[b + 1]) of the full-resolution picture.  Band edges fall
  * on even rows when a plane is vertically subsampled. */
 guint co_video_bands (const CoVideoDesc * desc, guint chunks,
     gint rows[CO_MAX_CHUNKS + 1]);
 
-/* Device memory one frame needs (each band's input, halo rows included,
- * and the output picture). */
+/* Work memory one frame needs in a slot: each band's input, halo rows
+ * included, unless the input is @in_direct; the output picture unless the
+ * output is @out_direct.  CO_VIDEO_OP_NONE needs none, unless both sides
+ * are host memory (then the output picture: the bands pass through it). */
 void co_video_plan_sizes (const CoVideoDesc * desc, guint chunks,
-    gsize * in_size, gsize * out_size);
+    gboolean in_direct, gboolean out_direct, gsize * in_size, gsize * out_size);
 
-/* Fill frame->chunks for one picture.  @direct (CPU backend): kernels read
- * @in and write @out directly, no copies.  Otherwise each band is uploaded
- * (with its halo) into its own part of frame->dev_in, computed into
- * frame->dev_out and downloaded into @out.  Returns the number of chunks.
- * A batch: @image 0 fills the chunks, images 1, 2, ... (in order, not
- * @direct) add their copies to the same chunks, into their own device areas
- * (desc's image strides), and the chunks' kernels then run over all of them
- * (CoPlaneBand.n_images). */
-guint co_video_plan (const CoVideoDesc * desc, guint chunks, gboolean direct,
-    guint image, CoFrame * frame, guint8 * const in[CO_VIDEO_MAX_PLANES],
-    const gint in_stride[CO_VIDEO_MAX_PLANES],
-    guint8 * const out[CO_VIDEO_MAX_PLANES],
-    const gint out_stride[CO_VIDEO_MAX_PLANES]);
+/* Fill frame->chunks for one picture; returns the number of chunks (0 when
+ * the plan is impossible: CO_VIDEO_OP_NONE with both sides direct, which
+ * is a passthrough, or a batch image with a direct side).  Each chunk is a
+ * band: the same rows of every plane.  Per side (CoVideoPlanes):
+ *  - input host memory: the band and its halo are uploaded into the band's
+ *    own part of frame->dev_in and the kernel reads them there;
+ *  - input direct: no upload; the kernel reads the band and its halo rows
+ *    from @in itself (its pitch);
+ *  - output host memory: the kernel writes the band's rows of
+ *    frame->dev_out, downloaded into @out;
+ *  - output direct: no download; the kernel writes @out itself (its pitch).
+ * CO_VIDEO_OP_NONE has no kernel (CO_KERNEL_NONE): each band's rows are
+ * copied from @in to @out (uploaded to a direct output, downloaded from a
+ * direct input; between two host sides through frame->dev_out).
+ * A batch: @image 0 fills the chunks, images 1, 2, ... (in order, host
+ * memory on both sides) add their copies to the same chunks, into their
+ * own device areas (desc's image strides), and the chunks' kernels then
+ * run over all of them (CoPlaneBand.n_images). */
+guint co_video_plan (const CoVideoDesc * desc, guint chunks, guint image,
+    CoFrame * frame, const CoVideoPlanes * in, const CoVideoPlanes * out);
 
 G_END_DECLS
 #endif

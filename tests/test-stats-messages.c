@@ -55,7 +55,7 @@ static const Field stats_fields[] = {
   {"gpu-latency-p99", G_TYPE_UINT64}, {"frames-pinned", G_TYPE_UINT64},
   {"frames-registered", G_TYPE_UINT64}, {"frames-pageable", G_TYPE_UINT64},
   {"frames-staged", G_TYPE_UINT64}, {"frames-passthrough", G_TYPE_UINT64},
-  {"passthrough", G_TYPE_BOOLEAN},
+  {"frames-device", G_TYPE_UINT64}, {"passthrough", G_TYPE_BOOLEAN},
   {"streams", G_TYPE_UINT}, {"chunks", G_TYPE_UINT},
   {"mode", G_TYPE_STRING}, {"backend", G_TYPE_STRING},
   {"operation", G_TYPE_STRING},
@@ -70,7 +70,8 @@ static const Field passport_fields[] = {
   {"backend", G_TYPE_STRING}, {"operation", G_TYPE_STRING},
   {"caps", G_TYPE_STRING}, {"frame-bytes", G_TYPE_UINT64},
   {"plugin-version", G_TYPE_STRING}, {"max-in-flight", G_TYPE_UINT},
-  {"wait-mode", G_TYPE_STRING},
+  {"wait-mode", G_TYPE_STRING}, {"memory-in", G_TYPE_STRING},
+  {"memory-out", G_TYPE_STRING},
 };
 
 static void
@@ -164,7 +165,8 @@ check_invariants (const GstStructure * s)
   fail_unless (u64 (s, "gpu-latency-p50") <= u64 (s, "gpu-latency-p99"));
   fail_unless_equals_uint64 (u64 (s, "frames-pinned") +
       u64 (s, "frames-registered") + u64 (s, "frames-pageable") +
-      u64 (s, "frames-staged") + u64 (s, "frames-passthrough"), frames);
+      u64 (s, "frames-staged") + u64 (s, "frames-passthrough") +
+      u64 (s, "frames-device"), frames);
   if (!is_cuda ()) {
     fail_unless_equals_uint64 (u64 (s, "bytes-h2d"), 0);
     fail_unless_equals_uint64 (u64 (s, "bytes-d2h"), 0);

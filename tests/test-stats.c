@@ -34,8 +34,8 @@ check_invariants (const CoStatsSummary * s)
   g_assert_cmpuint (s->latency_mean, <=, s->latency_max);
   g_assert_cmpuint (s->gpu_latency_p50, <=, s->gpu_latency_p99);
   g_assert_cmpuint (s->frames_pinned + s->frames_registered +
-      s->frames_pageable + s->frames_staged + s->frames_passthrough, ==,
-      s->frames);
+      s->frames_pageable + s->frames_staged + s->frames_passthrough +
+      s->frames_device, ==, s->frames);
   if (s->window_ns == 0)
     g_assert_cmpfloat (s->fps, ==, 0.0);
 }
@@ -198,7 +198,7 @@ test_edge_frames (void)
   g_assert_false (co_stats_add_frame (NULL, NULL, 0, 0, CO_PATH_PINNED));
   g_assert_false (co_stats_add_frame (st, NULL, 1, 0, CO_PATH_PINNED));
   g_assert_false (co_stats_add_frame (st, &one, 1, 0,
-          (CoMemPath) (CO_PATH_PASSTHROUGH + 1)));
+          (CoMemPath) (CO_PATH_DEVICE + 1)));
   g_assert_cmpuint (co_stats_window_frames (st), ==, 0);
 
   /* a frame without ops */
@@ -265,7 +265,7 @@ gen_frame (GRand * r, guint64 i, Frame * f)
   f->latency = g_rand_int_range (r, 0, 4) == 0 ?
       (guint64) g_rand_int_range (r, 1000, 100000000) :
       (guint64) g_rand_int_range (r, 1000000, 2000000);
-  f->path = (CoMemPath) g_rand_int_range (r, 0, CO_PATH_PASSTHROUGH + 1);
+  f->path = (CoMemPath) g_rand_int_range (r, 0, CO_PATH_DEVICE + 1);
 }
 
 static guint64
@@ -316,6 +316,7 @@ brute_force (const Frame * all, gsize first, gsize n, CoStatsSummary * e)
     e->frames_pageable += f->path == CO_PATH_PAGEABLE;
     e->frames_staged += f->path == CO_PATH_STAGED;
     e->frames_passthrough += f->path == CO_PATH_PASSTHROUGH;
+    e->frames_device += f->path == CO_PATH_DEVICE;
   }
   for (t = 0; t < range; t++) {
     guint8 b = bits[t];
@@ -362,6 +363,7 @@ assert_measures_equal (const CoStatsSummary * s, const CoStatsSummary * e)
   g_assert_cmpuint (s->frames_pageable, ==, e->frames_pageable);
   g_assert_cmpuint (s->frames_staged, ==, e->frames_staged);
   g_assert_cmpuint (s->frames_passthrough, ==, e->frames_passthrough);
+  g_assert_cmpuint (s->frames_device, ==, e->frames_device);
 }
 
 static void

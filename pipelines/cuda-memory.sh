@@ -1,0 +1,39 @@
+#!/bin/sh
+# memory:CUDAMemory next to NVIDIA's elements (gst-plugins-bad's nvcodec):
+# the element takes and gives GPU memory and shares their CUDA context.
+#   pipelines/cuda-memory.sh [build] [upload|download|filter|decode-encode]
+# upload:        system memory in, CUDA memory out: operation=none is an
+#                overlapped chunked upload (instead of cudaupload)
+# download:      CUDA memory in, system memory out (instead of cudadownload)
+# filter:        cudaupload ! CUDA memory ! cudavideofilter ! CUDA memory !
+#                cudadownload: the kernels read and write GPU memory, no copy
+# decode-encode: nvh264dec ! cudavideofilter ! nvh264enc, all on the GPU.
+#                Needs NVDEC and NVENC: untested on the H200 (no NVENC, and
+#                its nvcodec registers no decoder); for T4, A10, L4, L40, RTX.
+# Needs a GPU with the NVIDIA driver and gst-plugins-bad's nvcodec.
+here=$(cd "$(dirname "$0")/.." && pwd)
+b=${1:-build}; case $b in /*) ;; *) b=$here/$b;; esac
+export GST_PLUGIN_PATH="$b/elements${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}"
+cuda='video/x-raw(memory:CUDAMemory)'
+raw="video/x-raw,format=NV12,width=3840,height=2160,framerate=60/1"
+case ${2:-filter} in
+  upload)
+    gst-launch-1.0 videotestsrc num-buffers=300 ! "$raw" \
+      ! cudavideofilter operation=none streams=4 chunks=4 ! "$cuda" \
+      ! cudadownload ! fakesink ;;
+  download)
+    gst-launch-1.0 videotestsrc num-buffers=300 ! "$raw" ! cudaupload ! "$cuda" \
+      ! cudavideofilter operation=none streams=4 chunks=4 ! video/x-raw ! fakesink ;;
+  filter)
+    gst-launch-1.0 videotestsrc num-buffers=300 ! "$raw" ! cudaupload ! "$cuda" \
+      ! cudavideofilter operation=box-blur radius=4 streams=4 chunks=4 ! "$cuda" \
+      ! cudadownload ! fakesink ;;
+  decode-encode)
+    in=${3:-/tmp/cudaoverlap-in.mp4}; out=${4:-/tmp/cudaoverlap-out.mp4}
+    [ -f "$in" ] || gst-launch-1.0 -q videotestsrc num-buffers=300 ! "$raw" \
+      ! nvh264enc ! h264parse ! mp4mux ! filesink location="$in" || exit 1
+    gst-launch-1.0 filesrc location="$in" ! qtdemux ! h264parse ! nvh264dec \
+      ! cudavideofilter operation=box-blur radius=4 ! nvh264enc ! h264parse \
+      ! mp4mux ! filesink location="$out" && echo "wrote $out" ;;
+  *) echo "usage: $0 [build] [upload|download|filter|decode-encode]" >&2; exit 2 ;;
+esac

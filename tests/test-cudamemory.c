@@ -1,0 +1,929 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * cudavideofilter and memory:CUDAMemory (issue 15).
+ *
+ * CO_TEST_BACKEND=cpu (make check, no GPU needed): negotiation of every pad
+ * combination without a usable GPU for CUDA memory (backend=cpu, and
+ * backend=auto where no device is there): caps queries show no CUDA
+ * memory, forcing memory:CUDAMemory on either side fails with an element
+ * error of ours that says why, system memory keeps working; with a fake GPU
+ * (-Dfault-injection builds) the caps a GPU machine advertises and the
+ * output memory the element picks; operation=none passes system-memory
+ * buffers through (the same buffer out).
+ *
+ * CO_TEST_BACKEND=cuda (the GPU machine; skipped with exit 77 elsewhere):
+ * every CUDA-memory format and operation through
+ *   cudaupload ! CUDA ! cudavideofilter ! CUDA ! cudadownload
+ * and the two mixed paths, byte-identical to the system-memory path and to
+ * the reference (co-reference.c); one GstCudaContext shared with
+ * cudaupload/cudadownload; no copy bytes for a CUDA-to-CUDA frame.
+ */
+#include <string.h>
+#include <cuda_runtime.h>
+#include <gst/app/gstappsrc.h>
+#include <gst/app/gstappsink.h>
+
+#include "co-reference.h"
+#include "co-test-util.h"
+#include "co-test-fault.h"
+
+#define ELEMENT "cudavideofilter"
+#define DEFAULT_SEED 0xc0da15u
+#define CUDA_FEATURE "memory:CUDAMemory"
+
+static const gchar *const cuda_formats[] = {
+  "RGBA", "BGRA", "ARGB", "ABGR", "RGBx", "BGRx", "NV12", "I420"
+};
+
+static const gchar *const system_only_formats[] = {
+  "GRAY8", "GRAY16_LE", "xRGB", "xBGR"
+};
+
+/* ------------------------------------------------------------------------ */
+/* Helpers                                                                   */
+/* ------------------------------------------------------------------------ */
+
+static GstCaps *
+caps_printf (const gchar * format, ...)
+G_GNUC_PRINTF (1, 2);
+
+     static GstCaps *caps_printf (const gchar * format, ...)
+{
+  va_list args;
+  gchar *str;
+  GstCaps *caps;
+
+  va_start (args, format);
+  str = g_strdup_vprintf (format, args);
+  va_end (args);
+  caps = gst_caps_from_string (str);
+  fail_unless (caps != NULL, "%s", str);
+  g_free (str);
+  return caps;
+}
+
+static gboolean
+caps_have_cuda (GstCaps * caps)
+{
+  guint i;
+
+  for (i = 0; i < gst_caps_get_size (caps); i++)
+    if (gst_caps_features_contains (gst_caps_get_features (caps, i),
+            CUDA_FEATURE))
+      return TRUE;
+  return FALSE;
+}
+
+/* Whether this machine has a CUDA device at all (backend=auto then may
+ * negotiate CUDA memory). */
+static gboolean
+machine_has_gpu (void)
+{
+  int n = 0;
+
+  return cudaGetDeviceCount (&n) == cudaSuccess && n > 0;
+}
+
+/* A frame of @caps (system memory) with random bytes. */
+static GstBuffer *
+random_frame (GstCaps * caps, guint32 seed)
+{
+  GstVideoInfo info;
+  GstBuffer *buf;
+  GstMapInfo map;
+  GRand *rand = g_rand_new_with_seed (seed);
+
+  fail_unless (gst_video_info_from_caps (&info, caps));
+  buf = gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (&info), NULL);
+  gst_buffer_map (buf, &map, GST_MAP_WRITE);
+  co_test_fill_random (rand, map.data, map.size);
+  gst_buffer_unmap (buf, &map);
+  g_rand_free (rand);
+  return buf;
+}
+
+typedef struct
+{
+  GstMessage *error;            /* the first ERROR, or NULL after EOS */
+  GList *out;                   /* the appsink's samples' buffers, in order */
+  GstStructure *passport;       /* the element's, at the end of the run */
+  GstStructure *stats;          /* its last statistics (the whole run) */
+} RunResult;
+
+static void
+run_result_clear (RunResult * r)
+{
+  gst_clear_message (&r->error);
+  g_list_free_full (r->out, (GDestroyNotify) gst_buffer_unref);
+  r->out = NULL;
+  g_clear_pointer (&r->passport, gst_structure_free);
+  g_clear_pointer (&r->stats, gst_structure_free);
+}
+
+/* Runs @desc (an appsrc named "src", an appsink named "sink" unless
+ * @no_sink) with @bufs pushed into the appsrc (taken), to EOS or an error
+ * (then stopped).  @late_caps: set on the capsfilter named "cf" once the
+ * pipeline is linked (a link checks caps, so CUDA memory forced in the
+ * description itself fails to link without a GPU: test_forced_at_link). */
+static void
+run_pipeline (const gchar * desc, const gchar * late_caps, GList * bufs,
+    gboolean no_sink, RunResult * res)
+{
+  GError *err = NULL;
+  GstElement *pipe = gst_parse_launch (desc, &err);
+  GstElement *src, *sink = NULL, *f;
+  GstBus *bus;
+  GstMessage *msg;
+  gboolean got = FALSE;         /* EOS or an error popped */
+  GList *l;
+
+  fail_unless (pipe != NULL && err == NULL, "%s: %s", desc,
+      err ? err->message : "");
+  memset (res, 0, sizeof (*res));
+  if (late_caps) {
+    GstElement *cf = gst_bin_get_by_name (GST_BIN (pipe), "cf");
+
+    gst_util_set_object_arg (G_OBJECT (cf), "caps", late_caps);
+    gst_object_unref (cf);
+  }
+  src = gst_bin_get_by_name (GST_BIN (pipe), "src");
+  if (!no_sink)
+    sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  for (l = bufs; l; l = l->next)
+    gst_app_src_push_buffer (GST_APP_SRC (src), l->data);
+  g_list_free (bufs);
+  gst_app_src_end_of_stream (GST_APP_SRC (src));
+  bus = gst_element_get_bus (pipe);
+  while (sink && !gst_app_sink_is_eos (GST_APP_SINK (sink))) {
+    GstSample *s = gst_app_sink_try_pull_sample (GST_APP_SINK (sink),
+        GST_SECOND / 10);
+
+    if (s) {
+      res->out = g_list_append (res->out,
+          gst_buffer_ref (gst_sample_get_buffer (s)));
+      gst_sample_unref (s);
+    } else if ((msg = gst_bus_timed_pop_filtered (bus, 0,
+                GST_MESSAGE_ERROR | GST_MESSAGE_EOS))) {
+      if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR)
+        res->error = msg;
+      else
+        gst_message_unref (msg);
+      got = TRUE;
+      break;
+    }
+  }
+  if (!got) {
+    msg = gst_bus_timed_pop_filtered (bus, 30 * GST_SECOND,
+        GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+    fail_unless (msg != NULL, "%s: neither EOS nor an error in 30 s", desc);
+    if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR)
+      res->error = msg;
+    else
+      gst_message_unref (msg);
+  }
+  gst_object_unref (bus);
+  f = gst_bin_get_by_name (GST_BIN (pipe), "f");
+  if (f) {
+    g_object_get (f, "passport", &res->passport, "stats", &res->stats, NULL);
+    gst_object_unref (f);
+  }
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_clear_object (&sink);
+  gst_object_unref (src);
+  gst_object_unref (pipe);
+}
+
+/* The error came from the element named "f", a negotiation error whose
+ * message holds @needle. */
+static void
+assert_our_error (RunResult * r, const gchar * desc, const gchar * needle)
+{
+  GError *err = NULL;
+  gchar *text;
+
+  fail_unless (r->error != NULL, "%s: no error", desc);
+  text = co_test_error_text (r->error);
+  fail_unless (g_str_equal (GST_OBJECT_NAME (GST_MESSAGE_SRC (r->error)),
+          "f"), "%s: the error came from %s, not the element: %s", desc,
+      GST_OBJECT_NAME (GST_MESSAGE_SRC (r->error)), text);
+  gst_message_parse_error (r->error, &err, NULL);
+  fail_unless (g_error_matches (err, GST_CORE_ERROR,
+          GST_CORE_ERROR_NEGOTIATION), "%s: not a negotiation error: %s",
+      desc, text);
+  fail_unless (strstr (text, needle) != NULL, "%s: \"%s\" not in: %s", desc,
+      needle, text);
+  g_clear_error (&err);
+  g_free (text);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Without a GPU for CUDA memory (CO_TEST_BACKEND=cpu)                       */
+/* ------------------------------------------------------------------------ */
+
+/* Both templates list CUDA memory first, for the formats both we and 1.22's
+ * nvcodec carry there, then system memory for all of ours. */
+GST_START_TEST (test_templates)
+{
+  GstElementFactory *f = gst_element_factory_find (ELEMENT);
+  const GList *l;
+
+  fail_unless (f != NULL);
+  for (l = gst_element_factory_get_static_pad_templates (f); l; l = l->next) {
+    GstCaps *caps = gst_static_caps_get (&((GstStaticPadTemplate *)
+            l->data)->static_caps);
+    GstStructure *s = gst_caps_get_structure (caps, 0);
+    guint i;
+
+    fail_unless_equals_int (gst_caps_get_size (caps), 2);
+    fail_unless (gst_caps_features_contains (gst_caps_get_features (caps, 0),
+            CUDA_FEATURE));
+    fail_if (gst_caps_features_contains (gst_caps_get_features (caps, 1),
+            CUDA_FEATURE));
+    fail_unless_equals_int (gst_value_list_get_size (gst_structure_get_value
+            (s, "format")), G_N_ELEMENTS (cuda_formats));
+    for (i = 0; i < G_N_ELEMENTS (system_only_formats); i++) {
+      GstCaps *c = caps_printf ("video/x-raw(" CUDA_FEATURE "),format=%s",
+          system_only_formats[i]);
+
+      fail_if (gst_caps_can_intersect (c, caps), "%s in CUDA memory",
+          system_only_formats[i]);
+      gst_caps_unref (c);
+    }
+    gst_caps_unref (caps);
+  }
+  gst_object_unref (f);
+}
+
+GST_END_TEST;
+
+/* The backends under test without a GPU for CUDA memory: cpu always, auto
+ * where the machine has no device. */
+static gboolean
+backend_case (gint i, const gchar ** backend)
+{
+  *backend = i == 0 ? "cpu" : "auto";
+  return i == 0 || !machine_has_gpu ();
+}
+
+/* Caps queries on both pads, alone and between neighbours, show no CUDA
+ * memory. */
+GST_START_TEST (test_caps_queries_no_cuda)
+{
+  const gchar *backend;
+  GstElement *pipe, *e;
+  GstCaps *caps, *filter;
+  GstPad *pad;
+  gchar *desc;
+  gint p;
+
+  if (!backend_case (__i__, &backend))
+    return;
+  desc = g_strdup_printf ("videotestsrc ! %s name=f backend=%s ! fakesink",
+      ELEMENT, backend);
+  pipe = gst_parse_launch (desc, NULL);
+  fail_unless (pipe != NULL);
+  e = gst_bin_get_by_name (GST_BIN (pipe), "f");
+  fail_unless (gst_element_set_state (pipe, GST_STATE_READY) !=
+      GST_STATE_CHANGE_FAILURE);
+  for (p = 0; p < 2; p++) {
+    pad = gst_element_get_static_pad (e, p ? "src" : "sink");
+    caps = gst_pad_query_caps (pad, NULL);
+    fail_if (caps_have_cuda (caps), "%s: %s pad offers %" GST_PTR_FORMAT,
+        desc, p ? "src" : "sink", caps);
+    fail_if (gst_caps_is_empty (caps));
+    gst_caps_unref (caps);
+    filter = gst_caps_from_string ("video/x-raw(" CUDA_FEATURE ")");
+    caps = gst_pad_query_caps (pad, filter);
+    fail_unless (gst_caps_is_empty (caps), "%" GST_PTR_FORMAT, caps);
+    gst_caps_unref (caps);
+    gst_caps_unref (filter);
+    gst_object_unref (pad);
+  }
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (e);
+  gst_object_unref (pipe);
+  g_free (desc);
+}
+
+GST_END_TEST;
+
+/* appsrc (system-memory buffers, caps in @in memory) ! element !
+ * capsfilter (@out memory) ! appsink, for every combination: system memory
+ * on both sides works, CUDA memory on either side fails with our error. */
+GST_START_TEST (test_pad_combinations)
+{
+  const gchar *backend;
+  gboolean in_cuda = __i__ & 1, out_cuda = (__i__ >> 1) & 1;
+  const gchar *fmt = (__i__ >> 2) & 1 ? "NV12" : "RGBA";
+  gchar *caps, *desc;
+  GstCaps *c;
+  GList *bufs = NULL;
+  RunResult r;
+  gint i;
+
+  if (!backend_case (__i__ >> 3, &backend))
+    return;
+  caps = g_strdup_printf ("format=%s,width=64,height=48,framerate=30/1", fmt);
+  desc = g_strdup_printf ("appsrc name=src format=time caps=\"video/x-raw%s,"
+      "%s\" ! %s name=f backend=%s ! capsfilter name=cf ! appsink name=sink "
+      "sync=false", in_cuda ? "(" CUDA_FEATURE ")" : "", caps, ELEMENT,
+      backend);
+  c = caps_printf ("video/x-raw,%s", caps);
+  for (i = 0; i < 3; i++) {
+    GstBuffer *b = random_frame (c, i);
+
+    GST_BUFFER_PTS (b) = i * GST_SECOND / 30;
+    bufs = g_list_append (bufs, b);
+  }
+  gst_caps_unref (c);
+  run_pipeline (desc, out_cuda ? "video/x-raw(" CUDA_FEATURE ")" :
+      "video/x-raw", bufs, FALSE, &r);
+  if (!in_cuda && !out_cuda) {
+    fail_unless (r.error == NULL, "%s: %" GST_PTR_FORMAT, desc, r.error);
+    fail_unless_equals_int (g_list_length (r.out), 3);
+  } else if (in_cuda) {
+    assert_our_error (&r, desc, "The input is CUDA memory");
+  } else {
+    assert_our_error (&r, desc, "Downstream takes only CUDA memory");
+  }
+  run_result_clear (&r);
+  g_free (desc);
+  g_free (caps);
+}
+
+GST_END_TEST;
+
+/* CUDA memory forced next to the element in a launch line: the link
+ * itself is refused (its caps check finds no CUDA memory), naming the
+ * element and the caps. */
+GST_START_TEST (test_forced_at_link)
+{
+  const gchar *backend;
+  gchar *desc;
+  GError *err = NULL;
+  GstElement *pipe;
+
+  if (!backend_case (__i__ >> 1, &backend))
+    return;
+  desc = g_strdup_printf (__i__ & 1 ?
+      "videotestsrc ! %s name=f backend=%s ! video/x-raw(" CUDA_FEATURE
+      ") ! fakesink" : "videotestsrc ! video/x-raw(" CUDA_FEATURE ") ! "
+      "%s name=f backend=%s ! fakesink", ELEMENT, backend);
+  pipe = gst_parse_launch (desc, &err);
+  fail_unless (g_error_matches (err, GST_PARSE_ERROR, GST_PARSE_ERROR_LINK),
+      "%s: %s", desc, err ? err->message : "linked");
+  fail_unless (strstr (err->message, CUDA_FEATURE) != NULL, "%s", err->message);
+  g_clear_error (&err);
+  gst_clear_object (&pipe);
+  g_free (desc);
+}
+
+GST_END_TEST;
+
+/* CUDA memory of a format 1.22's CUDA memory does not carry is refused by
+ * the caps (ACCEPT_CAPS), on any machine. */
+GST_START_TEST (test_system_only_format)
+{
+  gchar *desc = g_strdup_printf ("appsrc name=src format=time caps=\""
+      "video/x-raw(" CUDA_FEATURE "),format=%s,width=16,height=8,"
+      "framerate=30/1\" ! %s name=f ! fakesink", system_only_formats[__i__],
+      ELEMENT);
+  RunResult r;
+  GstCaps *c = caps_printf ("video/x-raw,format=%s,width=16,height=8",
+      system_only_formats[__i__]);
+
+  run_pipeline (desc, NULL, g_list_append (NULL, random_frame (c, 1)), TRUE,
+      &r);
+  fail_unless (r.error != NULL, "%s: no error", desc);
+  run_result_clear (&r);
+  gst_caps_unref (c);
+  g_free (desc);
+}
+
+GST_END_TEST;
+
+/* ---- a fake GPU (-Dfault-injection builds) ---------------------------------- */
+
+typedef void (*CoTestSetFake) (gboolean fake);
+
+/* What the test's downstream pad takes, and the caps it was given. */
+typedef struct
+{
+  GstCaps *takes;
+  GstCaps *got;
+} FakeSink;
+
+static gboolean
+fake_sink_query (GstPad * pad, GstObject * parent, GstQuery * query)
+{
+  FakeSink *fs = g_object_get_data (G_OBJECT (pad), "fs");
+
+  if (GST_QUERY_TYPE (query) == GST_QUERY_CAPS) {
+    GstCaps *filter, *res;
+
+    gst_query_parse_caps (query, &filter);
+    res = filter ? gst_caps_intersect_full (filter, fs->takes,
+        GST_CAPS_INTERSECT_FIRST) : gst_caps_ref (fs->takes);
+    gst_query_set_caps_result (query, res);
+    gst_caps_unref (res);
+    return TRUE;
+  }
+  return gst_pad_query_default (pad, parent, query);
+}
+
+static gboolean
+fake_sink_event (GstPad * pad, GstObject * parent, GstEvent * event)
+{
+  FakeSink *fs = g_object_get_data (G_OBJECT (pad), "fs");
+
+  if (GST_EVENT_TYPE (event) == GST_EVENT_CAPS) {
+    GstCaps *caps;
+
+    gst_event_parse_caps (event, &caps);
+    gst_caps_replace (&fs->got, caps);
+  }
+  gst_event_unref (event);
+  return TRUE;
+}
+
+typedef struct
+{
+  const gchar *in;              /* input caps */
+  const gchar *takes;           /* what downstream takes */
+  const gchar *out;             /* the output caps the element must pick
+                                 * (NULL: none, an error) */
+} FakeCase;
+
+#define RGBA_CAPS "format=RGBA,width=32,height=16,framerate=30/1"
+static const FakeCase fake_cases[] = {
+  {"video/x-raw," RGBA_CAPS, "ANY", "video/x-raw," RGBA_CAPS},
+  {"video/x-raw(" CUDA_FEATURE ")," RGBA_CAPS, "ANY",
+      "video/x-raw(" CUDA_FEATURE ")," RGBA_CAPS},
+  {"video/x-raw(" CUDA_FEATURE ")," RGBA_CAPS, "video/x-raw",
+      "video/x-raw," RGBA_CAPS},
+  {"video/x-raw," RGBA_CAPS, "video/x-raw(" CUDA_FEATURE ")",
+      "video/x-raw(" CUDA_FEATURE ")," RGBA_CAPS},
+  {"video/x-raw,format=GRAY8,width=8,height=8", "video/x-raw("
+        CUDA_FEATURE ")", NULL},
+};
+
+/* With a fake GPU: the sink caps offer downstream's caps in both memories
+ * (CUDA memory only for its formats), and the CAPS event picks the output
+ * memory (the same when downstream takes it, else the other). */
+GST_START_TEST (test_fake_gpu)
+{
+  CoTestSetFake set_fake = co_test_plugin_symbol
+      ("co_test_set_fake_cuda_memory");
+  const FakeCase *fc = &fake_cases[__i__];
+  GstElement *e;
+  GstPad *src, *sink, *esink, *esrc;
+  FakeSink fs = { NULL, NULL };
+  GstCaps *caps, *want;
+
+  if (!set_fake) {
+    g_printerr ("test_fake_gpu: skipped (no -Dfault-injection)\n");
+    return;
+  }
+  set_fake (TRUE);
+  e = co_test_make_element (ELEMENT);
+  src = gst_pad_new ("src", GST_PAD_SRC);
+  sink = gst_pad_new ("sink", GST_PAD_SINK);
+  fs.takes = gst_caps_from_string (fc->takes);
+  g_object_set_data (G_OBJECT (sink), "fs", &fs);
+  gst_pad_set_query_function (sink, fake_sink_query);
+  gst_pad_set_event_function (sink, fake_sink_event);
+  esink = gst_element_get_static_pad (e, "sink");
+  esrc = gst_element_get_static_pad (e, "src");
+  fail_unless (gst_pad_link (src, esink) == GST_PAD_LINK_OK);
+  fail_unless (gst_pad_link (esrc, sink) == GST_PAD_LINK_OK);
+  gst_pad_set_active (src, TRUE);
+  gst_pad_set_active (sink, TRUE);
+  gst_element_set_state (e, GST_STATE_PLAYING);
+
+  /* downstream's RGBA in system memory is offered in both memories */
+  caps = gst_pad_peer_query_caps (src, NULL);
+  want = gst_caps_from_string ("video/x-raw(" CUDA_FEATURE "),format=RGBA");
+  fail_unless (g_str_equal (fc->takes, "video/x-raw(" CUDA_FEATURE ")") ||
+      gst_caps_can_intersect (caps, want), "%" GST_PTR_FORMAT, caps);
+  gst_caps_unref (want);
+  want = gst_caps_from_string ("video/x-raw(" CUDA_FEATURE "),format=GRAY8");
+  fail_if (gst_caps_can_intersect (caps, want), "%" GST_PTR_FORMAT, caps);
+  gst_caps_unref (want);
+  gst_caps_unref (caps);
+
+  gst_pad_push_event (src, gst_event_new_stream_start ("fake"));
+  caps = gst_caps_from_string (fc->in);
+  gst_pad_push_event (src, gst_event_new_caps (caps));
+  if (fc->out) {
+    want = gst_caps_from_string (fc->out);
+    fail_unless (fs.got && gst_caps_is_equal (fs.got, want), "in %s, "
+        "downstream %s: output %" GST_PTR_FORMAT ", not %s", fc->in,
+        fc->takes, fs.got, fc->out);
+    gst_caps_unref (want);
+  } else {
+    fail_unless (fs.got == NULL, "%" GST_PTR_FORMAT, fs.got);
+  }
+  gst_caps_unref (caps);
+
+  gst_element_set_state (e, GST_STATE_NULL);
+  set_fake (FALSE);
+  gst_pad_set_active (src, FALSE);
+  gst_pad_set_active (sink, FALSE);
+  gst_object_unref (esink);
+  gst_object_unref (esrc);
+  gst_object_unref (src);
+  gst_object_unref (sink);
+  gst_object_unref (e);
+  gst_caps_unref (fs.takes);
+  gst_clear_caps (&fs.got);
+}
+
+GST_END_TEST;
+
+/* ------------------------------------------------------------------------ */
+/* Both backends                                                             */
+/* ------------------------------------------------------------------------ */
+
+/* operation=none with system memory on both pads: the input buffer itself
+ * goes on (passthrough), counted so. */
+GST_START_TEST (test_none_passthrough)
+{
+  GstElement *e = co_test_make_element (ELEMENT);
+  GstHarness *h = gst_harness_new_with_element (e, "sink", "src");
+  GstBuffer *in, *out;
+  GstCaps *caps = gst_caps_from_string ("video/x-raw,format=NV12,width=33,"
+      "height=17,framerate=30/1");
+  GstStructure *st = NULL;
+  guint64 pt = 0;
+  gint i;
+
+  gst_util_set_object_arg (G_OBJECT (e), "operation", "none");
+  gst_harness_set_src_caps (h, gst_caps_ref (caps));
+  for (i = 0; i < 3; i++) {
+    in = random_frame (caps, i);
+    gst_buffer_ref (in);
+    fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
+    out = co_test_pull_buffer (h, "none");
+    fail_unless (out == in, "operation=none did not pass the buffer through");
+    gst_buffer_unref (out);
+    gst_buffer_unref (in);
+  }
+  gst_harness_push_event (h, gst_event_new_eos ());
+  g_object_get (e, "stats", &st, NULL);
+  fail_unless (st != NULL);
+  fail_unless (gst_structure_get_uint64 (st, "frames-passthrough", &pt));
+  fail_unless_equals_uint64 (pt, 3);
+  gst_structure_free (st);
+  gst_caps_unref (caps);
+  gst_object_unref (e);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* ------------------------------------------------------------------------ */
+/* On the GPU (CO_TEST_BACKEND=cuda), against nvcodec's cudaupload and       */
+/* cudadownload                                                              */
+/* ------------------------------------------------------------------------ */
+
+static gboolean
+have_nvcodec (const gchar * test)
+{
+  GstElementFactory *up = gst_element_factory_find ("cudaupload");
+  GstElementFactory *down = gst_element_factory_find ("cudadownload");
+  gboolean ok = up && down;
+
+  if (!ok)
+    g_printerr ("%s: skipped: no cudaupload/cudadownload (gst-plugins-bad's "
+        "nvcodec, with a GPU)\n", test);
+  gst_clear_object (&up);
+  gst_clear_object (&down);
+  return ok;
+}
+
+typedef struct
+{
+  CoRefOp op;
+  gboolean none;
+  gdouble gamma;
+  guint radius;
+} GpuOp;
+
+static const GpuOp gpu_ops[] = {
+  {CO_REF_INVERT, FALSE, 1.0, 0},
+  {CO_REF_GAMMA, FALSE, 2.2, 0},
+  {CO_REF_BOX_BLUR, FALSE, 1.0, 3},
+  {CO_REF_BOX_BLUR, FALSE, 1.0, 32},
+  {CO_REF_INVERT, TRUE, 1.0, 0},        /* none */
+};
+
+/* The memory paths: [0] system to system (the control), then CUDA to
+ * CUDA, CUDA to system, system to CUDA. */
+static const gchar *const path_names[] = { "sys-sys", "cuda-cuda",
+  "cuda-sys", "sys-cuda"
+};
+
+static gchar *
+gpu_pipeline (guint path, const gchar * fmt, const GpuOp * op, gint w, gint h)
+{
+  gboolean in_cuda = path == 1 || path == 2, out_cuda = path == 1 || path == 3;
+  gchar *props = op->none ? g_strdup ("operation=none") :
+      g_strdup_printf ("operation=%s gamma=%g radius=%u",
+      co_ref_op_nick (op->op), op->gamma, op->radius);
+  gchar *desc = g_strdup_printf ("appsrc name=src format=time caps=\""
+      "video/x-raw,format=%s,width=%d,height=%d,framerate=30/1\" ! %s"
+      "%s name=f backend=cuda streams=4 chunks=4 %s ! %s ! "
+      "appsink name=sink sync=false", fmt, w, h, in_cuda ? "cudaupload ! "
+      "video/x-raw(" CUDA_FEATURE ") ! " : "", ELEMENT, props, out_cuda ?
+      "video/x-raw(" CUDA_FEATURE ") ! cudadownload ! video/x-raw" :
+      "video/x-raw");
+
+  g_free (props);
+  return desc;
+}
+
+/* @got (a run's output buffer) against @want, byte for byte. */
+static void
+compare_frames (GstVideoInfo * info, GstBuffer * want, GstBuffer * got,
+    const gchar * what)
+{
+  GstVideoFrame fw, fg;
+  gchar *msg = NULL;
+  gboolean same;
+
+  fail_unless (gst_video_frame_map (&fw, info, want, GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&fg, info, got, GST_MAP_READ), "%s", what);
+  same = co_ref_compare (&fw, &fg, &msg);
+  gst_video_frame_unmap (&fw);
+  gst_video_frame_unmap (&fg);
+  fail_unless (same, "%s: %s", what, msg);
+  g_free (msg);
+}
+
+/* The reference's output for @in. */
+static GstBuffer *
+reference_frame (GstVideoInfo * info, GstBuffer * in, const GpuOp * op)
+{
+  GstBuffer *out = gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (info),
+      NULL);
+  GstVideoFrame fi, fo;
+
+  if (op->none) {
+    gst_buffer_unref (out);
+    return gst_buffer_ref (in);
+  }
+  gst_video_frame_map (&fi, info, in, GST_MAP_READ);
+  gst_video_frame_map (&fo, info, out, GST_MAP_WRITE);
+  co_ref_apply (op->op, op->gamma, op->radius, &fi, &fo);
+  gst_video_frame_unmap (&fi);
+  gst_video_frame_unmap (&fo);
+  return out;
+}
+
+/* What a path's passport and statistics must say. */
+static void
+check_run_facts (RunResult * r, guint path, const gchar * what)
+{
+  gboolean in_cuda = path == 1 || path == 2, out_cuda = path == 1 || path == 3;
+  guint64 h2d = 1, d2h = 1, frames = 0, dev = 0;
+
+  fail_unless (r->passport && r->stats, "%s: no passport or statistics", what);
+  fail_unless_equals_string (gst_structure_get_string (r->passport,
+          "memory-in"), in_cuda ? "cuda" : "system");
+  fail_unless_equals_string (gst_structure_get_string (r->passport,
+          "memory-out"), out_cuda ? "cuda" : "system");
+  gst_structure_get (r->stats, "bytes-h2d", G_TYPE_UINT64, &h2d, "bytes-d2h",
+      G_TYPE_UINT64, &d2h, "frames", G_TYPE_UINT64, &frames, "frames-device",
+      G_TYPE_UINT64, &dev, NULL);
+  if (in_cuda)
+    fail_unless_equals_uint64 (h2d, 0);
+  if (out_cuda)
+    fail_unless_equals_uint64 (d2h, 0);
+  fail_unless_equals_uint64 (dev, in_cuda ? frames : 0);
+}
+
+/* Every CUDA-memory format x operation, on every memory path, byte-identical
+ * to the system-memory path and to the reference; the passport says which
+ * memory each pad had and a CUDA side moved no bytes over PCIe. */
+GST_START_TEST (test_cuda_paths)
+{
+  const gchar *fmt = cuda_formats[__i__ % G_N_ELEMENTS (cuda_formats)];
+  const GpuOp *op = &gpu_ops[__i__ / G_N_ELEMENTS (cuda_formats)];
+  GstCaps *caps = caps_printf ("video/x-raw,format=%s,width=333,height=201,"
+      "framerate=30/1", fmt);
+  GstBuffer *in[3], *want[3];
+  GList *control = NULL;
+  GstVideoInfo info;
+  guint path, k;
+
+  if (!have_nvcodec ("test_cuda_paths"))
+    return;
+  gst_video_info_from_caps (&info, caps);
+  for (k = 0; k < 3; k++) {
+    in[k] = random_frame (caps, co_test_seed ("cuda_paths", __i__ * 3 + k));
+    GST_BUFFER_PTS (in[k]) = k * GST_SECOND / 30;
+    want[k] = reference_frame (&info, in[k], op);
+  }
+  for (path = 0; path < 4; path++) {
+    gchar *desc = gpu_pipeline (path, fmt, op, 333, 201);
+    gchar *what = g_strdup_printf ("%s %s", path_names[path], desc);
+    GList *bufs = NULL, *l;
+    RunResult r;
+
+    if (op->none && path <= 1) {
+      /* a passthrough: no engine, nothing of ours to compare */
+      g_free (desc);
+      g_free (what);
+      continue;
+    }
+    for (k = 0; k < 3; k++)
+      bufs = g_list_append (bufs, gst_buffer_copy (in[k]));
+    run_pipeline (desc, NULL, bufs, FALSE, &r);
+    fail_unless (r.error == NULL, "%s: %" GST_PTR_FORMAT, what, r.error);
+    fail_unless_equals_int (g_list_length (r.out), 3);
+    for (k = 0, l = r.out; l; l = l->next, k++) {
+      compare_frames (&info, want[k], l->data, what);
+      if (control)
+        compare_frames (&info, g_list_nth_data (control, k), l->data, what);
+    }
+    check_run_facts (&r, path, what);
+    if (path == 0)
+      control = g_steal_pointer (&r.out);
+    run_result_clear (&r);
+    g_free (desc);
+    g_free (what);
+  }
+  g_list_free_full (control, (GDestroyNotify) gst_buffer_unref);
+  for (k = 0; k < 3; k++) {
+    gst_buffer_unref (in[k]);
+    gst_buffer_unref (want[k]);
+  }
+  gst_caps_unref (caps);
+}
+
+GST_END_TEST;
+
+/* The GstCudaContext an element's "gst.cuda.context" GstContext holds. */
+static GObject *
+element_cuda_context (GstElement * e)
+{
+  GstContext *c = gst_element_get_context (e, "gst.cuda.context");
+  const GValue *v;
+  GObject *obj = NULL;
+
+  if (!c)
+    return NULL;
+  v = gst_structure_get_value (gst_context_get_structure (c),
+      "gst.cuda.context");
+  if (v && G_VALUE_HOLDS_OBJECT (v))
+    obj = g_value_dup_object (v);
+  gst_context_unref (c);
+  return obj;
+}
+
+/* One GstCudaContext for the element, cudaupload and cudadownload: the
+ * downstream one's (made first, sinks go READY first), or, with no CUDA
+ * element downstream, ours (the wrapped primary context), which cudaupload
+ * then joins. */
+GST_START_TEST (test_context_shared)
+{
+  const gchar *desc = __i__ == 0 ?
+      "appsrc name=src ! cudaupload name=up ! video/x-raw(" CUDA_FEATURE
+      ") ! " ELEMENT " name=f backend=cuda ! video/x-raw(" CUDA_FEATURE
+      ") ! cudadownload name=down ! fakesink" :
+      "appsrc name=src ! cudaupload name=up ! video/x-raw(" CUDA_FEATURE
+      ") ! " ELEMENT " name=f backend=cuda ! video/x-raw ! fakesink";
+  GstElement *pipe, *f, *up, *down;
+  GObject *cf, *cu, *cd = NULL;
+  GstQuery *q;
+
+  if (!have_nvcodec ("test_context_shared"))
+    return;
+  pipe = gst_parse_launch (desc, NULL);
+  fail_unless (pipe != NULL);
+  fail_unless (gst_element_set_state (pipe, GST_STATE_READY) ==
+      GST_STATE_CHANGE_SUCCESS);
+  f = gst_bin_get_by_name (GST_BIN (pipe), "f");
+  up = gst_bin_get_by_name (GST_BIN (pipe), "up");
+  down = gst_bin_get_by_name (GST_BIN (pipe), "down");
+  cf = element_cuda_context (f);
+  cu = element_cuda_context (up);
+  fail_unless (cf != NULL, "the element has no CUDA context");
+  fail_unless (cf == cu, "cudaupload's context %p is not ours %p", cu, cf);
+  if (down) {
+    cd = element_cuda_context (down);
+    fail_unless (cf == cd, "cudadownload's context %p is not ours %p", cd, cf);
+  }
+  /* and the element answers CONTEXT queries with it */
+  q = gst_query_new_context ("gst.cuda.context");
+  fail_unless (gst_pad_peer_query (up->srcpads->data, q));
+  gst_query_unref (q);
+
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  g_clear_object (&cf);
+  g_clear_object (&cu);
+  g_clear_object (&cd);
+  gst_clear_object (&down);
+  gst_object_unref (up);
+  gst_object_unref (f);
+  gst_object_unref (pipe);
+}
+
+GST_END_TEST;
+
+/* 1921x1081 (odd, two chunks of chroma rows meet mid-pair), box-blur
+ * radius 32 across 7 chunks, CUDA memory in and out. */
+GST_START_TEST (test_cuda_odd_size)
+{
+  const gchar *fmt = __i__ ? "NV12" : "RGBA";
+  GpuOp op = { CO_REF_BOX_BLUR, FALSE, 1.0, 32 };
+  GstCaps *caps = caps_printf ("video/x-raw,format=%s,width=1921,"
+      "height=1081,framerate=30/1", fmt);
+  GstVideoInfo info;
+  GstBuffer *in, *want;
+  gchar *desc;
+  RunResult r;
+
+  if (!have_nvcodec ("test_cuda_odd_size"))
+    return;
+  gst_video_info_from_caps (&info, caps);
+  in = random_frame (caps, co_test_seed ("odd_size", __i__));
+  want = reference_frame (&info, in, &op);
+  desc = g_strdup_printf ("appsrc name=src format=time caps=\"video/x-raw,"
+      "format=%s,width=1921,height=1081,framerate=30/1\" ! cudaupload ! "
+      "video/x-raw(" CUDA_FEATURE ") ! " ELEMENT " name=f backend=cuda "
+      "operation=box-blur radius=32 streams=3 chunks=7 ! video/x-raw("
+      CUDA_FEATURE ") ! cudadownload ! video/x-raw ! appsink name=sink "
+      "sync=false", fmt);
+  run_pipeline (desc, NULL, g_list_append (NULL, gst_buffer_ref (in)), FALSE,
+      &r);
+  fail_unless (r.error == NULL, "%s: %" GST_PTR_FORMAT, desc, r.error);
+  fail_unless_equals_int (g_list_length (r.out), 1);
+  compare_frames (&info, want, r.out->data, desc);
+  check_run_facts (&r, 1, desc);
+  run_result_clear (&r);
+  gst_buffer_unref (in);
+  gst_buffer_unref (want);
+  gst_caps_unref (caps);
+  g_free (desc);
+}
+
+GST_END_TEST;
+
+/* ------------------------------------------------------------------------ */
+/* Suite                                                                     */
+/* ------------------------------------------------------------------------ */
+
+static void
+teardown (void)
+{
+  co_test_leaks_check (TRUE);
+}
+
+static Suite *
+cudamemory_suite (void)
+{
+  Suite *s = suite_create ("cudamemory");
+  TCase *tc;
+
+  tc = co_test_new_tcase (s, "templates", teardown);
+  tcase_add_test (tc, test_templates);
+  if (g_str_equal (co_test_backend, "cpu")) {
+    tc = co_test_new_tcase (s, "no-gpu", teardown);
+    tcase_add_loop_test (tc, test_caps_queries_no_cuda, 0, 2);
+    tcase_add_loop_test (tc, test_pad_combinations, 0, 16);
+    tcase_add_loop_test (tc, test_forced_at_link, 0, 4);
+    tcase_add_loop_test (tc, test_system_only_format, 0,
+        G_N_ELEMENTS (system_only_formats));
+    tcase_add_loop_test (tc, test_fake_gpu, 0, G_N_ELEMENTS (fake_cases));
+  } else {
+    tc = co_test_new_tcase (s, "gpu", teardown);
+    tcase_add_loop_test (tc, test_cuda_paths, 0,
+        G_N_ELEMENTS (cuda_formats) * G_N_ELEMENTS (gpu_ops));
+    tcase_add_loop_test (tc, test_context_shared, 0, 2);
+    tcase_add_loop_test (tc, test_cuda_odd_size, 0, 2);
+  }
+  tc = co_test_new_tcase (s, "both", teardown);
+  tcase_add_test (tc, test_none_passthrough);
+  return s;
+}
+
+int
+main (int argc, char **argv)
+{
+  int rc = co_test_init (&argc, &argv, ELEMENT, DEFAULT_SEED, FALSE);
+  Suite *s;
+  SRunner *sr;
+  int n_failed;
+
+  if (rc != 0)
+    return rc;
+  s = cudamemory_suite ();
+  sr = srunner_create (s);
+  srunner_run_all (sr, CK_NORMAL);
+  n_failed = srunner_ntests_failed (sr);
+  srunner_free (sr);
+  co_test_leaks_free ();
+  return n_failed == 0 ? 0 : 1;
+}
