@@ -367,3 +367,33 @@ _gst_cuda_overlap_filter_sink_caps (GstCudaOverlapFilter * self,
   gst_caps_unref (caps);
   return ret;
 }
+
+/* Downstream asked for a new negotiation (a RECONFIGURE event: it may take
+ * the other memory now): the output caps are decided again for the same
+ * input caps; only a different output memory rebuilds.  Streaming thread,
+ * before a buffer. */
+GstFlowReturn
+_gst_cuda_overlap_filter_reconfigure (GstCudaOverlapFilter * self)
+{
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
+  GstFlowReturn ret = GST_FLOW_OK;
+  GstCaps *outcaps;
+
+  if (!priv->caps || !gst_pad_check_reconfigure (srcpad_of (self)))
+    return GST_FLOW_OK;
+  outcaps = decide_src_caps (self, priv->caps);
+  if (outcaps && priv->src_caps && gst_caps_is_equal (outcaps, priv->src_caps)) {
+    /* the same answer: nothing to send again */
+    gst_caps_unref (outcaps);
+    return GST_FLOW_OK;
+  }
+  GST_DEBUG_OBJECT (self, "downstream asked to negotiate again: output %"
+      GST_PTR_FORMAT, outcaps);
+  if (outcaps)
+    gst_caps_unref (outcaps);
+  ret = _gst_cuda_overlap_filter_sink_caps (self,
+      gst_event_new_caps (priv->caps));
+  if (ret != GST_FLOW_OK)
+    gst_pad_mark_reconfigure (srcpad_of (self));
+  return ret;
+}

@@ -194,7 +194,9 @@ gst_cuda_overlap_filter_chain (GstPad * pad, GstObject * parent,
     return GST_FLOW_OK;
   }
   _gst_cuda_overlap_filter_tune_begin (self);
-  ret = _gst_cuda_overlap_filter_ensure (self);
+  ret = _gst_cuda_overlap_filter_reconfigure (self);
+  if (ret == GST_FLOW_OK)
+    ret = _gst_cuda_overlap_filter_ensure (self);
   if (ret == GST_FLOW_OK)
     ret = _gst_cuda_overlap_filter_check_passthrough (self);
   if (ret != GST_FLOW_OK) {

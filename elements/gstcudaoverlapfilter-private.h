@@ -271,6 +271,9 @@ gboolean _gst_cuda_overlap_filter_query_accept_caps (GstCudaOverlapFilter *
  * pushes them and rebuilds. */
 GstFlowReturn _gst_cuda_overlap_filter_sink_caps (GstCudaOverlapFilter * self,
     GstEvent * event);
+/* Streaming thread, before a buffer: a RECONFIGURE from downstream. */
+GstFlowReturn _gst_cuda_overlap_filter_reconfigure (GstCudaOverlapFilter *
+    self);
 
 /* gstcudaoverlapfilter-context.c: the GstCudaContext shared with the
  * pipeline's other CUDA elements. */

@@ -3475,6 +3475,44 @@ GST_START_TEST (test_qos)
 
 GST_END_TEST;
 
+/* A RECONFIGURE from downstream (it may take other caps now) makes the
+ * element decide its output caps again before the next frame: with the
+ * same answer (system memory here) nothing is sent again, nothing is
+ * rebuilt, and frames go on right. */
+GST_START_TEST (test_reconfigure)
+{
+  guint32 seed = co_test_seed ("test_reconfigure", 0);
+  GRand *rand = g_rand_new_with_seed (seed);
+  const OpCfg *op = &op_cfgs[2];
+  GstHarness *h = make_harness (op, &co_test_run_cfgs[3]);
+  GQueue pending = G_QUEUE_INIT;
+  GstVideoInfo info;
+  GstEvent *ev;
+  guint i, caps_events = 0;
+  gchar *ctx = g_strdup_printf ("[reconfigure, gamma, I420 75x41 backend=%s "
+      "seed=0x%08x]", co_test_backend, seed);
+
+  gst_harness_set_src_caps (h, caps_of (GST_VIDEO_FORMAT_I420, 75, 41, &info));
+  for (i = 0; i < 6; i++) {
+    if (i == 2 || i == 4)
+      fail_unless (gst_harness_push_upstream_event (h,
+              gst_event_new_reconfigure ()));
+    push_frame (h, rand, &info, op, &layout_default, i * GST_SECOND, &pending,
+        ctx);
+    pull_and_check (h, &info, &pending, ctx);
+  }
+  while ((ev = gst_harness_try_pull_event (h))) {
+    caps_events += GST_EVENT_TYPE (ev) == GST_EVENT_CAPS;
+    gst_event_unref (ev);
+  }
+  fail_unless_equals_int (caps_events, 1);
+  teardown_harness (h);
+  g_free (ctx);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
 /* QoS as a pipeline meets it: a sink that syncs to the clock behind a
  * stage that takes longer than a frame (identity sleep-time) sends QOS
  * events; with qos on, the element drops frames and says so (QOS messages
@@ -3899,6 +3937,7 @@ cudavideofilter_suite (void)
   tcase_add_loop_test (tc, test_passthrough_switch, 0, 2);
   tcase_add_loop_test (tc, test_qos, 0, 3);
   tcase_add_loop_test (tc, test_qos_slow_sink, 0, 2);
+  tcase_add_test (tc, test_reconfigure);
 
   tc = co_test_new_tcase (s, "errors", leaks_teardown);
   tcase_add_loop_test (tc, test_short_buffer, 0, 3);
