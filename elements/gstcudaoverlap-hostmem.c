@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "gstcudaoverlap-hostmem.h"
+#include "co-parcopy.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_overlap_hostmem_debug);
 #define GST_CAT_DEFAULT gst_cuda_overlap_hostmem_debug
@@ -344,6 +345,23 @@ copy_memory_metas (GstBuffer * staged, GstBuffer * in)
   }
 }
 
+
+/* The input's bytes into @dst: one memory (the usual case) with a few
+ * threads at once (co-parcopy.c: staging is bound by the host's memcpy),
+ * several memories one by one. */
+static void
+stage_bytes (GstBuffer * in, guint8 * dst, gsize size)
+{
+  GstMapInfo map;
+
+  if (gst_buffer_n_memory (in) == 1 && gst_buffer_map (in, &map, GST_MAP_READ)) {
+    co_parallel_copy (dst, map.data, MIN (size, map.size));
+    gst_buffer_unmap (in, &map);
+  } else {
+    gst_buffer_extract (in, 0, dst, size);
+  }
+}
+
 GstBuffer *
 gst_cuda_overlap_hostmem_stage (GstBuffer * in, GstBufferPool * staging,
     gsize staging_size, GstAllocator * allocator)
@@ -370,7 +388,7 @@ gst_cuda_overlap_hostmem_stage (GstBuffer * in, GstBufferPool * staging,
     return NULL;
   }
   copy_memory_metas (staged, in);
-  gst_buffer_extract (in, 0, map.data, size);
+  stage_bytes (in, map.data, size);
   gst_buffer_unmap (staged, &map);
   return staged;
 }

@@ -12,6 +12,7 @@
 #include <glib.h>
 
 #include "co-engine.h"
+#include "co-parcopy.h"
 #include "co-fault.h"
 
 #define SAMPLES 64              /* floats per chunk */
@@ -248,11 +249,63 @@ test_backend_choice (void)
 
 #endif /* CO_FAULT_INJECTION */
 
+/* The parallel copy: every byte right for sizes around its part bounds,
+ * odd offsets and lengths, from many threads at once. */
+static gpointer
+parcopy_worker (gpointer data)
+{
+  GRand *rand = g_rand_new_with_seed (GPOINTER_TO_UINT (data));
+  const gsize sizes[] = { 0, 1, 4095, CO_PARCOPY_MIN_PART - 1,
+    2 * CO_PARCOPY_MIN_PART - 1, 2 * CO_PARCOPY_MIN_PART,
+    2 * CO_PARCOPY_MIN_PART + 7, 9 * CO_PARCOPY_MIN_PART + 333,
+    33177600 + 13
+  };
+  guint i, k;
+
+  for (i = 0; i < G_N_ELEMENTS (sizes); i++) {
+    gsize n = sizes[i], so = g_rand_int_range (rand, 0, 64),
+        d_o = g_rand_int_range (rand, 0, 64);
+    guint8 *src = g_malloc (n + 64), *dst = g_malloc (n + 128);
+    guint parts;
+
+    for (k = 0; k < n + 64; k++)
+      src[k] = (guint8) g_rand_int (rand);
+    memset (dst, 0xa5, n + 128);
+    parts = co_parallel_copy (dst + d_o, src + so, n);
+    g_assert_cmpuint (parts, >=, 1);
+    g_assert_cmpuint (parts, <=, CO_PARCOPY_THREADS + 1);
+    if (n >= 4 * CO_PARCOPY_MIN_PART)
+      g_assert_cmpuint (parts, >, 1);
+    g_assert_true (memcmp (dst + d_o, src + so, n) == 0);
+    for (k = 0; k < d_o; k++)
+      g_assert_cmpuint (dst[k], ==, 0xa5);
+    for (k = d_o + n; k < n + 128; k++)
+      g_assert_cmpuint (dst[k], ==, 0xa5);
+    g_free (src);
+    g_free (dst);
+  }
+  g_rand_free (rand);
+  return NULL;
+}
+
+static void
+test_parallel_copy (void)
+{
+  GThread *t[4];
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (t); i++)
+    t[i] = g_thread_new ("parcopy", parcopy_worker, GUINT_TO_POINTER (i + 1));
+  for (i = 0; i < G_N_ELEMENTS (t); i++)
+    g_thread_join (t[i]);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/engine/run", test_run);
+  g_test_add_func ("/engine/parallel-copy", test_parallel_copy);
   g_test_add_func ("/engine/cpu-direct", test_cpu_direct);
 #ifdef CO_FAULT_INJECTION
   g_test_add_func ("/engine/faults/open", test_open_faults);
