@@ -182,6 +182,37 @@ hostref_quark (void)
   return q;
 }
 
+static GQuark
+seen_quark (void)
+{
+  static GQuark q;
+
+  if (!q)
+    q = g_quark_from_static_string ("cudaoverlap-host-seen");
+  return q;
+}
+
+/* Whether a large foreign memory is new to us: TRUE the first time (it is
+ * then marked), FALSE once seen or registered.  A memory seen once (an
+ * application's new GstMemory per frame, fresh memory per frame) is
+ * staged: registering it would cost a cudaHostRegister and a
+ * cudaHostUnregister of the whole frame for one use.  A memory that comes
+ * back (a pool's) is registered the second time, and stays so. */
+static gboolean
+first_sight (GstMemory * owner)
+{
+  GstMiniObject *o = GST_MINI_OBJECT_CAST (owner);
+  gboolean first;
+
+  g_mutex_lock (&hostmem_lock);
+  first = !gst_mini_object_get_qdata (o, hostref_quark ()) &&
+      !gst_mini_object_get_qdata (o, seen_quark ());
+  if (first)
+    gst_mini_object_set_qdata (o, seen_quark (), GINT_TO_POINTER (1), NULL);
+  g_mutex_unlock (&hostmem_lock);
+  return first;
+}
+
 /* The qdata destroy notify: runs when the GstMemory is finalized, before
  * its bytes are freed (or when the qdata is replaced). */
 static void
@@ -292,10 +323,17 @@ gst_cuda_overlap_hostmem_prepare (GstBuffer * buf, gint device_id,
   owner = mem->parent ? mem->parent : mem;
   if (gst_cuda_overlap_is_pinned_memory (mem))
     return CO_PATH_PINNED;
-  if (owner->maxsize >= min_register && owner->maxsize > 0)
+  if (owner->maxsize >= min_register && owner->maxsize > 0 &&
+      !first_sight (owner)) {
     path = memory_prepare_large (owner, device_id, frame_ref);
-  else
+  } else {
+    /* small, or large and new: copied from where it is when it is
+     * page-locked already (the application's, or inside a registered
+     * range), else a small one directly, a large one staged */
     path = memory_prepare_small (mem, device_id, frame_ref);
+    if (path == CO_PATH_PAGEABLE && owner->maxsize >= min_register)
+      path = CO_PATH_STAGED;
+  }
   if (path == CO_PATH_STAGED)
     g_clear_pointer (frame_ref, co_hostref_release);
   return path;
