@@ -37,6 +37,7 @@ pc=$(find "$prefix" -name gstreamer-cudaoverlap-1.0.pc)
 libdir=$(dirname "$(dirname "$pc")")
 have=$(cd "$prefix" && find . -type f -o -type l | sort)
 want=$(printf '%s\n' "./include/gstreamer-1.0/gst/cudaoverlap/cudaoverlap.h" \
+  "./include/gstreamer-1.0/gst/cudaoverlap/cudaoverlap-kernel.h" \
   ".${libdir#"$prefix"}/gstreamer-1.0/libgstcudaoverlap.so" \
   ".${libdir#"$prefix"}/pkgconfig/gstreamer-cudaoverlap-1.0.pc" | sort)
 [ "$have" = "$want" ] || fail "installed:
