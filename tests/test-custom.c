@@ -16,8 +16,11 @@
  * libraries are set too, and must be ignored).
  *
  * Environment (besides co-test-util.h's):
- *   CO_TEST_KERNELS        the build's examples/kernels folder (meson sets it)
- *   CO_TEST_TEST_KERNELS   the build's tests/kernels folder (meson sets it)
+ *   CO_TEST_KERNELS        the build's examples/kernels folder (meson sets
+ *                          it; default: ../examples/kernels from the
+ *                          program's folder, as in a build or build-gpu)
+ *   CO_TEST_TEST_KERNELS   the build's tests/kernels folder (default:
+ *                          kernels/ beside the program)
  *   CO_TEST_CUSTOM_FAULT   "1": run only the faulting-kernel test (it
  *                          poisons the process's CUDA context: a process
  *                          of its own, test-custom-fault-cuda)
@@ -350,6 +353,18 @@ GST_START_TEST (test_sobel_big)
 
   run_example ("sobel", 1, &x, fmt, 1921, 1081, cfg[c][0], cfg[c][1], 2,
       co_test_seed ("test_sobel_big", __i__));
+}
+
+GST_END_TEST;
+
+/* The invert example against the built-in invert's arithmetic. */
+GST_START_TEST (test_invert_example)
+{
+  static const VExpect x = { V_INVERT, NULL, 0 };
+  const gchar *fmt = __i__ % 2 ? "RGBA" : "GRAY8";
+
+  run_example ("invert", 0, &x, fmt, 33, 17, 1 + __i__ % 4, 1 + __i__ % 7, 2,
+      co_test_seed ("test_invert_example", __i__));
 }
 
 GST_END_TEST;
@@ -961,6 +976,7 @@ custom_suite (void)
   tcase_add_loop_test (tc, test_sobel_small, 0, 2 * G_N_ELEMENTS (small_sizes));
   tcase_add_loop_test (tc, test_sobel_big, 0, 8);
   tcase_add_loop_test (tc, test_colormatrix, 0, 5);
+  tcase_add_loop_test (tc, test_invert_example, 0, 8);
   tcase_add_loop_test (tc, test_switch_midstream, 0, 2);
   tcase_add_loop_test (tc, test_abi_video, 0, 2 * G_N_ELEMENTS (abi_formats));
   tcase_add_test (tc, test_kernel_formats);
@@ -985,9 +1001,14 @@ main (int argc, char **argv)
   kernels_dir = g_getenv ("CO_TEST_KERNELS");
   test_kernels_dir = g_getenv ("CO_TEST_TEST_KERNELS");
   if (!kernels_dir || !test_kernels_dir) {
-    g_printerr ("CO_TEST_KERNELS and CO_TEST_TEST_KERNELS must name the "
-        "build's examples/kernels and tests/kernels folders\n");
-    return 1;
+    /* tests/test-custom of a build: its neighbours */
+    gchar *here = g_path_get_dirname (argv[0]);
+
+    if (!kernels_dir)
+      kernels_dir = g_build_filename (here, "..", "examples", "kernels", NULL);
+    if (!test_kernels_dir)
+      test_kernels_dir = g_build_filename (here, "kernels", NULL);
+    g_free (here);
   }
   nf = co_test_init (&argc, &argv, "cudavideofilter", DEFAULT_SEED, TRUE);
   if (nf != 0)
