@@ -217,6 +217,9 @@ check_frame (GstVideoFrame * in, GstVideoFrame * out, const VExpect * x,
   }
 }
 
+/* batch for the next video_harness() (test_sobel_batch; 0: automatic) */
+static guint next_batch;
+
 /* A harness of cudavideofilter for @caps: backend, streams, chunks. */
 static GstHarness *
 video_harness (const gchar * caps, guint streams, guint chunks)
@@ -225,7 +228,7 @@ video_harness (const gchar * caps, guint streams, guint chunks)
   GstHarness *h;
 
   g_object_set (e, "streams", streams, "chunks", chunks, "post-messages",
-      FALSE, "qos", FALSE, NULL);
+      FALSE, "qos", FALSE, "batch", next_batch, NULL);
   h = gst_harness_new_with_element (e, "sink", "src");
   gst_object_unref (e);
   gst_harness_set_src_caps_str (h, caps);
@@ -315,6 +318,8 @@ run_example (const gchar * k, guint halo, const VExpect * x,
   vrun_init (&r, h, caps, rand, ctx);
   for (i = 0; i < n; i++)
     vrun_push (&r, x);
+  /* a partial batch goes at EOS */
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
   vrun_check_all (&r);
   gst_harness_teardown (h);
   g_rand_free (rand);
@@ -353,6 +358,20 @@ GST_START_TEST (test_sobel_big)
 
   run_example ("sobel", 1, &x, fmt, 1921, 1081, cfg[c][0], cfg[c][1], 2,
       co_test_seed ("test_sobel_big", __i__));
+}
+
+GST_END_TEST;
+
+/* Batches: each image of a band is a launch of its own (CPU: through the
+ * work memory, not in place). */
+GST_START_TEST (test_sobel_batch)
+{
+  static const VExpect x = { V_SOBEL, NULL, 0 };
+
+  next_batch = 2 + __i__;
+  run_example ("sobel", 1, &x, __i__ % 2 ? "RGBA" : "GRAY8", 33, 17,
+      1 + __i__, 3 + __i__, 7, co_test_seed ("test_sobel_batch", __i__));
+  next_batch = 0;
 }
 
 GST_END_TEST;
@@ -977,6 +996,7 @@ custom_suite (void)
   tcase_add_loop_test (tc, test_sobel_big, 0, 8);
   tcase_add_loop_test (tc, test_colormatrix, 0, 5);
   tcase_add_loop_test (tc, test_invert_example, 0, 8);
+  tcase_add_loop_test (tc, test_sobel_batch, 0, 3);
   tcase_add_loop_test (tc, test_switch_midstream, 0, 2);
   tcase_add_loop_test (tc, test_abi_video, 0, 2 * G_N_ELEMENTS (abi_formats));
   tcase_add_test (tc, test_kernel_formats);
