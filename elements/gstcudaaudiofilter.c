@@ -25,6 +25,13 @@
  *   stream, as if it were one buffer, with zeros before its first sample.
  *   Nothing is added at EOS (no tail).
  *
+ * * `custom`: a kernel of the user's (#GstCudaOverlapAudioFilter:kernel-module,
+ *   #GstCudaOverlapAudioFilter:kernel-name) on every chunk, with
+ *   #GstCudaOverlapAudioFilter:kernel-halo frames of history before it,
+ *   carried across chunks and buffers as the FIR's; on the CPU backend a C
+ *   function of the same ABI.  gst/cudaoverlap/cudaoverlap-kernel.h and
+ *   docs/custom-kernels.md.
+ *
  * History: the last taps − 1 input frames of a buffer are the halo of the
  * next one.  The history is reset to zeros on a flush, on a buffer with the
  * DISCONT flag, on a caps change, on a change of #GstCudaOverlapAudioFilter:taps
@@ -76,6 +83,9 @@
  * |[
  * gst-launch-1.0 filesrc location=iq.raw blocksize=16777216 ! queue ! rawaudioparse use-sink-caps=false format=pcm pcm-format=f32le sample-rate=2400000 num-channels=2 ! cudaaudiofilter operation=fir taps="<0.1, 0.2, 0.4, 0.2, 0.1>" streams=4 chunks=4 ! filesink location=out.raw
  * ]| Filters a 2.4 MHz two-channel (IQ) float recording, 2 M frames a buffer.
+ * |[
+ * gst-launch-1.0 audiotestsrc wave=white-noise ! audio/x-raw,format=F32LE ! cudaaudiofilter operation=custom kernel-module=biquad.ptx kernel-name=co_biquad kernel-halo=256 kernel-params="<0.0039, 0.0078, 0.0039, -1.8153, 0.8310>" ! audioconvert ! autoaudiosink
+ * ]| A (windowed) biquad low-pass of the user's (examples/kernels/biquad.cu).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"

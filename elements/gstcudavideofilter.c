@@ -21,7 +21,14 @@
  * built in double precision; NV12/I420: luma only) and `box-blur` (each
  * colour component becomes (sum + n/2) / n over the (2r+1)² window around
  * it, n = (2r+1)², borders replicated; chroma planes in their own geometry).
- * Alpha and padding bytes pass through unchanged.  `none` changes nothing:
+ * Alpha and padding bytes pass through unchanged.  `custom` runs a kernel
+ * of the user's on every band (#GstCudaOverlapVideoFilter:kernel-module,
+ * #GstCudaOverlapVideoFilter:kernel-name, with
+ * #GstCudaOverlapVideoFilter:kernel-halo rows above and below each band and
+ * #GstCudaOverlapVideoFilter:kernel-params; on the CPU backend a C function
+ * of the same ABI, #GstCudaOverlapVideoFilter:kernel-cpu-library): the ABI
+ * is gst/cudaoverlap/cudaoverlap-kernel.h and docs/custom-kernels.md.
+ * `none` changes nothing:
  * with the same memory on both pads buffers pass through; between system
  * and CUDA memory it is an overlapped, chunked upload or download (copies
  * only, from or into page-locked memory), the answer to
@@ -85,6 +92,11 @@
  * |[
  * gst-launch-1.0 -m videotestsrc ! video/x-raw,format=NV12 ! cudavideofilter operation=box-blur radius=8 ! videoconvert ! autovideosink
  * ]| Blurs, and prints the statistics messages.
+ * |[
+ * gst-launch-1.0 videotestsrc ! video/x-raw,format=RGBA,width=1920,height=1080 ! cudavideofilter operation=custom kernel-module=sobel.ptx kernel-name=co_sobel kernel-halo=1 kernel-formats="RGBA, GRAY8" ! videoconvert ! autovideosink
+ * ]| A Sobel edge detector of the user's (examples/kernels/sobel.cu, built
+ * with nvcc -ptx) on the engine: bands, halos, streams and statistics as
+ * for the built-in operations.
  * |[
  * gst-launch-1.0 videotestsrc ! video/x-raw,format=RGBA ! cudavideofilter operation=gamma gamma=2.2 mode=serial ! fakesink
  * ]| The sequential control: one stream, one chunk, a wait per frame.
