@@ -51,10 +51,10 @@ co_custom_arch_hint (gint device)
 
   cudaDeviceGetAttribute (&major, cudaDevAttrComputeCapabilityMajor, device);
   cudaDeviceGetAttribute (&minor, cudaDevAttrComputeCapabilityMinor, device);
-  return g_strdup_printf ("CUDA device %d has compute capability %d.%d: "
-      "build the module for it (nvcc -arch=sm_%d%d) or as PTX (nvcc -ptx "
-      "-arch=compute_75), which the driver compiles for any later GPU",
-      device, major, minor, major, minor);
+  return g_strdup_printf ("CUDA device %d has compute capability %d.%d: a "
+      "cubin or fatbin must hold code for it (nvcc -arch=sm_%d%d), or use "
+      "PTX (nvcc -ptx -arch=compute_75), which the driver compiles for any "
+      "later GPU", device, major, minor, major, minor);
 }
 
 /* The module's bytes, loaded as a library (PTX, cubin or fatbin). */
@@ -64,6 +64,7 @@ co_custom_cuda_open_library (CoCustomCuda * k, gint device, GError ** error)
   GError *ferr = NULL;
   gchar *data = NULL, *hint = NULL;
   gsize len = 0;
+  gboolean ptx;
   cudaError_t err;
 
   /* NUL-terminated, as PTX must be */
@@ -76,11 +77,14 @@ co_custom_cuda_open_library (CoCustomCuda * k, gint device, GError ** error)
   }
   err = co_fault_hit ("cudaLibraryLoadData") ? cudaErrorInvalidKernelImage :
       cudaLibraryLoadData (&k->lib, data, NULL, NULL, 0, NULL, NULL, 0);
+  /* PTX is text with a .target directive; the rest is a cubin or fatbin,
+   * which may lack code for this GPU */
+  ptx = g_strstr_len (data, MIN (len, 4096), ".target") != NULL;
   g_free (data);
   if (err == cudaSuccess)
     return TRUE;
   k->lib = NULL;
-  if (err == cudaErrorNoKernelImageForDevice)
+  if (err == cudaErrorNoKernelImageForDevice || (!ptx && len > 0))
     hint = co_custom_arch_hint (device);
   co_custom_set_cuda_error (error, err, "cudaLibraryLoadData of "
       "kernel-module \"%s\" failed%s", k->module,

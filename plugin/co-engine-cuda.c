@@ -586,6 +586,18 @@ co_cuda_launch (CoCuda * c, CoFrame * f, guint i, cudaStream_t s,
   return co_cuda_check ((cudaError_t) kerr, call, error);
 }
 
+/* @what, and which custom kernel ran (a fault of it makes the next call
+ * fail, whichever it is). */
+static gchar *
+co_cuda_custom_note (CoCuda * c, const gchar * what)
+{
+  gchar *which = co_custom_cuda_describe (c->custom);
+  gchar *msg = g_strdup_printf ("%s; %s", what, which);
+
+  g_free (which);
+  return msg;
+}
+
 /* The frame's copies, kernels and events, in the engine's context. */
 static gboolean
 co_cuda_submit_chunks (CoEngine * e, CoFrame * f, GError ** error)
@@ -643,6 +655,12 @@ co_cuda_submit (CoEngine * e, CoFrame * f, GError ** error)
   if (ok) {
     ok = co_cuda_submit_chunks (e, f, error);
     co_cuda_leave (c);
+  }
+  if (!ok && c->custom && error && *error) {
+    gchar *msg = co_cuda_custom_note (c, (*error)->message);
+
+    g_free ((*error)->message);
+    (*error)->message = msg;
   }
   nvtxRangePop ();
   return ok;
@@ -720,12 +738,10 @@ co_cuda_wait (CoEngine * e, CoFrame * f)
     f->error = co_cuda_read_times (e, f);
   if (f->error && c->custom) {
     /* a fault of the user's kernel shows here: name it */
-    gchar *which = co_custom_cuda_describe (c->custom);
-    gchar *msg = g_strdup_printf ("%s; %s", f->error, which);
+    gchar *msg = co_cuda_custom_note (c, f->error);
 
     g_free (f->error);
     f->error = msg;
-    g_free (which);
   }
   if (f->error) {
     /* Submission failed part-way, or the wait did: wait for whatever was
