@@ -25,6 +25,13 @@
  *   stream, as if it were one buffer, with zeros before its first sample.
  *   Nothing is added at EOS (no tail).
  *
+ * * `custom`: a kernel of the user's (#GstCudaOverlapAudioFilter:kernel-module,
+ *   #GstCudaOverlapAudioFilter:kernel-name) on every chunk, with
+ *   #GstCudaOverlapAudioFilter:kernel-halo frames of history before it,
+ *   carried across chunks and buffers as the FIR's; on the CPU backend a C
+ *   function of the same ABI.  gst/cudaoverlap/cudaoverlap-kernel.h and
+ *   docs/custom-kernels.md.
+ *
  * History: the last taps − 1 input frames of a buffer are the halo of the
  * next one.  The history is reset to zeros on a flush, on a buffer with the
  * DISCONT flag, on a caps change, on a change of #GstCudaOverlapAudioFilter:taps
@@ -76,6 +83,9 @@
  * |[
  * gst-launch-1.0 filesrc location=iq.raw blocksize=16777216 ! queue ! rawaudioparse use-sink-caps=false format=pcm pcm-format=f32le sample-rate=2400000 num-channels=2 ! cudaaudiofilter operation=fir taps="<0.1, 0.2, 0.4, 0.2, 0.1>" streams=4 chunks=4 ! filesink location=out.raw
  * ]| Filters a 2.4 MHz two-channel (IQ) float recording, 2 M frames a buffer.
+ * |[
+ * gst-launch-1.0 audiotestsrc wave=white-noise ! audio/x-raw,format=F32LE ! cudaaudiofilter operation=custom kernel-module=biquad.ptx kernel-name=co_biquad kernel-halo=256 kernel-params="<0.0039, 0.0078, 0.0039, -1.8153, 0.8310>" ! audioconvert ! autoaudiosink
+ * ]| A (windowed) biquad low-pass of the user's (examples/kernels/biquad.cu).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -86,6 +96,7 @@
 #include <gst/audio/audio.h>
 
 #include "gstcudaaudiofilter.h"
+#include "gstcudaoverlap-custom.h"
 #include "co-audio.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_overlap_audio_filter_debug);
@@ -116,6 +127,7 @@ enum
   PROP_GAIN_DB,
   PROP_TAPS,
   PROP_QOS,
+  PROP_KERNEL_FIRST,            /* operation=custom's (gstcudaoverlap-custom.h) */
 };
 
 struct _GstCudaOverlapAudioFilter
@@ -130,6 +142,7 @@ struct _GstCudaOverlapAudioFilter
   gint64 capacity;              /* frames per buffer the slots hold */
   CoAudioDesc desc;             /* running operation (gain set per buffer) */
   gfloat *cur_taps;             /* running taps (host copy) */
+  guint cur_gen;                /* running custom kernel (custom.spec_gen) */
   gboolean have_cur;
   /* History (see docs/audio.md): @tail is the running history, the last
    * halo frames of the stream so far (host memory, only the streaming
@@ -151,6 +164,7 @@ struct _GstCudaOverlapAudioFilter
   gdouble gain_db;
   GArray *taps;                 /* gdouble */
   GstClockTime last_duration;
+  GstCudaOverlapCustom custom;  /* operation=custom's properties */
 };
 
 typedef struct
@@ -173,6 +187,9 @@ gst_cuda_audio_operation_get_type (void)
     {CO_AUDIO_OP_GAIN, "Gain: y = x * 10^(gain-db / 20)", "gain"},
     {CO_AUDIO_OP_FIR, "FIR filter: y[n] = sum_k taps[k] * x[n - k] per "
           "channel, continuous across buffers", "fir"},
+    {CO_AUDIO_OP_CUSTOM, "Custom: the user's kernel (kernel-module, "
+          "kernel-name, kernel-halo frames of history; "
+          "docs/custom-kernels.md)", "custom"},
     {0, NULL, NULL},
   };
 
@@ -196,44 +213,6 @@ taps_equal (GArray * a, GArray * b)
       a->len * sizeof (gdouble)) == 0;
 }
 
-/* The doubles of a GstValueArray, or NULL (with @why) when it is not a
- * usable list of taps. */
-static GArray *
-taps_from_value (const GValue * value, gchar ** why)
-{
-  guint i, n = gst_value_array_get_size (value);
-  GArray *taps;
-
-  if (n < 1 || n > MAX_TAPS) {
-    *why = g_strdup_printf ("%u taps: between 1 and %d are needed", n,
-        MAX_TAPS);
-    return NULL;
-  }
-  taps = g_array_sized_new (FALSE, FALSE, sizeof (gdouble), n);
-  for (i = 0; i < n; i++) {
-    const GValue *v = gst_value_array_get_value (value, i);
-    GValue d = G_VALUE_INIT;
-    gdouble t;
-
-    g_value_init (&d, G_TYPE_DOUBLE);
-    if (!g_value_type_transformable (G_VALUE_TYPE (v), G_TYPE_DOUBLE) ||
-        !g_value_transform (v, &d)) {
-      *why = g_strdup_printf ("tap %u is a %s, not a number", i,
-          G_VALUE_TYPE_NAME (v));
-      g_array_free (taps, TRUE);
-      return NULL;
-    }
-    t = g_value_get_double (&d);
-    if (!isfinite (t) || fabs (t) > G_MAXFLOAT) {
-      *why = g_strdup_printf ("tap %u (%g) is not a finite float", i, t);
-      g_array_free (taps, TRUE);
-      return NULL;
-    }
-    g_array_append_val (taps, t);
-  }
-  return taps;
-}
-
 static void
 gst_cuda_overlap_audio_filter_set_property (GObject * object, guint id,
     const GValue * value, GParamSpec * pspec)
@@ -241,6 +220,14 @@ gst_cuda_overlap_audio_filter_set_property (GObject * object, guint id,
   GstCudaOverlapAudioFilter *self = GST_CUDA_OVERLAP_AUDIO_FILTER (object);
   gboolean dirty = FALSE, params_only = FALSE;
 
+  if (gst_cuda_overlap_custom_owns (pspec)) {
+    GST_OBJECT_LOCK (self);
+    dirty = self->operation == CO_AUDIO_OP_CUSTOM;
+    GST_OBJECT_UNLOCK (self);
+    gst_cuda_overlap_custom_set_property (&self->custom,
+        GST_CUDA_OVERLAP_FILTER (self), dirty, pspec, value);
+    return;
+  }
   switch (id) {
     case PROP_OPERATION:
       GST_OBJECT_LOCK (self);
@@ -256,7 +243,8 @@ gst_cuda_overlap_audio_filter_set_property (GObject * object, guint id,
       break;
     case PROP_TAPS:{
       gchar *why = NULL;
-      GArray *taps = taps_from_value (value, &why);
+      GArray *taps = gst_cuda_overlap_doubles_from_value (value, 1, MAX_TAPS,
+          G_MAXFLOAT, &why);
 
       if (!taps) {
         GST_WARNING_OBJECT (self, "taps not changed: %s", why);
@@ -294,8 +282,12 @@ gst_cuda_overlap_audio_filter_get_property (GObject * object, guint id,
     GValue * value, GParamSpec * pspec)
 {
   GstCudaOverlapAudioFilter *self = GST_CUDA_OVERLAP_AUDIO_FILTER (object);
-  guint i;
 
+  if (gst_cuda_overlap_custom_owns (pspec)) {
+    gst_cuda_overlap_custom_get_property (&self->custom,
+        GST_CUDA_OVERLAP_FILTER (self), pspec, value);
+    return;
+  }
   if (id == PROP_QOS) {
     /* the base class keeps it, under the object lock */
     g_value_set_boolean (value,
@@ -312,13 +304,7 @@ gst_cuda_overlap_audio_filter_get_property (GObject * object, guint id,
       g_value_set_double (value, self->gain_db);
       break;
     case PROP_TAPS:
-      for (i = 0; i < self->taps->len; i++) {
-        GValue v = G_VALUE_INIT;
-
-        g_value_init (&v, G_TYPE_DOUBLE);
-        g_value_set_double (&v, g_array_index (self->taps, gdouble, i));
-        gst_value_array_append_and_take_value (value, &v);
-      }
+      gst_cuda_overlap_doubles_to_value (self->taps, value);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, id, pspec);
@@ -432,13 +418,23 @@ note_changes (GstCudaOverlapAudioFilter * self, GstCaps * caps,
   /* a new filter */
   if (!self->have_cur || op != d->op || (op == CO_AUDIO_OP_FIR &&
           (n_taps != d->n_taps || memcmp (taps, self->cur_taps,
-                  n_taps * sizeof (gfloat)) != 0))) {
+                  n_taps * sizeof (gfloat)) != 0)) ||
+      (op == CO_AUDIO_OP_CUSTOM && self->custom.spec_gen != self->cur_gen)) {
     GST_DEBUG_OBJECT (self, "operation %d, %d taps: history reset", op, n_taps);
     g_atomic_int_set (&self->reset, TRUE);
   }
   g_free (self->cur_taps);
   self->cur_taps = taps;
+  self->cur_gen = self->custom.spec_gen;
   self->have_cur = TRUE;
+}
+
+/* The ABI's sample format (gst/cudaoverlap/cudaoverlap-kernel.h). */
+static guint32
+abi_format (const GstAudioInfo * info)
+{
+  return GST_AUDIO_INFO_FORMAT (info) == GST_AUDIO_FORMAT_S16LE ?
+      GST_CUDA_OVERLAP_KERNEL_AUDIO_S16LE : GST_CUDA_OVERLAP_KERNEL_AUDIO_F32LE;
 }
 
 static gsize
@@ -453,6 +449,7 @@ gst_cuda_overlap_audio_filter_configure (GstCudaOverlapFilter * base,
   gint n_taps;
   guint i;
   gsize halo_bytes;
+  gboolean ok;
 
   if (!audio_info_from_caps (&info, caps)) {
     g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_CONFIG,
@@ -468,7 +465,14 @@ gst_cuda_overlap_audio_filter_configure (GstCudaOverlapFilter * base,
   taps = g_new (gfloat, n_taps);
   for (i = 0; i < (guint) n_taps; i++)
     taps[i] = (gfloat) g_array_index (self->taps, gdouble, i);
+  ok = op != CO_AUDIO_OP_CUSTOM ||
+      gst_cuda_overlap_custom_configure (&self->custom,
+      GST_AUDIO_INFO_NAME (&info), abi_format (&info), TRUE, cfg, error);
   GST_OBJECT_UNLOCK (self);
+  if (!ok) {
+    g_free (taps);
+    return 0;
+  }
   note_changes (self, caps, &info, op, taps, n_taps);
 
   d->op = op;
@@ -478,6 +482,9 @@ gst_cuda_overlap_audio_filter_configure (GstCudaOverlapFilter * base,
   d->n_taps = n_taps;
   d->gain = 1.0f;
   d->taps = NULL;
+  d->halo = self->custom.run.halo;
+  d->custom = &self->custom.run;
+  self->custom.run.rate = GST_AUDIO_INFO_RATE (&info);
 
   /* the running history survives a rebuild with the same halo */
   halo_bytes = (gsize) co_audio_halo (d) * self->bpf;
@@ -556,6 +563,12 @@ gst_cuda_overlap_audio_filter_update (GstCudaOverlapFilter * base,
   guint i;
 
   GST_OBJECT_LOCK (self);
+  if (self->operation == CO_AUDIO_OP_CUSTOM && d->op == CO_AUDIO_OP_CUSTOM) {
+    /* new kernel-params: the same kernel, the history goes on */
+    same = gst_cuda_overlap_custom_update (&self->custom);
+    GST_OBJECT_UNLOCK (self);
+    return same;
+  }
   same = self->operation == d->op && d->op == CO_AUDIO_OP_FIR &&
       self->taps->len == (guint) d->n_taps;
   for (i = 0; same && i < self->taps->len; i++)
@@ -583,6 +596,20 @@ gst_cuda_overlap_audio_filter_is_identity (GstCudaOverlapFilter * base)
       g_array_index (self->taps, gdouble, 0) == 1.0);
   GST_OBJECT_UNLOCK (self);
   return identity;
+}
+
+/* operation=custom: the caps narrowed to kernel-formats. */
+static GstCaps *
+gst_cuda_overlap_audio_filter_allowed_caps (GstCudaOverlapFilter * base)
+{
+  GstCudaOverlapAudioFilter *self = GST_CUDA_OVERLAP_AUDIO_FILTER (base);
+  GstCaps *caps = NULL;
+
+  GST_OBJECT_LOCK (self);
+  if (self->operation == CO_AUDIO_OP_CUSTOM)
+    caps = gst_cuda_overlap_custom_allowed_caps (&self->custom, "audio/x-raw");
+  GST_OBJECT_UNLOCK (self);
+  return caps;
 }
 
 /* ---- streaming ----------------------------------------------------------- */
@@ -822,6 +849,7 @@ gst_cuda_overlap_audio_filter_finalize (GObject * object)
   gst_caps_replace (&self->cfg_caps, NULL);
   g_free (self->cur_taps);
   g_array_unref (self->taps);
+  gst_cuda_overlap_custom_clear (&self->custom);
   G_OBJECT_CLASS (gst_cuda_overlap_audio_filter_parent_class)->finalize
       (object);
 }
@@ -873,6 +901,8 @@ install_properties (GObjectClass * gobject_class)
           "buffers that are already late. Off by default: the buffer after "
           "a dropped one restarts the FIR history from zeros and carries "
           "DISCONT", DEFAULT_QOS, rw));
+  /* operation=custom: kernel-module, kernel-name, kernel-halo, ... */
+  gst_cuda_overlap_custom_install (gobject_class, PROP_KERNEL_FIRST, TRUE);
 }
 
 static void
@@ -894,7 +924,8 @@ gst_cuda_overlap_audio_filter_class_init (GstCudaOverlapAudioFilterClass *
   gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class,
       "CUDA overlapped audio filter", "Filter/Effect/Audio/Hardware",
-      "Applies a gain or a FIR filter, continuous across buffers, to "
+      "Applies a gain, a FIR filter or a kernel of the user's, continuous "
+      "across buffers, to "
       "interleaved audio or signal samples on a CUDA GPU, with chunked "
       "host/device copies overlapped against compute over several streams",
       "cudaoverlap developers");
@@ -912,6 +943,7 @@ gst_cuda_overlap_audio_filter_class_init (GstCudaOverlapAudioFilterClass *
   base_class->update = gst_cuda_overlap_audio_filter_update;
   base_class->is_identity = gst_cuda_overlap_audio_filter_is_identity;
   base_class->tune_input = gst_cuda_overlap_audio_filter_tune_input;
+  base_class->allowed_caps = gst_cuda_overlap_audio_filter_allowed_caps;
   gst_cuda_overlap_meta_rule_init (&base_class->meta_rule,
       GST_AUDIO_META_API_TYPE, meta_tags);
 
@@ -932,6 +964,7 @@ gst_cuda_overlap_audio_filter_init (GstCudaOverlapAudioFilter * self)
   self->taps = g_array_new (FALSE, FALSE, sizeof (gdouble));
   g_array_append_val (self->taps, one);
   self->last_duration = GST_CLOCK_TIME_NONE;
+  gst_cuda_overlap_custom_init (&self->custom);
   self->desc.op = DEFAULT_OPERATION;
   self->desc.n_taps = 1;
   gst_audio_info_init (&self->info);

@@ -187,6 +187,26 @@ drop_cuda (GstCaps * caps)
   return caps;
 }
 
+/* @pad's template, narrowed (in both memories) to the subclass's
+ * allowed_caps when it has any. */
+static GstCaps *
+template_caps (GstCudaOverlapFilter * self, GstPad * pad)
+{
+  GstCudaOverlapFilterClass *klass = GST_CUDA_OVERLAP_FILTER_GET_CLASS (self);
+  GstCaps *tmpl = gst_pad_get_pad_template_caps (pad);
+  GstCaps *allowed = klass->allowed_caps ? klass->allowed_caps (self) : NULL;
+  GstCaps *both, *res;
+
+  if (!allowed)
+    return tmpl;
+  both = both_memories (allowed);
+  res = gst_caps_intersect_full (tmpl, both, GST_CAPS_INTERSECT_FIRST);
+  gst_caps_unref (both);
+  gst_caps_unref (allowed);
+  gst_caps_unref (tmpl);
+  return res;
+}
+
 /* What @pad can carry, given what the other side's peer can (the current
  * input caps for the source pad once there are any), in both memories, cut
  * to @pad's template and to @filter; CUDA memory only with @keep_cuda. */
@@ -196,7 +216,7 @@ pad_caps (GstCudaOverlapFilter * self, GstPad * pad, GstCaps * filter,
 {
   GstPad *other = pad == srcpad_of (self) ? sinkpad_of (self) :
       srcpad_of (self);
-  GstCaps *tmpl = gst_pad_get_pad_template_caps (pad);
+  GstCaps *tmpl = template_caps (self, pad);
   GstCaps *peer = NULL, *both, *res;
 
   if (pad == srcpad_of (self))
@@ -205,7 +225,7 @@ pad_caps (GstCudaOverlapFilter * self, GstPad * pad, GstCaps * filter,
     GstCaps *peer_filter = NULL;
 
     if (filter) {
-      GstCaps *other_tmpl = gst_pad_get_pad_template_caps (other);
+      GstCaps *other_tmpl = template_caps (self, other);
 
       both = both_memories (filter);
       peer_filter = gst_caps_intersect_full (both, other_tmpl,

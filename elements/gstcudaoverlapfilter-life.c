@@ -453,6 +453,11 @@ post_build_error (GstCudaOverlapFilter * self, GstCaps * caps, GError * err,
         ("Cannot process %" GST_PTR_FORMAT, caps), ("%s", err->message));
   else if (g_error_matches (err, CO_ENGINE_ERROR, CO_ENGINE_ERROR_NO_DEVICE))
     _gst_cuda_overlap_filter_no_device_error (self, err->message);
+  else if (g_error_matches (err, CO_ENGINE_ERROR, CO_ENGINE_ERROR_KERNEL))
+    /* the message names the file, the kernel and the CUDA (or GModule)
+     * message: what the user must fix */
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("%s", err->message),
+        ("operation=custom, caps %" GST_PTR_FORMAT, caps));
   else if (g_error_matches (err, CO_ENGINE_ERROR, CO_ENGINE_ERROR_NO_MEMORY))
     GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
         ("Could not allocate the memory for %" GST_PTR_FORMAT ". Use "

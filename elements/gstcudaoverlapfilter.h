@@ -82,6 +82,10 @@ typedef struct
  *   what @caps and the element's settings say: media, frame_bytes, rows,
  *   frame_interval_ns, cost, can_batch, user_batch; the base fills the
  *   rest.  Called before @configure.
+ * @allowed_caps: optional: caps (of system memory) that narrow what both
+ *   pads take beyond the pad templates, or NULL for no restriction
+ *   (operation=custom's kernel-formats); asked for every CAPS and
+ *   ACCEPT_CAPS query.
  * @meta_rule: which metas of an input buffer are copied onto its output
  *   buffer (gstcudaoverlap-meta.h): set with
  *   gst_cuda_overlap_meta_rule_init() in class_init; by default only metas
@@ -114,6 +118,7 @@ struct _GstCudaOverlapFilterClass
     gboolean (*is_identity) (GstCudaOverlapFilter * self);
   void (*tune_input) (GstCudaOverlapFilter * self, GstCaps * caps,
       CoTuneInput * in);
+  GstCaps *(*allowed_caps) (GstCudaOverlapFilter * self);
 
   GstCudaOverlapMetaRule meta_rule;
 };

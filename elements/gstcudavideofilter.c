@@ -21,7 +21,14 @@
  * built in double precision; NV12/I420: luma only) and `box-blur` (each
  * colour component becomes (sum + n/2) / n over the (2r+1)² window around
  * it, n = (2r+1)², borders replicated; chroma planes in their own geometry).
- * Alpha and padding bytes pass through unchanged.  `none` changes nothing:
+ * Alpha and padding bytes pass through unchanged.  `custom` runs a kernel
+ * of the user's on every band (#GstCudaOverlapVideoFilter:kernel-module,
+ * #GstCudaOverlapVideoFilter:kernel-name, with
+ * #GstCudaOverlapVideoFilter:kernel-halo rows above and below each band and
+ * #GstCudaOverlapVideoFilter:kernel-params; on the CPU backend a C function
+ * of the same ABI, #GstCudaOverlapVideoFilter:kernel-cpu-library): the ABI
+ * is gst/cudaoverlap/cudaoverlap-kernel.h and docs/custom-kernels.md.
+ * `none` changes nothing:
  * with the same memory on both pads buffers pass through; between system
  * and CUDA memory it is an overlapped, chunked upload or download (copies
  * only, from or into page-locked memory), the answer to
@@ -86,6 +93,11 @@
  * gst-launch-1.0 -m videotestsrc ! video/x-raw,format=NV12 ! cudavideofilter operation=box-blur radius=8 ! videoconvert ! autovideosink
  * ]| Blurs, and prints the statistics messages.
  * |[
+ * gst-launch-1.0 videotestsrc ! video/x-raw,format=RGBA,width=1920,height=1080 ! cudavideofilter operation=custom kernel-module=sobel.ptx kernel-name=co_sobel kernel-halo=1 kernel-formats="RGBA, GRAY8" ! videoconvert ! autovideosink
+ * ]| A Sobel edge detector of the user's (examples/kernels/sobel.cu, built
+ * with nvcc -ptx) on the engine: bands, halos, streams and statistics as
+ * for the built-in operations.
+ * |[
  * gst-launch-1.0 videotestsrc ! video/x-raw,format=RGBA ! cudavideofilter operation=gamma gamma=2.2 mode=serial ! fakesink
  * ]| The sequential control: one stream, one chunk, a wait per frame.
  * |[
@@ -111,6 +123,7 @@
 
 #include "gstcudavideofilter.h"
 #include "gstcudaoverlap-cudamem.h"
+#include "gstcudaoverlap-custom.h"
 #include "co-video.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_overlap_video_filter_debug);
@@ -143,6 +156,7 @@ enum
   PROP_RADIUS,
   PROP_BATCH,
   PROP_QOS,
+  PROP_KERNEL_FIRST,            /* operation=custom's (gstcudaoverlap-custom.h) */
 };
 
 struct _GstCudaOverlapVideoFilter
@@ -157,6 +171,8 @@ struct _GstCudaOverlapVideoFilter
   gdouble gamma;
   guint radius;
   guint batch;
+
+  GstCudaOverlapCustom custom;  /* operation=custom's properties */
 
   guint batch_eff;              /* in effect since configure */
   gboolean in_cuda, out_cuda;   /* memory:CUDAMemory, since configure */
@@ -194,6 +210,8 @@ gst_cuda_video_operation_get_type (void)
           "both pads have the same memory, else an overlapped chunked "
           "upload (system to CUDA memory) or download (CUDA to system "
           "memory)", "none"},
+    {CO_VIDEO_OP_CUSTOM, "Custom: the user's kernel (kernel-module, "
+          "kernel-name, kernel-halo rows; docs/custom-kernels.md)", "custom"},
     {0, NULL, NULL},
   };
 
@@ -215,6 +233,14 @@ gst_cuda_overlap_video_filter_set_property (GObject * object, guint id,
   GstCudaOverlapVideoFilter *self = GST_CUDA_OVERLAP_VIDEO_FILTER (object);
   gboolean changed = TRUE, params_only = FALSE;
 
+  if (gst_cuda_overlap_custom_owns (pspec)) {
+    GST_OBJECT_LOCK (self);
+    changed = self->operation == CO_VIDEO_OP_CUSTOM;
+    GST_OBJECT_UNLOCK (self);
+    gst_cuda_overlap_custom_set_property (&self->custom,
+        GST_CUDA_OVERLAP_FILTER (self), changed, pspec, value);
+    return;
+  }
   GST_OBJECT_LOCK (self);
   switch (id) {
     case PROP_OPERATION:
@@ -259,6 +285,11 @@ gst_cuda_overlap_video_filter_get_property (GObject * object, guint id,
 {
   GstCudaOverlapVideoFilter *self = GST_CUDA_OVERLAP_VIDEO_FILTER (object);
 
+  if (gst_cuda_overlap_custom_owns (pspec)) {
+    gst_cuda_overlap_custom_get_property (&self->custom,
+        GST_CUDA_OVERLAP_FILTER (self), pspec, value);
+    return;
+  }
   if (id == PROP_QOS) {
     /* the base class keeps it, under the object lock */
     g_value_set_boolean (value,
@@ -285,6 +316,49 @@ gst_cuda_overlap_video_filter_get_property (GObject * object, guint id,
       break;
   }
   GST_OBJECT_UNLOCK (self);
+}
+
+/* The ABI's pixel format (gst/cudaoverlap/cudaoverlap-kernel.h): its
+ * values follow FORMATS' order. */
+static guint32
+abi_format (GstVideoFormat format)
+{
+  static const GstVideoFormat order[] = { GST_VIDEO_FORMAT_GRAY8,
+    GST_VIDEO_FORMAT_GRAY16_LE, GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRA,
+    GST_VIDEO_FORMAT_ARGB, GST_VIDEO_FORMAT_ABGR, GST_VIDEO_FORMAT_RGBx,
+    GST_VIDEO_FORMAT_BGRx, GST_VIDEO_FORMAT_xRGB, GST_VIDEO_FORMAT_xBGR,
+    GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420
+  };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (order); i++)
+    if (order[i] == format)
+      return GST_CUDA_OVERLAP_KERNEL_FORMAT_GRAY8 + i;
+  return GST_CUDA_OVERLAP_KERNEL_FORMAT_UNKNOWN;
+}
+
+/* operation=custom (object lock): the kernel's description, its geometry
+ * and the engine's spec; FALSE when the kernel does not take the format. */
+static gboolean
+configure_custom (GstCudaOverlapVideoFilter * self, CoEngineConfig * cfg,
+    GError ** error)
+{
+  const GstVideoInfo *info = &self->info;
+  CoCustomParams *run = &self->custom.run;
+  CoVideoDesc *d = &self->desc;
+  guint i;
+
+  if (!gst_cuda_overlap_custom_configure (&self->custom,
+          GST_VIDEO_INFO_NAME (info), abi_format (GST_VIDEO_INFO_FORMAT (info)),
+          FALSE, cfg, error))
+    return FALSE;
+  run->width = GST_VIDEO_INFO_WIDTH (info);
+  /* our subsampled formats are 4:2:0: chroma is halved both ways */
+  for (i = 0; i < (guint) d->n_planes; i++)
+    run->y_shift[i] = run->x_shift[i] = d->planes[i].ysub;
+  d->radius = run->halo;
+  d->custom = run;
+  return TRUE;
 }
 
 /* The planes of a format as the kernels see them. */
@@ -388,6 +462,10 @@ gst_cuda_overlap_video_filter_configure (GstCudaOverlapFilter * base,
   d->op = self->operation;
   d->radius = self->radius;
   self->batch_eff = effective_batch (self);
+  if (d->op == CO_VIDEO_OP_CUSTOM && !configure_custom (self, cfg, error)) {
+    GST_OBJECT_UNLOCK (self);
+    return 0;
+  }
   GST_OBJECT_UNLOCK (self);
   if (!self->batch_eff)
     self->batch_eff = gst_cuda_overlap_filter_auto_batch (base);
@@ -466,7 +544,9 @@ gst_cuda_overlap_video_filter_update (GstCudaOverlapFilter * base,
 
   GST_OBJECT_LOCK (self);
   same = self->operation == self->desc.op
-      && (gint) self->radius == self->desc.radius
+      && (self->desc.op == CO_VIDEO_OP_CUSTOM ?
+      gst_cuda_overlap_custom_update (&self->custom) :
+      (gint) self->radius == self->desc.radius)
       && effective_batch (self) == self->batch_eff;
   GST_OBJECT_UNLOCK (self);
   if (!same)
@@ -601,6 +681,20 @@ gst_cuda_overlap_video_filter_prepare (GstCudaOverlapFilter * base,
   return GST_FLOW_OK;
 }
 
+/* operation=custom: the caps narrowed to kernel-formats. */
+static GstCaps *
+gst_cuda_overlap_video_filter_allowed_caps (GstCudaOverlapFilter * base)
+{
+  GstCudaOverlapVideoFilter *self = GST_CUDA_OVERLAP_VIDEO_FILTER (base);
+  GstCaps *caps = NULL;
+
+  GST_OBJECT_LOCK (self);
+  if (self->operation == CO_VIDEO_OP_CUSTOM)
+    caps = gst_cuda_overlap_custom_allowed_caps (&self->custom, "video/x-raw");
+  GST_OBJECT_UNLOCK (self);
+  return caps;
+}
+
 /* For the automatic settings: the caps' frame size, rows and rate; every
  * operation is cheap against the copies (box blur at r = 32: kernel 0.45
  * ms against 0.55-0.63 ms per copy of a 4K RGBA frame on the H200). */
@@ -701,17 +795,20 @@ gst_cuda_overlap_video_filter_operation_nick (GstCudaOverlapFilter * base)
 }
 
 static void
-gst_cuda_overlap_video_filter_class_init (GstCudaOverlapVideoFilterClass *
-    klass)
+gst_cuda_overlap_video_filter_finalize (GObject * object)
 {
-  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
-  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
-  GstCudaOverlapFilterClass *base_class = GST_CUDA_OVERLAP_FILTER_CLASS (klass);
+  GstCudaOverlapVideoFilter *self = GST_CUDA_OVERLAP_VIDEO_FILTER (object);
+
+  gst_cuda_overlap_custom_clear (&self->custom);
+  G_OBJECT_CLASS (gst_cuda_overlap_video_filter_parent_class)->finalize
+      (object);
+}
+
+static void
+install_properties (GObjectClass * gobject_class)
+{
   GParamFlags rw = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
       GST_PARAM_MUTABLE_PLAYING;
-
-  gobject_class->set_property = gst_cuda_overlap_video_filter_set_property;
-  gobject_class->get_property = gst_cuda_overlap_video_filter_get_property;
 
   g_object_class_install_property (gobject_class, PROP_OPERATION,
       g_param_spec_enum ("operation", "Operation",
@@ -754,12 +851,29 @@ gst_cuda_overlap_video_filter_class_init (GstCudaOverlapVideoFilterClass *
           "Handle Quality-of-Service events from downstream: drop input "
           "frames that are already too late to be shown (a QOS message for "
           "each; the next frame carries DISCONT)", DEFAULT_QOS, rw));
+  /* operation=custom: kernel-module, kernel-name, kernel-halo, ... */
+  gst_cuda_overlap_custom_install (gobject_class, PROP_KERNEL_FIRST, FALSE);
+}
+
+static void
+gst_cuda_overlap_video_filter_class_init (GstCudaOverlapVideoFilterClass *
+    klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstCudaOverlapFilterClass *base_class = GST_CUDA_OVERLAP_FILTER_CLASS (klass);
+
+  gobject_class->set_property = gst_cuda_overlap_video_filter_set_property;
+  gobject_class->get_property = gst_cuda_overlap_video_filter_get_property;
+  gobject_class->finalize = gst_cuda_overlap_video_filter_finalize;
+  install_properties (gobject_class);
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class,
       "CUDA overlapped video filter", "Filter/Effect/Video/Hardware",
-      "Inverts, gamma-corrects or blurs raw video on a CUDA GPU, with "
+      "Inverts, gamma-corrects or blurs raw video, or runs a kernel of the "
+      "user's, on a CUDA GPU, with "
       "chunked host/device copies overlapped against compute over several "
       "streams", "cudaoverlap developers");
 
@@ -777,6 +891,7 @@ gst_cuda_overlap_video_filter_class_init (GstCudaOverlapVideoFilterClass *
   base_class->update = gst_cuda_overlap_video_filter_update;
   base_class->is_identity = gst_cuda_overlap_video_filter_is_identity;
   base_class->tune_input = gst_cuda_overlap_video_filter_tune_input;
+  base_class->allowed_caps = gst_cuda_overlap_video_filter_allowed_caps;
   gst_cuda_overlap_meta_rule_init (&base_class->meta_rule,
       GST_VIDEO_META_API_TYPE, meta_tags);
 
@@ -795,5 +910,6 @@ gst_cuda_overlap_video_filter_init (GstCudaOverlapVideoFilter * self)
   self->radius = DEFAULT_RADIUS;
   self->batch = DEFAULT_BATCH;
   self->batch_eff = DEFAULT_BATCH;
+  gst_cuda_overlap_custom_init (&self->custom);
   gst_video_info_init (&self->info);
 }

@@ -31,7 +31,13 @@ extern "C"
     /* No kernel: the planner makes copy-only chunks for it (an upload or a
      * download); the launchers and co_video_run_cpu() refuse it. */
     CO_VIDEO_OP_NONE = 3,
+    /* A user's kernel (kernels/co-custom.h): the launchers and
+     * co_video_run_cpu() refuse it; the engine's backends run it. */
+    CO_VIDEO_OP_CUSTOM = 4,
   } CoVideoOp;
+
+/* operation=custom's description (kernels/co-custom.h). */
+  typedef struct _CoCustomParams CoCustomParams;
 
 /* One plane of one band (a horizontal strip of rows) of a picture.
  *
@@ -91,8 +97,10 @@ extern "C"
   {
     CoVideoOp op;
     int32_t n_planes;
-    int32_t radius;             /* box-blur, 0..CO_BLUR_MAX_RADIUS */
+    int32_t radius;             /* box-blur, 0..CO_BLUR_MAX_RADIUS; custom:
+                                 * the halo */
     const uint16_t *lut;        /* gamma */
+    const CoCustomParams *custom;       /* custom */
     CoPlaneBand planes[CO_VIDEO_MAX_PLANES];
   } CoVideoParams;
 
@@ -114,6 +122,7 @@ extern "C"
   {
     CO_AUDIO_OP_GAIN = 0,
     CO_AUDIO_OP_FIR = 1,
+    CO_AUDIO_OP_CUSTOM = 2,     /* a user's kernel (kernels/co-custom.h) */
   } CoAudioOp;
 
   typedef enum
@@ -148,6 +157,8 @@ extern "C"
     void *dst;
     float gain;
     const float *taps;
+    int64_t offset;             /* the chunk's first frame in the buffer */
+    const CoCustomParams *custom;       /* custom */
   } CoAudioParams;
 
   int co_audio_run_cpu (const CoAudioParams * p);

@@ -28,6 +28,8 @@ co_audio_frame_bytes (const CoAudioDesc * d)
 gint64
 co_audio_halo (const CoAudioDesc * d)
 {
+  if (d->op == CO_AUDIO_OP_CUSTOM)
+    return MAX (d->halo, 0);
   return d->op == CO_AUDIO_OP_FIR ? MAX (d->n_taps, 1) - 1 : 0;
 }
 
@@ -84,7 +86,8 @@ co_audio_plan (const CoAudioDesc * d, guint chunks, gboolean direct,
     const gint64 s = starts[c], len = starts[c + 1] - starts[c];
     guint8 *area = f->dev_in + in_off;
 
-    ch->kind = CO_KERNEL_AUDIO;
+    ch->kind = d->op == CO_AUDIO_OP_CUSTOM ? CO_KERNEL_CUSTOM_AUDIO :
+        CO_KERNEL_AUDIO;
     ch->n_h2d = ch->n_d2h = 0;
     ap->op = d->op;
     ap->format = d->format;
@@ -94,6 +97,8 @@ co_audio_plan (const CoAudioDesc * d, guint chunks, gboolean direct,
     ap->history = h;
     ap->gain = d->gain;
     ap->taps = d->taps;
+    ap->offset = s;
+    ap->custom = d->custom;
 
     if (len == 0) {
       /* an empty buffer: a chunk with nothing to do */

@@ -31,13 +31,16 @@ G_BEGIN_DECLS
   gint n_taps;                  /* FIR taps (>= 1); ignored for gain */
   gfloat gain;                  /* linear gain of operation gain */
   const gfloat *taps;           /* n_taps floats in the engine's constant area */
+  gint64 halo;                  /* custom: kernel-halo, frames of history */
+  const CoCustomParams *custom; /* custom: the element's, unchanged while
+                                 * frames are in flight */
 } CoAudioDesc;
 
 /* Bytes of one sample frame (all channels). */
 gsize co_audio_frame_bytes (const CoAudioDesc * desc);
 
 /* History frames a chunk needs before its first frame: n_taps - 1 for FIR,
- * 0 for gain. */
+ * 0 for gain, the halo for custom. */
 gint64 co_audio_halo (const CoAudioDesc * desc);
 
 /* The chunks of a buffer of @frames frames: n chunks, chunk c covering

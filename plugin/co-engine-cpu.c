@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "co-engine-cpu.h"
+#include "co-custom-load.h"
 #include "co-fault.h"
 
 typedef struct _CoCpu CoCpu;
@@ -53,6 +54,7 @@ struct _CoCpu
   gint *remaining;              /* per slot: chunks not yet run */
   guint8 *work_mem;             /* every slot's areas; NULL with cpu_direct */
   guint8 *const_mem;
+  CoCustomCpu *custom;          /* operation=custom's function, or NULL */
 };
 
 static void
@@ -69,31 +71,55 @@ co_copy_host (const CoCopy * c)
         (const guint8 *) c->src + r * c->spitch, c->width);
 }
 
-/* FALSE: the chunk was made to fail (and did not run). */
-static gboolean
-co_cpu_run_chunk (CoChunk * chunk)
+/* The chunk's kernel: NULL, or what failed. */
+static gchar *
+co_cpu_kernel (CoCpu * c, CoFrame * f, guint idx)
 {
+  CoChunk *chunk = &f->chunks[idx];
+
+  switch (chunk->kind) {
+    case CO_KERNEL_VIDEO:
+      co_video_run_cpu (&chunk->params.video);
+      return NULL;
+    case CO_KERNEL_AUDIO:
+      co_audio_run_cpu (&chunk->params.audio);
+      return NULL;
+    case CO_KERNEL_CUSTOM_VIDEO:
+    case CO_KERNEL_CUSTOM_AUDIO:
+      if (!c->custom)
+        return g_strdup ("a custom chunk, but no custom kernel is loaded");
+      return co_custom_cpu_run (c->custom, chunk, idx, f->n_chunks);
+    default:
+      return NULL;
+  }
+}
+
+/* Chunk @idx of @f: its copies and kernel.  NULL, or what failed (the
+ * chunk was made to fail, or its custom kernel did). */
+static gchar *
+co_cpu_run_chunk (CoCpu * c, CoFrame * f, guint idx)
+{
+  CoChunk *chunk = &f->chunks[idx];
+  gchar *err = NULL;
   guint i;
   guint64 t0 = co_engine_now ();
 
   if (co_fault_hit ("co_cpu_run_chunk")) {
     chunk->ts[CO_TS_BEGIN] = chunk->ts[CO_TS_H2D_DONE] = t0;
     chunk->ts[CO_TS_KERNEL_DONE] = chunk->ts[CO_TS_END] = t0;
-    return FALSE;
+    return g_strdup_printf ("injected failure of co_cpu_run_chunk (chunk %u "
+        "of frame %" G_GUINT64_FORMAT ")", idx, f->seqnum);
   }
   for (i = 0; i < chunk->n_h2d; i++)
     co_copy_host (&chunk->h2d[i]);
-  if (chunk->kind == CO_KERNEL_VIDEO)
-    co_video_run_cpu (&chunk->params.video);
-  else if (chunk->kind == CO_KERNEL_AUDIO)
-    co_audio_run_cpu (&chunk->params.audio);
-  for (i = 0; i < chunk->n_d2h; i++)
+  err = co_cpu_kernel (c, f, idx);
+  for (i = 0; i < chunk->n_d2h && !err; i++)
     co_copy_host (&chunk->d2h[i]);
 
   /* The CPU does no transfers: all of its work is "kernel" time. */
   chunk->ts[CO_TS_BEGIN] = chunk->ts[CO_TS_H2D_DONE] = t0;
   chunk->ts[CO_TS_KERNEL_DONE] = chunk->ts[CO_TS_END] = co_engine_now ();
-  return TRUE;
+  return err;
 }
 
 static gpointer
@@ -105,7 +131,7 @@ co_cpu_worker_main (gpointer data)
   g_mutex_lock (&c->lock);
   for (;;) {
     CoCpuJob job;
-    gboolean ok;
+    gchar *err;
 
     while (!c->quit && w->count == 0) {
       w->waiting = TRUE;
@@ -119,13 +145,12 @@ co_cpu_worker_main (gpointer data)
     w->count--;
     g_mutex_unlock (&c->lock);
 
-    ok = co_cpu_run_chunk (&job.frame->chunks[job.chunk]);
+    err = co_cpu_run_chunk (c, job.frame, job.chunk);
 
     g_mutex_lock (&c->lock);
-    if (!ok && !job.frame->error)
-      job.frame->error = g_strdup_printf ("injected failure of "
-          "co_cpu_run_chunk (chunk %u of frame %" G_GUINT64_FORMAT ")",
-          job.chunk, job.frame->seqnum);
+    if (err && !job.frame->error)
+      job.frame->error = g_steal_pointer (&err);
+    g_free (err);
     if (--c->remaining[job.frame->slot] == 0 && c->done_waiters > 0)
       g_cond_broadcast (&c->done);
   }
@@ -198,6 +223,8 @@ co_cpu_open (CoEngine * e, GError ** error)
       e->frames[i].dev_out = e->frames[i].dev_in + e->cfg.dev_in_size;
     }
   }
+  if (e->cfg.custom && !(c->custom = co_custom_cpu_load (e->cfg.custom, error)))
+    return FALSE;
   for (i = 0; i < e->cfg.streams; i++)
     if (!co_cpu_start_worker (e, c, i, error))
       return FALSE;
@@ -231,6 +258,7 @@ co_cpu_close (CoEngine * e)
   g_free (c->remaining);
   g_free (c->work_mem);
   g_free (c->const_mem);
+  co_custom_cpu_unload (c->custom);
   g_mutex_clear (&c->lock);
   g_cond_clear (&c->done);
   g_free (c);

@@ -56,6 +56,7 @@
 #include <nvtx3/nvToolsExtCudaRt.h>
 
 #include "co-engine-cuda.h"
+#include "co-custom-load.h"
 #include "co-fault.h"
 
 /* Per chunk: the CO_TS_COUNT timing events, then (used for the frame's
@@ -91,6 +92,7 @@ typedef struct
   cudaEvent_t anchor;           /* current anchor (an event of a completed frame) */
   guint64 anchor_ns;
   gboolean copy_batch;          /* cudaMemcpyBatchAsync usable and not turned off */
+  CoCustomCuda *custom;         /* operation=custom's kernel, or NULL */
 } CoCuda;
 
 #define CO_CUDA_FAIL(err, call) \
@@ -407,6 +409,10 @@ co_cuda_open_in_context (CoEngine * e, CoCuda * c, GError ** error)
    * wait for all work on the device). */
   if (CO_CUDA_FAILED (co_kernels_cuda_preload, ()))
     goto fail;
+  /* the user's kernel, loaded and made resident in this context now */
+  if (e->cfg.custom && !(c->custom = co_custom_cuda_load (e->cfg.custom,
+              c->device, error)))
+    goto fail;
   CK (cudaEventCreate, (&c->anchor_event));
   CK (cudaEventRecord, (c->anchor_event, c->streams[0]));
   CK (cudaEventSynchronize, (c->anchor_event));
@@ -473,6 +479,7 @@ co_cuda_close (CoEngine * e)
     cudaFree (c->dev_mem);
   if (c->dev_const)
     cudaFree (c->dev_const);
+  co_custom_cuda_unload (c->custom);
   for (i = 0; i < e->cfg.streams; i++)
     if (c->streams[i])
       cudaStreamDestroy (c->streams[i]);
@@ -553,21 +560,42 @@ co_cuda_copies (CoCuda * c, const CoCopy * cps, guint n,
   return TRUE;
 }
 
-/* The chunk's kernel (fault points: the launcher's name). */
+/* Chunk @i's kernel (fault points: the launcher's name). */
 static gboolean
-co_cuda_launch (CoChunk * ch, cudaStream_t s, GError ** error)
+co_cuda_launch (CoCuda * c, CoFrame * f, guint i, cudaStream_t s,
+    GError ** error)
 {
+  CoChunk *ch = &f->chunks[i];
   gboolean video = ch->kind == CO_KERNEL_VIDEO;
   const gchar *call = video ? "co_video_launch_cuda" : "co_audio_launch_cuda";
   int kerr;
 
   if (ch->kind == CO_KERNEL_NONE)
     return TRUE;
+  if (ch->kind == CO_KERNEL_CUSTOM_VIDEO || ch->kind == CO_KERNEL_CUSTOM_AUDIO) {
+    if (c->custom)
+      return co_custom_cuda_launch (c->custom, ch, i, f->n_chunks, s, error);
+    g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_CONFIG,
+        "a custom chunk, but no custom kernel is loaded");
+    return FALSE;
+  }
   if (co_fault_hit (call))
     return !co_cuda_injected (call, error);
   kerr = video ? co_video_launch_cuda (&ch->params.video, s) :
       co_audio_launch_cuda (&ch->params.audio, s);
   return co_cuda_check ((cudaError_t) kerr, call, error);
+}
+
+/* @what, and which custom kernel ran (a fault of it makes the next call
+ * fail, whichever it is). */
+static gchar *
+co_cuda_custom_note (CoCuda * c, const gchar * what)
+{
+  gchar *which = co_custom_cuda_describe (c->custom);
+  gchar *msg = g_strdup_printf ("%s; %s", what, which);
+
+  g_free (which);
+  return msg;
 }
 
 /* The frame's copies, kernels and events, in the engine's context. */
@@ -587,7 +615,7 @@ co_cuda_submit_chunks (CoEngine * e, CoFrame * f, GError ** error)
             error))
       goto fail;
     CK (cudaEventRecord, (ev[CO_TS_H2D_DONE], s));
-    if (!co_cuda_launch (ch, s, error))
+    if (!co_cuda_launch (c, f, i, s, error))
       goto fail;
     CK (cudaEventRecord, (ev[CO_TS_KERNEL_DONE], s));
     if (!co_cuda_copies (c, ch->d2h, ch->n_d2h, cudaMemcpyDeviceToHost, s,
@@ -627,6 +655,12 @@ co_cuda_submit (CoEngine * e, CoFrame * f, GError ** error)
   if (ok) {
     ok = co_cuda_submit_chunks (e, f, error);
     co_cuda_leave (c);
+  }
+  if (!ok && c->custom && error && *error) {
+    gchar *msg = co_cuda_custom_note (c, (*error)->message);
+
+    g_free ((*error)->message);
+    (*error)->message = msg;
   }
   nvtxRangePop ();
   return ok;
@@ -702,6 +736,13 @@ co_cuda_wait (CoEngine * e, CoFrame * f)
     f->error = co_cuda_wait_done (e, f);
   if (!f->error)
     f->error = co_cuda_read_times (e, f);
+  if (f->error && c->custom) {
+    /* a fault of the user's kernel shows here: name it */
+    gchar *msg = co_cuda_custom_note (c, f->error);
+
+    g_free (f->error);
+    f->error = msg;
+  }
   if (f->error) {
     /* Submission failed part-way, or the wait did: wait for whatever was
      * queued so the slot's memory is idle before it is reused, and go back

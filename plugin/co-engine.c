@@ -138,6 +138,8 @@ co_engine_new (const CoEngineConfig * config, GError ** error)
     co_engine_free (e);
     return NULL;
   }
+  /* the backend has loaded the custom kernel: the caller's strings may go */
+  e->cfg.custom = NULL;
   if (e->cfg.submit_thread) {
     gchar *name = g_strdup_printf ("%s:submit", e->cfg.name ? e->cfg.name :
         "co");

@@ -72,7 +72,23 @@ typedef enum
   CO_KERNEL_AUDIO = 1,
   CO_KERNEL_NONE = 2,           /* the chunk's copies only (an upload or a
                                  * download), no kernel */
+  CO_KERNEL_CUSTOM_VIDEO = 3,   /* the engine's custom kernel (CoEngineConfig
+                                 * .custom) on params.video */
+  CO_KERNEL_CUSTOM_AUDIO = 4,   /* ... on params.audio */
 } CoKernelKind;
+
+/* operation=custom: where the user's kernel is (docs/custom-kernels.md).
+ * The CUDA backend loads @module (PTX, cubin or fatbin) and finds @name in
+ * it; the CPU backend opens @cpu_library and finds the function
+ * @cpu_symbol.  Loaded when the engine opens, unloaded when it is freed. */
+typedef struct
+{
+  const gchar *module;
+  const gchar *name;
+  const gchar *cpu_library;
+  const gchar *cpu_symbol;
+  gboolean audio;               /* the kernel takes GstCudaOverlapAudioLaunch */
+} CoCustomSpec;
 
 /* Indices into CoChunk.ts: the four events of a chunk.  H2D runs over
  * [BEGIN, H2D_DONE), the kernel over [H2D_DONE, KERNEL_DONE), D2H over
@@ -177,6 +193,9 @@ typedef struct
    * buffers directly, so no per-slot work memory is allocated (frames'
    * dev_in and dev_out are NULL). */
   gboolean cpu_direct;
+  /* operation=custom: the user's kernel, loaded by the backend when the
+   * engine opens (NULL: none).  Only read during co_engine_new(). */
+  const CoCustomSpec *custom;
 } CoEngineConfig;
 
 typedef struct _CoEngine CoEngine;
@@ -192,6 +211,9 @@ enum
   CO_ENGINE_ERROR_CONFIG,
   CO_ENGINE_ERROR_NO_MEMORY,    /* an allocation failed; the message names
                                  * what and its size */
+  CO_ENGINE_ERROR_KERNEL,       /* operation=custom: the user's kernel could
+                                 * not be loaded; the message names the file,
+                                 * the kernel and why */
 };
 
 /* Device properties for the run's passport.  All zero on the CPU backend. */

@@ -51,7 +51,8 @@ static void
 co_halo_rows (const CoVideoDesc * d, const CoVideoPlaneDesc * p, gint py0,
     gint py1, gint * sy0, gint * sy1)
 {
-  gint r = d->op == CO_VIDEO_OP_BOX_BLUR ? d->radius : 0;
+  gint r = d->op == CO_VIDEO_OP_BOX_BLUR || d->op == CO_VIDEO_OP_CUSTOM ?
+      d->radius : 0;
 
   *sy0 = MAX (0, py0 - r);
   *sy1 = MIN (p->height, py1 + r);
@@ -95,12 +96,14 @@ co_chunk_describe (CoChunk * ch, const CoVideoDesc * d)
 {
   CoVideoParams *vp = &ch->params.video;
 
-  ch->kind = d->op == CO_VIDEO_OP_NONE ? CO_KERNEL_NONE : CO_KERNEL_VIDEO;
+  ch->kind = d->op == CO_VIDEO_OP_NONE ? CO_KERNEL_NONE :
+      d->op == CO_VIDEO_OP_CUSTOM ? CO_KERNEL_CUSTOM_VIDEO : CO_KERNEL_VIDEO;
   ch->n_h2d = ch->n_d2h = 0;
   vp->op = d->op;
   vp->n_planes = d->n_planes;
   vp->radius = d->radius;
   vp->lut = d->lut;
+  vp->custom = d->custom;
 }
 
 /* Image 0: what the kernel needs to know of plane @p's band, the same for

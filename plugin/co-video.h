@@ -25,8 +25,10 @@ G_BEGIN_DECLS typedef struct
 typedef struct
 {
   CoVideoOp op;
-  gint radius;
+  gint radius;                  /* box-blur; custom: kernel-halo */
   const guint16 *lut;           /* in the engine's constant area */
+  const CoCustomParams *custom; /* custom: the element's, unchanged while
+                                 * frames are in flight */
   gint height;                  /* rows of the full-resolution picture */
   gint n_planes;
   CoVideoPlaneDesc planes[CO_VIDEO_MAX_PLANES];

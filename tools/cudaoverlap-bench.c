@@ -7,7 +7,7 @@
  *       [--frames 600] [--warmup 30] [--backend auto|cuda|cpu]
  *       [--streams 4 --chunks 4] [--only raw,serial,overlap,pinned,
  *       registered,peer] [--sweep] [--csv FILE] [--live FPS]
- *       [--live-frames N] [--op invert] [--props "PROP=VALUE ..."]
+ *       [--live-frames N] [--op invert|custom] [--props "PROP=VALUE ..."]
  *       [--input pinned,registered,wrapped,fresh,app-pinned] [--defaults]
  *       [--pipelines N] [--first-frame]
  *
@@ -574,7 +574,9 @@ main (int argc, char **argv)
         "Also push at FPS frames/s and measure push-to-output latency", "FPS"},
     {"live-frames", 0, 0, G_OPTION_ARG_INT, &opt_live_frames,
         "Frames of each --live row (300)", "N"},
-    {"op", 0, 0, G_OPTION_ARG_STRING, &opt_op, "Operation (invert)", "OP"},
+    {"op", 0, 0, G_OPTION_ARG_STRING, &opt_op, "Operation: invert, or "
+          "custom with --props naming a kernel that inverts "
+          "(examples/kernels/invert.cu)", "OP"},
     {"props", 0, 0, G_OPTION_ARG_STRING, &opt_props,
         "More cudavideofilter properties, e.g. \"trace-file=t.json\" "
           "(they come last, so they win)", "PROPS"},
@@ -621,9 +623,13 @@ main (int argc, char **argv)
   rows = g_array_new (FALSE, TRUE, sizeof (BenchRow));
 
   vfmt = gst_video_format_from_string (opt_format);
-  if (strcmp (bench_gst.op, "invert")) {
-    fprintf (stderr, "--op: only invert is benchmarked (the raw loop and "
-        "the checks implement invert)\n");
+  /* custom: the kernel of --props must compute invert too
+   * (examples/kernels/invert.cu): the checks compare with invert, and the
+   * raw rows are the built-in invert's loop, the same run's reference */
+  if (strcmp (bench_gst.op, "invert") && strcmp (bench_gst.op, "custom")) {
+    fprintf (stderr, "--op: only invert (or custom with a kernel that "
+        "inverts, examples/kernels/invert.cu) is benchmarked (the raw loop "
+        "and the checks implement invert)\n");
     return 2;
   }
   if (strcmp (bench_gst.backend, "auto") && strcmp (bench_gst.backend, "cuda")

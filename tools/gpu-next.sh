@@ -11,7 +11,9 @@
 #    the CPU, backend=cuda must fail naming compute capability 9.0 and sm_100;
 # 4. compute-sanitizer memcheck and racecheck on the CUDA-memory paths
 #    (cudaupload ! cudavideofilter ! cudadownload and the mixed ones), when
-#    the build has them.
+#    the build has them;
+# 5. operation=custom (issue 16) against the built-in invert in the bench,
+#    and the Sobel example under memcheck.
 # Logs: $OUT/next-logs.tgz, re-packed after every step; a table last.
 #
 # Prepare here (the H200 is sm_90; all families do not fit the carry):
@@ -76,6 +78,26 @@ if gst-inspect-1.0 cudaupload > /dev/null 2>&1 && fits 120 "sanitizer"; then
       sum+=("sanitizer $tool: ${p:0:40}... rc $?")
     done
   done
+  pack
+fi
+
+# 5. issue 16: operation=custom (the invert example's PTX) against the
+#    built-in invert, each beside the raw loop of the same call
+#    (docs/PERFORMANCE.md, Custom kernels); and a custom kernel under
+#    compute-sanitizer memcheck
+k=$here/$build/examples/kernels
+if [ -x "$b" ] && [ -f "$k/invert.ptx" ] && fits 120 "custom bench"; then
+  for op in invert custom; do
+    timeout 50 "$b" --only raw,overlap --frames 300 --op "$op" \
+      --props "kernel-module=$k/invert.ptx kernel-name=co_invert" \
+      > "$out/custom-bench-$op.log" 2>&1
+    sum+=("bench --op $op rc $?: $(grep -m1 'best overlap' "$out/custom-bench-$op.log")")
+  done
+  cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+  timeout 20 "$cs" --tool memcheck --error-exitcode 9 gst-launch-1.0 -q \
+    "videotestsrc num-buffers=4 pattern=snow ! video/x-raw,format=RGBA,width=161,height=93 ! cudavideofilter backend=cuda operation=custom kernel-module=$k/sobel.ptx kernel-name=co_sobel kernel-halo=1 chunks=5 streams=3 ! fakesink" \
+    > "$out/custom-sanitizer.log" 2>&1
+  sum+=("sanitizer memcheck custom sobel rc $?")
   pack
 fi
 

@@ -22,6 +22,13 @@ cp "$build/elements/libgstcudaoverlap.so" "$dest/elements/"
 for f in "$build"/tests/test-*; do
   if [ -f "$f" ] && [ -x "$f" ]; then cp "$f" "$dest/tests/"; fi
 done
+# operation=custom's kernels: the examples' PTX and CPU modules, the tests'
+# (test-custom finds them beside itself)
+mkdir -p "$dest/examples/kernels" "$dest/tests/kernels"
+cp "$build"/examples/kernels/*.ptx "$build"/examples/kernels/*.cubin \
+  "$build"/examples/kernels/*.so "$dest/examples/kernels/" 2>/dev/null || true
+cp "$build"/tests/kernels/*.ptx "$build"/tests/kernels/*.so \
+  "$dest/tests/kernels/" 2>/dev/null || true
 for t in cudaoverlap-bench cudaoverlap-check cudaoverlap-soak cudaoverlap-callcost; do
   if [ -x "$build/tools/$t" ]; then cp "$build/tools/$t" "$dest/tools/"; fi
 done

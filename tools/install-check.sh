@@ -6,7 +6,9 @@
 #  2. exactly the plugin, the header and the pkg-config file installed (the
 #     tools only with -Dtools=enabled: checked on a configuration alone);
 #  3. examples/stats-summary.c compiled against the installed pkg-config
-#     file (gstreamer-cudaoverlap-1.0) and run with GST_PLUGIN_PATH at the
+#     file (gstreamer-cudaoverlap-1.0), an example kernel (examples/kernels/
+#     invert: its CPU function with cc, its .cu to PTX with nvcc) against the
+#     installed ABI header, and stats-summary run with GST_PLUGIN_PATH at the
 #     installed plugin (its pluginsdir variable), which gst-inspect-1.0 must
 #     name as the one it loads, with the package's origin.
 #   tools/install-check.sh [SOURCE_ROOT] [WORK_DIR]
@@ -37,6 +39,7 @@ pc=$(find "$prefix" -name gstreamer-cudaoverlap-1.0.pc)
 libdir=$(dirname "$(dirname "$pc")")
 have=$(cd "$prefix" && find . -type f -o -type l | sort)
 want=$(printf '%s\n' "./include/gstreamer-1.0/gst/cudaoverlap/cudaoverlap.h" \
+  "./include/gstreamer-1.0/gst/cudaoverlap/cudaoverlap-kernel.h" \
   ".${libdir#"$prefix"}/gstreamer-1.0/libgstcudaoverlap.so" \
   ".${libdir#"$prefix"}/pkgconfig/gstreamer-cudaoverlap-1.0.pc" | sort)
 [ "$have" = "$want" ] || fail "installed:
@@ -55,6 +58,15 @@ flags=$(pkg-config --cflags --libs gstreamer-cudaoverlap-1.0) ||
 echo "install-check: cc stats-summary.c $flags"
 # shellcheck disable=SC2086  # the flags are words
 step cc.log cc -Wall -o "$work/stats-summary" "$src/examples/stats-summary.c" $flags
+# a kernel of the user's against the installed ABI header (docs/custom-kernels.md)
+inc=$(pkg-config --cflags-only-I gstreamer-cudaoverlap-1.0)
+# shellcheck disable=SC2086  # the flags are words
+step kernel-cc.log cc -Wall -O2 -shared -fPIC -o "$work/libco-invert-cpu.so" \
+  "$src/examples/kernels/invert-cpu.c" $inc
+nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+# shellcheck disable=SC2086
+step kernel-nvcc.log "$nvcc" -ptx -arch=compute_75 $inc -o "$work/invert.ptx" \
+  "$src/examples/kernels/invert.cu"
 pluginsdir=$(pkg-config --variable=pluginsdir gstreamer-cudaoverlap-1.0)
 [ "$pluginsdir" = "$libdir/gstreamer-1.0" ] || fail "pluginsdir is $pluginsdir"
 export GST_PLUGIN_PATH="$pluginsdir"

@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * gst/cudaoverlap/cudaoverlap-kernel.h: the ABI of a user's own kernel run
+ * by cudavideofilter and cudaaudiofilter with operation=custom.
+ * docs/custom-kernels.md is the full contract; this header is its C side.
+ * Plain C (stdint only): include it from a .cu file compiled with nvcc, from
+ * the .c file of a CPU implementation, or from an application.
+ * pkg-config: gstreamer-cudaoverlap-1.0.
+ *
+ *   #include <gst/cudaoverlap/cudaoverlap-kernel.h>
+ *
+ *   extern "C" __global__ void
+ *   my_kernel (GstCudaOverlapVideoLaunch a)      // CUDA: by value
+ *   {
+ *     const GstCudaOverlapKernelPlane *p = &a.planes[a.plane];
+ *     int x = blockIdx.x * blockDim.x + threadIdx.x;
+ *     int y = blockIdx.y * blockDim.y + threadIdx.y; // 0 .. p->rows - 1
+ *     if (x >= p->width || y >= p->rows)
+ *       return;
+ *     // read p->src rows -p->halo_above .. p->rows - 1 + p->halo_below,
+ *     // write p->dst row y only
+ *   }
+ *
+ *   int my_kernel_cpu (const GstCudaOverlapVideoLaunch * a);  // CPU: 0 = ok
+ *
+ * Stability: the structs only grow at their end, and every change bumps
+ * GST_CUDA_OVERLAP_KERNEL_ABI_VERSION, which is each struct's first field.
+ * A kernel may refuse a version it does not know (return without writing
+ * on CUDA; return non-zero on the CPU).  Every field is naturally aligned,
+ * so nvcc and a C compiler lay the structs out identically.
+ */
+#ifndef __GST_CUDA_OVERLAP_KERNEL_H__
+#define __GST_CUDA_OVERLAP_KERNEL_H__
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C"
+{
+#endif
+
+#define GST_CUDA_OVERLAP_KERNEL_ABI_VERSION 1
+/* kernel-params: at most this many doubles, passed by value */
+#define GST_CUDA_OVERLAP_KERNEL_MAX_PARAMS 64
+#define GST_CUDA_OVERLAP_KERNEL_MAX_PLANES 4
+/* Launch geometry on the CUDA backend.  Video: one launch per plane of a
+ * band, blocks of 16 x 16 threads, grid (ceil (width / 16),
+ * ceil (rows / 16), 1) over that plane's band: thread (x, y) is pixel x of
+ * the band's row y.  Audio: one launch per chunk, blocks of 256 threads,
+ * grid ceil (frames / 256): thread i is sample frame i (all channels). */
+#define GST_CUDA_OVERLAP_KERNEL_BLOCK_X 16
+#define GST_CUDA_OVERLAP_KERNEL_BLOCK_Y 16
+#define GST_CUDA_OVERLAP_KERNEL_AUDIO_BLOCK 256
+
+/* The pixel formats (GstVideoFormat names), with stable values. */
+  typedef enum
+  {
+    GST_CUDA_OVERLAP_KERNEL_FORMAT_UNKNOWN = 0,
+    GST_CUDA_OVERLAP_KERNEL_FORMAT_GRAY8 = 1,   /* 1 plane, 1 byte */
+    GST_CUDA_OVERLAP_KERNEL_FORMAT_GRAY16_LE = 2,       /* 1 plane, 2 bytes LE */
+    GST_CUDA_OVERLAP_KERNEL_FORMAT_RGBA = 3,    /* 1 plane, 4 bytes R G B A */
+    GST_CUDA_OVERLAP_KERNEL_FORMAT_BGRA = 4,
+    GST_CUDA_OVERLAP_KERNEL_FORMAT_ARGB = 5,
+    GST_CUDA_OVERLAP_KERNEL_FORMAT_ABGR = 6,
+    GST_CUDA_OVERLAP_KERNEL_FORMAT_RGBx = 7,
+    GST_CUDA_OVERLAP_KERNEL_FORMAT_BGRx = 8,
+    GST_CUDA_OVERLAP_KERNEL_FORMAT_xRGB = 9,
+    GST_CUDA_OVERLAP_KERNEL_FORMAT_xBGR = 10,
+    GST_CUDA_OVERLAP_KERNEL_FORMAT_NV12 = 11,   /* Y; UV interleaved, 2x2 */
+    GST_CUDA_OVERLAP_KERNEL_FORMAT_I420 = 12,   /* Y; U; V, 2x2 subsampled */
+  } GstCudaOverlapKernelFormat;
+
+/* The sample formats (GstAudioFormat names), interleaved, native endian. */
+  typedef enum
+  {
+    GST_CUDA_OVERLAP_KERNEL_AUDIO_UNKNOWN = 0,
+    GST_CUDA_OVERLAP_KERNEL_AUDIO_F32LE = 1,
+    GST_CUDA_OVERLAP_KERNEL_AUDIO_S16LE = 2,
+  } GstCudaOverlapKernelAudioFormat;
+
+/* One plane of one band (its output rows y0 .. y0 + rows - 1, in the
+ * plane's own rows).
+ *
+ * Input: row y0 + r of the plane (r from -halo_above to
+ * rows - 1 + halo_below) starts at src + r * src_pitch.  Only those rows
+ * may be read, and only the first width * pixel_bytes bytes of each.
+ * halo_above = min (kernel-halo, y0) and halo_below =
+ * min (kernel-halo, height - y0 - rows): the halo is clamped at the
+ * picture's edges, where a kernel replicates (or otherwise treats) the
+ * border itself.
+ *
+ * Output: row y0 + r (r from 0 to rows - 1) starts at dst + r * dst_pitch.
+ * A kernel writes exactly those rows, the first width * pixel_bytes bytes
+ * of each, every byte of them (the output buffer is not a copy of the
+ * input: a byte left unwritten is undefined), and nothing else.
+ *
+ * Pitches are in bytes, at least width * pixel_bytes, and may differ
+ * between src and dst, between planes and between launches. */
+  typedef struct
+  {
+    const uint8_t *src;
+    uint8_t *dst;
+    int64_t src_pitch;
+    int64_t dst_pitch;
+    int32_t width;              /* pixels in a row of this plane */
+    int32_t height;             /* rows of this plane in the picture */
+    int32_t y0;                 /* first output row of the band */
+    int32_t rows;               /* output rows of the band */
+    int32_t halo_above;         /* readable input rows above y0 */
+    int32_t halo_below;         /* readable input rows below y0 + rows - 1 */
+    int32_t pixel_bytes;        /* bytes of one pixel: comps * comp_bytes */
+    int32_t comps;              /* components per pixel (NV12 UV: 2) */
+    int32_t comp_bytes;         /* 1, or 2 (16-bit little-endian) */
+    int32_t x_shift;            /* log2 horizontal subsampling (0 or 1) */
+    int32_t y_shift;            /* log2 vertical subsampling (0 or 1) */
+    int32_t reserved;
+  } GstCudaOverlapKernelPlane;
+
+/* What a video kernel gets per launch: by value on CUDA (its only
+ * argument), by pointer on the CPU.  planes[plane] is the plane to write;
+ * the other planes' input bands (same picture rows) may be read too. */
+  typedef struct
+  {
+    uint32_t abi_version;       /* GST_CUDA_OVERLAP_KERNEL_ABI_VERSION */
+    uint32_t struct_size;       /* sizeof (GstCudaOverlapVideoLaunch) */
+    uint32_t format;            /* GstCudaOverlapKernelFormat */
+    int32_t plane;              /* the plane this launch writes */
+    int32_t n_planes;
+    int32_t width;              /* of the picture (plane 0) */
+    int32_t height;             /* rows of the picture */
+    int32_t y0;                 /* the band's first row, in picture rows */
+    int32_t rows;               /* the band's rows, in picture rows */
+    int32_t halo;               /* kernel-halo as set */
+    int32_t chunk;              /* the band's index in the frame */
+    int32_t n_chunks;           /* bands of the frame */
+    int32_t n_params;           /* kernel-params given */
+    int32_t reserved;
+    GstCudaOverlapKernelPlane planes[GST_CUDA_OVERLAP_KERNEL_MAX_PLANES];
+    double params[GST_CUDA_OVERLAP_KERNEL_MAX_PARAMS];  /* 0 past n_params */
+  } GstCudaOverlapVideoLaunch;
+
+/* What an audio kernel gets per chunk (a run of sample frames).
+ *
+ * Input: frame n (n from -history to frames - 1) starts at
+ * src + n * channels samples: frames 0 .. frames - 1 are the chunk, the
+ * history frames before it are the stream's preceding frames (of this
+ * buffer, or of the previous buffers; zeros at the start of the stream,
+ * after a flush, a DISCONT buffer, a caps change or a new kernel).
+ * Output: dst + n * channels samples, n from 0 to frames - 1: exactly
+ * those, every sample. */
+  typedef struct
+  {
+    uint32_t abi_version;       /* GST_CUDA_OVERLAP_KERNEL_ABI_VERSION */
+    uint32_t struct_size;       /* sizeof (GstCudaOverlapAudioLaunch) */
+    uint32_t format;            /* GstCudaOverlapKernelAudioFormat */
+    int32_t channels;
+    const void *src;            /* frame 0 of the chunk */
+    void *dst;
+    int64_t frames;             /* frames to compute */
+    int64_t history;            /* readable frames before frame 0 (kernel-halo) */
+    int64_t offset;             /* frame 0's index in the buffer */
+    int32_t rate;               /* sample rate in Hz */
+    int32_t chunk;              /* the chunk's index in the buffer */
+    int32_t n_chunks;
+    int32_t n_params;
+    double params[GST_CUDA_OVERLAP_KERNEL_MAX_PARAMS];  /* 0 past n_params */
+  } GstCudaOverlapAudioLaunch;
+
+/* The CPU backend's signature (kernel-cpu-symbol): the same struct, with
+ * host pointers.  Return 0; anything else fails the frame with an element
+ * error that gives the value. */
+  typedef int (*GstCudaOverlapVideoKernelCpu) (const GstCudaOverlapVideoLaunch
+      * launch);
+  typedef int (*GstCudaOverlapAudioKernelCpu) (const GstCudaOverlapAudioLaunch
+      * launch);
+
+#ifdef __cplusplus
+}
+#endif
+#endif                          /* __GST_CUDA_OVERLAP_KERNEL_H__ */

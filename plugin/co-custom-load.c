@@ -1,0 +1,318 @@
+/* cudaoverlap: operation=custom, a user's kernel loaded by the backends.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * See co-custom-load.h.  Fault points (co-fault.h): "cudaLibraryLoadData" and
+ * "cudaLaunchKernel".
+ */
+#include <cuda_runtime.h>
+#include <gmodule.h>
+
+#include "co-custom-load.h"
+#include "co-fault.h"
+
+struct _CoCustomCuda
+{
+  gchar *module;
+  gchar *name;
+  gboolean audio;
+  cudaLibrary_t lib;
+  cudaKernel_t kernel;
+};
+
+struct _CoCustomCpu
+{
+  gchar *library;
+  gchar *symbol;
+  gboolean audio;
+  GModule *mod;
+  gpointer func;
+};
+
+/* "operation=custom: WHAT: the CUDA message (name)", WHAT from @format
+ * with @a and @b, then @hint if not NULL. */
+static void
+co_custom_set_cuda_error (GError ** error, cudaError_t err,
+    const gchar * format, const gchar * a, const gchar * b, const gchar * hint)
+{
+  gchar *what = g_strdup_printf (format, a, b);
+
+  g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_KERNEL,
+      "operation=custom: %s: %s (%s)%s%s", what, cudaGetErrorString (err),
+      cudaGetErrorName (err), hint ? "; " : "", hint ? hint : "");
+  g_free (what);
+}
+
+/* What to do about a module without code for @device (free it). */
+static gchar *
+co_custom_arch_hint (gint device)
+{
+  int major = 0, minor = 0;
+
+  cudaDeviceGetAttribute (&major, cudaDevAttrComputeCapabilityMajor, device);
+  cudaDeviceGetAttribute (&minor, cudaDevAttrComputeCapabilityMinor, device);
+  return g_strdup_printf ("CUDA device %d has compute capability %d.%d: a "
+      "cubin or fatbin must hold code for it (nvcc -arch=sm_%d%d), or use "
+      "PTX (nvcc -ptx -arch=compute_75), which the driver compiles for any "
+      "later GPU", device, major, minor, major, minor);
+}
+
+/* The module's bytes, loaded as a library (PTX, cubin or fatbin). */
+static gboolean
+co_custom_cuda_open_library (CoCustomCuda * k, gint device, GError ** error)
+{
+  GError *ferr = NULL;
+  gchar *data = NULL, *hint = NULL;
+  gsize len = 0;
+  gboolean ptx;
+  cudaError_t err;
+
+  /* NUL-terminated, as PTX must be */
+  if (!g_file_get_contents (k->module, &data, &len, &ferr)) {
+    g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_KERNEL,
+        "operation=custom: cannot read kernel-module \"%s\": %s", k->module,
+        ferr->message);
+    g_error_free (ferr);
+    return FALSE;
+  }
+  err = co_fault_hit ("cudaLibraryLoadData") ? cudaErrorInvalidKernelImage :
+      cudaLibraryLoadData (&k->lib, data, NULL, NULL, 0, NULL, NULL, 0);
+  /* PTX is text with a .target directive; the rest is a cubin or fatbin,
+   * which may lack code for this GPU */
+  ptx = g_strstr_len (data, MIN (len, 4096), ".target") != NULL;
+  g_free (data);
+  if (err == cudaSuccess)
+    return TRUE;
+  k->lib = NULL;
+  if (err == cudaErrorNoKernelImageForDevice || (!ptx && len > 0))
+    hint = co_custom_arch_hint (device);
+  co_custom_set_cuda_error (error, err, "cudaLibraryLoadData of "
+      "kernel-module \"%s\" failed%s", k->module,
+      len == 0 ? " (the file is empty)" : "", hint);
+  g_free (hint);
+  return FALSE;
+}
+
+/* The kernel, made resident in the current context now (with lazy
+ * loading, an architecture mismatch shows here). */
+static gboolean
+co_custom_cuda_find_kernel (CoCustomCuda * k, gint device, GError ** error)
+{
+  struct cudaFuncAttributes attr;
+  cudaError_t err;
+  gchar *hint;
+
+  err = cudaLibraryGetKernel (&k->kernel, k->lib, k->name);
+  if (err != cudaSuccess) {
+    co_custom_set_cuda_error (error, err, "no kernel \"%s\" in "
+        "kernel-module \"%s\"", k->name, k->module,
+        "declare it extern \"C\" __global__ (an unmangled name)");
+    return FALSE;
+  }
+  err = cudaFuncGetAttributes (&attr, (const void *) k->kernel);
+  if (err != cudaSuccess) {
+    hint = co_custom_arch_hint (device);
+    co_custom_set_cuda_error (error, err, "kernel \"%s\" of kernel-module "
+        "\"%s\" cannot be loaded on this GPU", k->name, k->module, hint);
+    g_free (hint);
+    return FALSE;
+  }
+  if (attr.maxThreadsPerBlock < GST_CUDA_OVERLAP_KERNEL_AUDIO_BLOCK) {
+    g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_KERNEL,
+        "operation=custom: kernel \"%s\" of kernel-module \"%s\" runs at "
+        "most %d threads per block (registers or __launch_bounds__); the "
+        "ABI launches blocks of %d", k->name, k->module,
+        attr.maxThreadsPerBlock, GST_CUDA_OVERLAP_KERNEL_AUDIO_BLOCK);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+CoCustomCuda *
+co_custom_cuda_load (const CoCustomSpec * spec, gint device, GError ** error)
+{
+  CoCustomCuda *k;
+
+  if (!spec->module || !*spec->module || !spec->name || !*spec->name) {
+    g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_KERNEL,
+        "operation=custom needs kernel-module and kernel-name (the CUDA "
+        "backend runs the kernel they name)");
+    return NULL;
+  }
+  k = g_new0 (CoCustomCuda, 1);
+  k->module = g_strdup (spec->module);
+  k->name = g_strdup (spec->name);
+  k->audio = spec->audio;
+  if (!co_custom_cuda_open_library (k, device, error) ||
+      !co_custom_cuda_find_kernel (k, device, error)) {
+    co_custom_cuda_unload (k);
+    return NULL;
+  }
+  return k;
+}
+
+void
+co_custom_cuda_unload (CoCustomCuda * k)
+{
+  if (!k)
+    return;
+  if (k->lib)
+    cudaLibraryUnload (k->lib);
+  g_free (k->module);
+  g_free (k->name);
+  g_free (k);
+}
+
+gchar *
+co_custom_cuda_describe (const CoCustomCuda * k)
+{
+  return g_strdup_printf ("operation=custom: kernel \"%s\" of \"%s\" ran in "
+      "this frame", k->name, k->module);
+}
+
+typedef struct
+{
+  const CoCustomCuda *k;
+  cudaStream_t stream;
+  cudaError_t err;
+} CoCustomCudaLaunch;
+
+static cudaError_t
+co_custom_cuda_launch_one (CoCustomCudaLaunch * l, void *launch,
+    const unsigned g[3], const unsigned b[3])
+{
+  dim3 grid = { g[0], g[1], g[2] }, block = { b[0], b[1], b[2] };
+  void *args[1] = { launch };
+
+  if (g[0] == 0 || g[1] == 0)
+    return cudaSuccess;
+  if (co_fault_hit ("cudaLaunchKernel"))
+    return cudaErrorLaunchFailure;
+  return cudaLaunchKernel ((const void *) l->k->kernel, grid, block, args, 0,
+      l->stream);
+}
+
+static int
+co_custom_cuda_video_one (const GstCudaOverlapVideoLaunch * a, void *user)
+{
+  CoCustomCudaLaunch *l = user;
+  unsigned g[3], b[3];
+
+  co_custom_video_geometry (a, g, b);
+  l->err = co_custom_cuda_launch_one (l, (void *) a, g, b);
+  return l->err != cudaSuccess;
+}
+
+gboolean
+co_custom_cuda_launch (CoCustomCuda * k, const CoChunk * ch, guint chunk,
+    guint n_chunks, gpointer stream, GError ** error)
+{
+  CoCustomCudaLaunch l = { k, stream, cudaSuccess };
+
+  if (ch->kind == CO_KERNEL_CUSTOM_VIDEO && !k->audio) {
+    if (co_custom_video_each (&ch->params.video, chunk, n_chunks,
+            co_custom_cuda_video_one, &l) != 0 && l.err == cudaSuccess)
+      l.err = cudaErrorInvalidValue;
+  } else if (ch->kind == CO_KERNEL_CUSTOM_AUDIO && k->audio) {
+    GstCudaOverlapAudioLaunch a;
+    unsigned g[3], b[3];
+
+    co_custom_audio_fill (&a, &ch->params.audio, chunk, n_chunks);
+    co_custom_audio_geometry (&a, g, b);
+    l.err = co_custom_cuda_launch_one (&l, &a, g, b);
+  } else {
+    l.err = cudaErrorInvalidValue;
+  }
+  if (l.err == cudaSuccess)
+    return TRUE;
+  co_custom_set_cuda_error (error, l.err, "cudaLaunchKernel of kernel \"%s\" "
+      "(kernel-module \"%s\") failed", k->name, k->module, NULL);
+  return FALSE;
+}
+
+/* ---- CPU ------------------------------------------------------------------- */
+
+CoCustomCpu *
+co_custom_cpu_load (const CoCustomSpec * spec, GError ** error)
+{
+  CoCustomCpu *k;
+
+  if (!spec->cpu_library || !*spec->cpu_library || !spec->cpu_symbol ||
+      !*spec->cpu_symbol) {
+    g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_KERNEL,
+        "operation=custom on the CPU backend needs kernel-cpu-library and "
+        "kernel-cpu-symbol (a C function with the kernel's ABI, "
+        "docs/custom-kernels.md)");
+    return NULL;
+  }
+  k = g_new0 (CoCustomCpu, 1);
+  k->library = g_strdup (spec->cpu_library);
+  k->symbol = g_strdup (spec->cpu_symbol);
+  k->audio = spec->audio;
+  k->mod = g_module_open (k->library, G_MODULE_BIND_LOCAL);
+  if (!k->mod) {
+    g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_KERNEL,
+        "operation=custom: cannot load kernel-cpu-library \"%s\": %s",
+        k->library, g_module_error ());
+  } else if (!g_module_symbol (k->mod, k->symbol, &k->func) || !k->func) {
+    g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_KERNEL,
+        "operation=custom: no function \"%s\" in kernel-cpu-library \"%s\": "
+        "%s", k->symbol, k->library, g_module_error ());
+  } else {
+    return k;
+  }
+  co_custom_cpu_unload (k);
+  return NULL;
+}
+
+void
+co_custom_cpu_unload (CoCustomCpu * k)
+{
+  if (!k)
+    return;
+  if (k->mod)
+    g_module_close (k->mod);
+  g_free (k->library);
+  g_free (k->symbol);
+  g_free (k);
+}
+
+typedef struct
+{
+  GstCudaOverlapVideoKernelCpu func;
+  int plane;
+} CoCustomCpuCall;
+
+static int
+co_custom_cpu_video_one (const GstCudaOverlapVideoLaunch * a, void *user)
+{
+  CoCustomCpuCall *c = user;
+
+  c->plane = a->plane;
+  return c->func (a);
+}
+
+gchar *
+co_custom_cpu_run (const CoCustomCpu * k, const CoChunk * ch, guint chunk,
+    guint n_chunks)
+{
+  CoCustomCpuCall c = { (GstCudaOverlapVideoKernelCpu) k->func, -1 };
+  int ret;
+
+  if (ch->kind == CO_KERNEL_CUSTOM_VIDEO && !k->audio) {
+    ret = co_custom_video_each (&ch->params.video, chunk, n_chunks,
+        co_custom_cpu_video_one, &c);
+  } else if (ch->kind == CO_KERNEL_CUSTOM_AUDIO && k->audio) {
+    GstCudaOverlapAudioLaunch a;
+
+    co_custom_audio_fill (&a, &ch->params.audio, chunk, n_chunks);
+    ret = a.frames > 0 ? ((GstCudaOverlapAudioKernelCpu) k->func) (&a) : 0;
+  } else {
+    return g_strdup ("operation=custom: a chunk of the other media");
+  }
+  if (ret == 0)
+    return NULL;
+  return g_strdup_printf ("operation=custom: kernel-cpu-symbol \"%s\" of "
+      "\"%s\" returned %d (chunk %u, plane %d)", k->symbol, k->library, ret,
+      chunk, c.plane);
+}

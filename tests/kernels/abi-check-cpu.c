@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Test kernels for the CPU backend (tests/test-custom.c): each checks the
+ * launch struct against docs/custom-kernels.md, from the test's
+ * kernel-params, reads every input row (or frame) it may read, and copies
+ * its input band to its output: the output must equal the input.  A
+ * violation returns its number (the element error gives it).
+ *
+ * co_abi_check_video: params = format, halo, n_planes, width, height.
+ * co_abi_check_audio: params = format, history, channels, rate; the test's
+ *   F32 samples carry the stream's frame index + 1 in every channel (0
+ *   before the stream), so the history frames can be checked too.
+ * co_fail_cpu: returns 3.
+ */
+#include <string.h>
+#include <gst/cudaoverlap/cudaoverlap-kernel.h>
+
+int co_abi_check_video (const GstCudaOverlapVideoLaunch * a);
+int co_abi_check_audio (const GstCudaOverlapAudioLaunch * a);
+int co_fail_cpu (const void *a);
+
+static int
+min_i (int a, int b)
+{
+  return a < b ? a : b;
+}
+
+/* The fields that say what the launch is. */
+static int
+check_header (const GstCudaOverlapVideoLaunch * a)
+{
+  int i;
+
+  if (a->abi_version != GST_CUDA_OVERLAP_KERNEL_ABI_VERSION)
+    return 1;
+  if (a->struct_size != sizeof (*a))
+    return 2;
+  if (a->n_params != 5)
+    return 3;
+  if (a->format != (uint32_t) a->params[0])
+    return 4;
+  if (a->halo != (int) a->params[1])
+    return 5;
+  if (a->n_planes != (int) a->params[2] || a->plane < 0
+      || a->plane >= a->n_planes)
+    return 6;
+  if (a->width != (int) a->params[3] || a->height != (int) a->params[4])
+    return 7;
+  if (a->chunk < 0 || a->chunk >= a->n_chunks)
+    return 8;
+  if (a->y0 < 0 || a->rows < 1 || a->y0 + a->rows > a->height)
+    return 9;
+  for (i = a->n_params; i < GST_CUDA_OVERLAP_KERNEL_MAX_PARAMS; i++)
+    if (a->params[i] != 0)
+      return 10;
+  for (i = a->n_planes; i < GST_CUDA_OVERLAP_KERNEL_MAX_PLANES; i++)
+    if (a->planes[i].src || a->planes[i].dst || a->planes[i].width)
+      return 11;
+  return 0;
+}
+
+/* Plane @p's band against the picture's. */
+static int
+check_plane (const GstCudaOverlapVideoLaunch * a,
+    const GstCudaOverlapKernelPlane * p)
+{
+  int ys = p->y_shift, end;
+
+  if (p->width != (a->width + (1 << p->x_shift) - 1) >> p->x_shift)
+    return 12;
+  if (p->y0 != a->y0 >> ys)
+    return 13;
+  end = min_i ((a->y0 + a->rows + (1 << ys) - 1) >> ys, p->height);
+  if (p->rows != end - p->y0)
+    return 14;
+  if (p->halo_above != min_i (a->halo, p->y0))
+    return 15;
+  if (p->halo_below != min_i (a->halo, p->height - p->y0 - p->rows))
+    return 16;
+  if (p->pixel_bytes != p->comps * p->comp_bytes || p->pixel_bytes < 1
+      || p->src_pitch < (int64_t) p->width * p->pixel_bytes
+      || p->dst_pitch < (int64_t) p->width * p->pixel_bytes)
+    return 17;
+  return 0;
+}
+
+int
+co_abi_check_video (const GstCudaOverlapVideoLaunch * a)
+{
+  const GstCudaOverlapKernelPlane *p = &a->planes[a->plane];
+  const size_t rb = (size_t) p->width * p->pixel_bytes;
+  volatile unsigned sum = 0;
+  int r, i, ret;
+
+  if ((ret = check_header (a)) != 0)
+    return ret;
+  for (i = 0; i < a->n_planes; i++)
+    if ((ret = check_plane (a, &a->planes[i])) != 0)
+      return ret;
+  /* every readable byte (ASan and the CPU backend's direct reads) */
+  for (r = -p->halo_above; r < p->rows + p->halo_below; r++)
+    for (i = 0; i < (int) rb; i++)
+      sum += p->src[(int64_t) r * p->src_pitch + i];
+  for (r = 0; r < p->rows; r++)
+    memcpy (p->dst + (int64_t) r * p->dst_pitch,
+        p->src + (int64_t) r * p->src_pitch, rb);
+  return 0;
+}
+
+int
+co_abi_check_audio (const GstCudaOverlapAudioLaunch * a)
+{
+  const float *src = a->src;
+  float *dst = a->dst;
+  const int ch = a->channels;
+  int64_t n;
+
+  if (a->abi_version != GST_CUDA_OVERLAP_KERNEL_ABI_VERSION)
+    return 1;
+  if (a->struct_size != sizeof (*a))
+    return 2;
+  if (a->n_params != 4 || a->format != (uint32_t) a->params[0]
+      || a->history != (int64_t) a->params[1] || ch != (int) a->params[2]
+      || a->rate != (int) a->params[3])
+    return 3;
+  if (a->chunk < 0 || a->chunk >= a->n_chunks || a->frames < 1 || a->offset < 0)
+    return 4;
+  for (n = -a->history; n < a->frames; n++) {
+    const float want = src[0] + (float) n >= 1.0f ? src[0] + (float) n : 0.0f;
+    int c;
+
+    for (c = 0; c < ch; c++)
+      if (src[n * ch + c] != want)
+        return 20;
+  }
+  memcpy (dst, src, (size_t) a->frames * ch * sizeof (float));
+  return 0;
+}
+
+int
+co_fail_cpu (const void *a)
+{
+  return 3;
+}

@@ -1,0 +1,1042 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * gst-check tests of operation=custom (docs/custom-kernels.md): the
+ * examples of examples/kernels (Sobel, colour matrix, windowed biquad)
+ * against naive references written here from the documented arithmetic
+ * (sharing no code with the examples), over odd sizes, chunk counts 1..7
+ * and streams 1..4; the launch struct checked field by field
+ * (tests/kernels/abi-check-cpu.c); switches between custom and built-in
+ * operations while playing; kernel-params changes; kernel-formats; and
+ * the errors: a missing or bad module, a missing symbol, an architecture
+ * mismatch, a kernel that faults, a CPU backend without a CPU function, a
+ * missing CPU library or symbol, a CPU function that fails.
+ *
+ * On the CPU backend the elements run the examples' CPU implementations
+ * (kernel-cpu-library); with CO_TEST_BACKEND=cuda their PTX (the CPU
+ * libraries are set too, and must be ignored).
+ *
+ * Environment (besides co-test-util.h's):
+ *   CO_TEST_KERNELS        the build's examples/kernels folder (meson sets
+ *                          it; default: ../examples/kernels from the
+ *                          program's folder, as in a build or build-gpu)
+ *   CO_TEST_TEST_KERNELS   the build's tests/kernels folder (default:
+ *                          kernels/ beside the program)
+ *   CO_TEST_CUSTOM_FAULT   "1": run only the faulting-kernel test (it
+ *                          poisons the process's CUDA context: a process
+ *                          of its own, test-custom-fault-cuda)
+ */
+
+#include <math.h>
+#include <string.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <gst/video/video.h>
+#include <gst/audio/audio.h>
+#include <glib/gstdio.h>
+#include <cuda_runtime.h>
+#include <gst/cudaoverlap/cudaoverlap-kernel.h>
+
+#include "co-test-util.h"
+
+#define DEFAULT_SEED 0xc0570416u
+
+static const gchar *kernels_dir, *test_kernels_dir;
+
+static gboolean
+on_cuda (void)
+{
+  return g_str_equal (co_test_backend, "cuda");
+}
+
+/* @name in the examples' (or, @test, the tests' kernels') build folder. */
+static gchar *
+kpath (gboolean test, const gchar * name)
+{
+  return g_build_filename (test ? test_kernels_dir : kernels_dir, name, NULL);
+}
+
+/* Sets the kernel-* properties of example @k ("sobel", ...) on @e. */
+static void
+set_example (GstElement * e, const gchar * k, guint halo)
+{
+  gchar *module = g_strdup_printf ("%s/%s.ptx", kernels_dir, k);
+  gchar *lib = g_strdup_printf ("%s/libco-%s-cpu.so", kernels_dir, k);
+  gchar *name = g_strdup_printf ("co_%s", k);
+  gchar *sym = g_strdup_printf ("co_%s_cpu", k);
+
+  g_object_set (e, "kernel-module", module, "kernel-name", name,
+      "kernel-halo", halo, "kernel-cpu-library", lib, "kernel-cpu-symbol",
+      sym, NULL);
+  gst_util_set_object_arg (G_OBJECT (e), "operation", "custom");
+  g_free (module);
+  g_free (lib);
+  g_free (name);
+  g_free (sym);
+}
+
+static void
+set_params (GstElement * e, const gdouble * p, guint n)
+{
+  GValue arr = G_VALUE_INIT, v = G_VALUE_INIT;
+  guint i;
+
+  gst_value_array_init (&arr, n);
+  g_value_init (&v, G_TYPE_DOUBLE);
+  for (i = 0; i < n; i++) {
+    g_value_set_double (&v, p[i]);
+    gst_value_array_append_value (&arr, &v);
+  }
+  g_object_set_property (G_OBJECT (e), "kernel-params", &arr);
+  g_value_unset (&v);
+  g_value_unset (&arr);
+}
+
+static void
+leaks_teardown (void)
+{
+  co_test_leaks_check (TRUE);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Naive references (from docs/custom-kernels.md, Examples)                  */
+/* ------------------------------------------------------------------------ */
+
+/* One picture plane of 8-bit pixels. */
+typedef struct
+{
+  const guint8 *data;
+  gint stride, w, h, pb;
+} Pic;
+
+static gint
+at (const Pic * p, gint x, gint y, gint c)
+{
+  x = CLAMP (x, 0, p->w - 1);
+  y = CLAMP (y, 0, p->h - 1);
+  return p->data[(gsize) y * p->stride + (gsize) x * p->pb + c];
+}
+
+/* Sobel: |gx| + |gy| over the clamped 3x3 window, saturated; @mask: the
+ * colour bytes (the others copied). */
+static guint8
+ref_sobel (const Pic * p, gint x, gint y, gint c, guint mask)
+{
+  gint gx, gy;
+
+  if (!(mask & (1u << c)))
+    return at (p, x, y, c);
+  gx = (at (p, x + 1, y - 1, c) + 2 * at (p, x + 1, y, c) +
+      at (p, x + 1, y + 1, c)) - (at (p, x - 1, y - 1, c) +
+      2 * at (p, x - 1, y, c) + at (p, x - 1, y + 1, c));
+  gy = (at (p, x - 1, y + 1, c) + 2 * at (p, x, y + 1, c) +
+      at (p, x + 1, y + 1, c)) - (at (p, x - 1, y - 1, c) +
+      2 * at (p, x, y - 1, c) + at (p, x + 1, y - 1, c));
+  return MIN (255, ABS (gx) + ABS (gy));
+}
+
+/* Colour matrix, 16.16 fixed point as documented. */
+static guint8
+ref_colormatrix (const Pic * p, gint x, gint y, gint c, const gdouble * m,
+    guint n)
+{
+  gint64 v = 32768;
+  gint j;
+
+  if (c == 3)
+    return at (p, x, y, 3);
+  for (j = 0; j < 3; j++)
+    v += (gint64) llrint ((n >= 9 ? m[3 * c + j] : (c == j)) * 65536.0) *
+        at (p, x, y, j);
+  if (n >= 10 + (guint) c)
+    v += (gint64) llrint (m[9 + c] * 65536.0);
+  if (v < 0)
+    return 0;
+  return (guint8) MIN (v / 65536, 255);
+}
+
+static guint8
+ref_invert (const Pic * p, gint x, gint y, gint c, guint mask)
+{
+  return (mask & (1u << c)) ? 255 - at (p, x, y, c) : at (p, x, y, c);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Video runs                                                                */
+/* ------------------------------------------------------------------------ */
+
+typedef enum
+{
+  V_SOBEL,
+  V_COLORMATRIX,
+  V_INVERT,
+} VOp;
+
+/* What the element should compute for a frame. */
+typedef struct
+{
+  VOp op;
+  const gdouble *m;             /* colour matrix params */
+  guint n;
+} VExpect;
+
+static guint
+colour_mask (GstVideoFormat f)
+{
+  return f == GST_VIDEO_FORMAT_GRAY8 ? 0x1 : 0x7;
+}
+
+/* @out (mapped) against the reference of @in for @x; fails with @ctx. */
+static void
+check_frame (GstVideoFrame * in, GstVideoFrame * out, const VExpect * x,
+    const gchar * ctx)
+{
+  Pic p = { GST_VIDEO_FRAME_PLANE_DATA (in, 0),
+    GST_VIDEO_FRAME_PLANE_STRIDE (in, 0), GST_VIDEO_FRAME_WIDTH (in),
+    GST_VIDEO_FRAME_HEIGHT (in), GST_VIDEO_FRAME_COMP_PSTRIDE (in, 0)
+  };
+  const guint8 *o = GST_VIDEO_FRAME_PLANE_DATA (out, 0);
+  gint os = GST_VIDEO_FRAME_PLANE_STRIDE (out, 0), xx, y, c;
+  guint mask = colour_mask (GST_VIDEO_FRAME_FORMAT (in));
+
+  for (y = 0; y < p.h; y++) {
+    for (xx = 0; xx < p.w; xx++) {
+      for (c = 0; c < p.pb; c++) {
+        guint8 want = x->op == V_SOBEL ? ref_sobel (&p, xx, y, c, mask) :
+            x->op == V_INVERT ? ref_invert (&p, xx, y, c, mask) :
+            ref_colormatrix (&p, xx, y, c, x->m, x->n);
+        guint8 got = o[(gsize) y * os + (gsize) xx * p.pb + c];
+
+        if (got != want)
+          fail ("%s: pixel (%d, %d) component %d is %u, the reference says "
+              "%u (%dx%d)", ctx, xx, y, c, got, want, p.w, p.h);
+      }
+    }
+  }
+}
+
+/* batch for the next video_harness() (test_sobel_batch; 0: automatic) */
+static guint next_batch;
+
+/* A harness of cudavideofilter for @caps: backend, streams, chunks. */
+static GstHarness *
+video_harness (const gchar * caps, guint streams, guint chunks)
+{
+  GstElement *e = co_test_make_element ("cudavideofilter");
+  GstHarness *h;
+
+  g_object_set (e, "streams", streams, "chunks", chunks, "post-messages",
+      FALSE, "qos", FALSE, "batch", next_batch, NULL);
+  h = gst_harness_new_with_element (e, "sink", "src");
+  gst_object_unref (e);
+  gst_harness_set_src_caps_str (h, caps);
+  return h;
+}
+
+/* Frames pushed, outputs pulled and checked in order. */
+typedef struct
+{
+  GstHarness *h;
+  GstVideoInfo info;
+  GRand *rand;
+  GQueue in;                    /* input buffers, pushed, not yet checked */
+  GQueue expect;                /* VExpect*, for each */
+  const gchar *ctx;
+} VRun;
+
+static void
+vrun_init (VRun * r, GstHarness * h, const gchar * caps, GRand * rand,
+    const gchar * ctx)
+{
+  GstCaps *c = gst_caps_from_string (caps);
+
+  memset (r, 0, sizeof (*r));
+  fail_unless (gst_video_info_from_caps (&r->info, c));
+  gst_caps_unref (c);
+  r->h = h;
+  r->rand = rand;
+  r->ctx = ctx;
+  g_queue_init (&r->in);
+  g_queue_init (&r->expect);
+}
+
+static void
+vrun_push (VRun * r, const VExpect * x)
+{
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, r->info.size, NULL);
+  GstMapInfo map;
+
+  gst_buffer_map (buf, &map, GST_MAP_WRITE);
+  co_test_fill_random (r->rand, map.data, map.size);
+  gst_buffer_unmap (buf, &map);
+  g_queue_push_tail (&r->in, gst_buffer_ref (buf));
+  g_queue_push_tail (&r->expect, (gpointer) x);
+  fail_unless_equals_int (gst_harness_push (r->h, buf), GST_FLOW_OK);
+}
+
+static void
+vrun_check_all (VRun * r)
+{
+  GstBuffer *in;
+
+  while ((in = g_queue_pop_head (&r->in))) {
+    const VExpect *x = g_queue_pop_head (&r->expect);
+    GstBuffer *out = co_test_pull_buffer (r->h, r->ctx);
+    GstVideoFrame fi, fo;
+
+    fail_unless (gst_video_frame_map (&fi, &r->info, in, GST_MAP_READ));
+    fail_unless (gst_video_frame_map (&fo, &r->info, out, GST_MAP_READ));
+    check_frame (&fi, &fo, x, r->ctx);
+    gst_video_frame_unmap (&fi);
+    gst_video_frame_unmap (&fo);
+    gst_buffer_unref (in);
+    gst_buffer_unref (out);
+  }
+}
+
+/* @n frames of @fmt at @w x @h through example @k with @x's arithmetic. */
+static void
+run_example (const gchar * k, guint halo, const VExpect * x,
+    const gchar * fmt, gint w, gint hgt, guint streams, guint chunks,
+    guint n, guint32 seed)
+{
+  gchar *caps = g_strdup_printf ("video/x-raw,format=%s,width=%d,height=%d,"
+      "framerate=30/1", fmt, w, hgt);
+  gchar *ctx = g_strdup_printf ("[%s %s %dx%d streams=%u chunks=%u "
+      "backend=%s seed=0x%08x]", k, fmt, w, hgt, streams, chunks,
+      co_test_backend, seed);
+  GstHarness *h = video_harness (caps, streams, chunks);
+  GRand *rand = g_rand_new_with_seed (seed);
+  VRun r;
+  guint i;
+
+  set_example (h->element, k, halo);
+  if (x->op == V_COLORMATRIX)
+    set_params (h->element, x->m, x->n);
+  vrun_init (&r, h, caps, rand, ctx);
+  for (i = 0; i < n; i++)
+    vrun_push (&r, x);
+  /* a partial batch goes at EOS */
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  vrun_check_all (&r);
+  gst_harness_teardown (h);
+  g_rand_free (rand);
+  g_free (caps);
+  g_free (ctx);
+}
+
+static const struct
+{
+  gint w, h;
+} small_sizes[] = { {33, 17}, {1, 1}, {7, 3}, {2, 9}, {65, 2} };
+
+/* Sobel, GRAY8 and RGBA, small odd sizes: every chunks x streams. */
+GST_START_TEST (test_sobel_small)
+{
+  static const VExpect x = { V_SOBEL, NULL, 0 };
+  const gchar *fmt = __i__ % 2 ? "RGBA" : "GRAY8";
+  guint s = __i__ / 2, streams, chunks;
+
+  for (chunks = 1; chunks <= 7; chunks++)
+    for (streams = 1; streams <= 4; streams++)
+      run_example ("sobel", 1, &x, fmt, small_sizes[s].w, small_sizes[s].h,
+          streams, chunks, 2, co_test_seed ("test_sobel_small", __i__) ^
+          (chunks * 16 + streams));
+}
+
+GST_END_TEST;
+
+/* Sobel at 1921x1081 (halos across the bands' edges at chunks=7). */
+GST_START_TEST (test_sobel_big)
+{
+  static const VExpect x = { V_SOBEL, NULL, 0 };
+  static const guint cfg[][2] = { {1, 1}, {4, 7}, {2, 3}, {3, 6} };
+  const gchar *fmt = __i__ % 2 ? "RGBA" : "GRAY8";
+  guint c = __i__ / 2;
+
+  run_example ("sobel", 1, &x, fmt, 1921, 1081, cfg[c][0], cfg[c][1], 2,
+      co_test_seed ("test_sobel_big", __i__));
+}
+
+GST_END_TEST;
+
+/* Batches: each image of a band is a launch of its own (CPU: through the
+ * work memory, not in place). */
+GST_START_TEST (test_sobel_batch)
+{
+  static const VExpect x = { V_SOBEL, NULL, 0 };
+
+  next_batch = 2 + __i__;
+  run_example ("sobel", 1, &x, __i__ % 2 ? "RGBA" : "GRAY8", 33, 17,
+      1 + __i__, 3 + __i__, 7, co_test_seed ("test_sobel_batch", __i__));
+  next_batch = 0;
+}
+
+GST_END_TEST;
+
+/* The invert example against the built-in invert's arithmetic. */
+GST_START_TEST (test_invert_example)
+{
+  static const VExpect x = { V_INVERT, NULL, 0 };
+  const gchar *fmt = __i__ % 2 ? "RGBA" : "GRAY8";
+
+  run_example ("invert", 0, &x, fmt, 33, 17, 1 + __i__ % 4, 1 + __i__ % 7, 2,
+      co_test_seed ("test_invert_example", __i__));
+}
+
+GST_END_TEST;
+
+static const gdouble sepia[12] = { 0.393, 0.769, 0.189, 0.349, 0.686, 0.168,
+  0.272, 0.534, 0.131, -10.5, 3.25, 0.5
+};
+
+static const gdouble swirl[12] = { -0.5, 1.25, 0.125, 2.0, -1.0, 0.0, 0.3333,
+  0.3333, 0.3334, 20.0, -300.0, 127.5
+};
+
+GST_START_TEST (test_colormatrix)
+{
+  const VExpect x = { V_COLORMATRIX, __i__ % 2 ? swirl : sepia,
+    __i__ % 3 == 2 ? 9 : 12
+  };
+  guint streams, chunks;
+
+  if (__i__ < 3) {
+    for (chunks = 1; chunks <= 7; chunks++)
+      for (streams = 1; streams <= 4; streams++)
+        run_example ("colormatrix", 0, &x, "RGBA", 33 + __i__, 17, streams,
+            chunks, 1, co_test_seed ("test_colormatrix", __i__) ^ chunks);
+  } else {
+    run_example ("colormatrix", 0, &x, "RGBA", 1921, 1081, 1 + __i__ % 4,
+        1 + __i__ * 2 % 7, 2, co_test_seed ("test_colormatrix", __i__));
+  }
+}
+
+GST_END_TEST;
+
+/* custom <-> built-in while frames are in flight, a new kernel while
+ * custom, new kernel-params: every frame as the settings at its push say,
+ * in order. */
+GST_START_TEST (test_switch_midstream)
+{
+  static const VExpect sobel = { V_SOBEL, NULL, 0 };
+  static const VExpect inv = { V_INVERT, NULL, 0 };
+  static const VExpect cm1 = { V_COLORMATRIX, sepia, 12 };
+  static const VExpect cm2 = { V_COLORMATRIX, swirl, 12 };
+  const gchar *caps = "video/x-raw,format=RGBA,width=97,height=61,"
+      "framerate=30/1";
+  guint32 seed = co_test_seed ("test_switch_midstream", __i__);
+  gchar *ctx = g_strdup_printf ("[switch streams=%d chunks=%d backend=%s "
+      "seed=0x%08x]", 1 + __i__, 3 + __i__, co_test_backend, seed);
+  GstHarness *h = video_harness (caps, 1 + __i__, 3 + __i__);
+  GRand *rand = g_rand_new_with_seed (seed);
+  const VExpect *seq[] = { &inv, &sobel, &inv, &cm1, &cm2, &sobel, &cm1 };
+  VRun r;
+  guint i, k;
+
+  g_object_set (h->element, "max-in-flight", 3, NULL);
+  vrun_init (&r, h, caps, rand, ctx);
+  for (i = 0; i < G_N_ELEMENTS (seq); i++) {
+    if (seq[i]->op == V_INVERT) {
+      gst_util_set_object_arg (G_OBJECT (h->element), "operation", "invert");
+    } else {
+      set_example (h->element, seq[i]->op == V_SOBEL ? "sobel" :
+          "colormatrix", seq[i]->op == V_SOBEL);
+      if (seq[i]->m)
+        set_params (h->element, seq[i]->m, seq[i]->n);
+    }
+    for (k = 0; k < 3; k++)
+      vrun_push (&r, seq[i]);
+  }
+  vrun_check_all (&r);
+  gst_harness_teardown (h);
+  g_rand_free (rand);
+  g_free (ctx);
+}
+
+GST_END_TEST;
+
+/* ------------------------------------------------------------------------ */
+/* The launch struct, field by field (CPU backend)                           */
+/* ------------------------------------------------------------------------ */
+
+static const gchar *const abi_formats[] = { "GRAY8", "GRAY16_LE", "RGBA",
+  "BGRA", "ARGB", "ABGR", "RGBx", "BGRx", "xRGB", "xBGR", "NV12", "I420"
+};
+
+/* Output == input through co_abi_check_video, which checks every field
+ * against docs/custom-kernels.md (the element error names the violation's
+ * number otherwise). */
+GST_START_TEST (test_abi_video)
+{
+  const gchar *fmt = abi_formats[__i__ % G_N_ELEMENTS (abi_formats)];
+  guint halo = (__i__ / G_N_ELEMENTS (abi_formats)) * 2;        /* 0, 2 */
+  static const gint sizes[][2] = { {33, 17}, {1, 1}, {6, 5}, {17, 2} };
+  guint32 seed = co_test_seed ("test_abi_video", __i__);
+  gchar *lib = kpath (TRUE, "libco-abi-check-cpu.so");
+  guint s, chunks;
+
+  if (on_cuda ())
+    return;                     /* a CPU function */
+  for (s = 0; s < G_N_ELEMENTS (sizes); s++) {
+    for (chunks = 1; chunks <= 7; chunks++) {
+      gchar *caps = g_strdup_printf ("video/x-raw,format=%s,width=%d,"
+          "height=%d,framerate=30/1", fmt, sizes[s][0], sizes[s][1]);
+      gchar *ctx = g_strdup_printf ("[abi %s %dx%d halo=%u chunks=%u]", fmt,
+          sizes[s][0], sizes[s][1], halo, chunks);
+      GstHarness *h = video_harness (caps, 1 + chunks % 4, chunks);
+      GstVideoInfo info;
+      GstCaps *c = gst_caps_from_string (caps);
+      gdouble p[5];
+      GstBuffer *in, *out;
+      GstMapInfo mi;
+      GRand *rand = g_rand_new_with_seed (seed ^ chunks ^ (s << 8));
+      guint i;
+
+      fail_unless (gst_video_info_from_caps (&info, c));
+      gst_caps_unref (c);
+      /* the ABI's values follow abi_formats' order */
+      p[0] = GST_CUDA_OVERLAP_KERNEL_FORMAT_GRAY8 +
+          __i__ % G_N_ELEMENTS (abi_formats);
+      p[1] = halo;
+      p[2] = GST_VIDEO_INFO_N_PLANES (&info);
+      p[3] = sizes[s][0];
+      p[4] = sizes[s][1];
+      g_object_set (h->element, "kernel-cpu-library", lib,
+          "kernel-cpu-symbol", "co_abi_check_video", "kernel-halo", halo, NULL);
+      set_params (h->element, p, 5);
+      gst_util_set_object_arg (G_OBJECT (h->element), "operation", "custom");
+      for (i = 0; i < 2; i++) {
+        GstVideoFrame fi, fo;
+        guint pl;
+        gint y;
+
+        in = gst_buffer_new_allocate (NULL, info.size, NULL);
+        gst_buffer_map (in, &mi, GST_MAP_WRITE);
+        co_test_fill_random (rand, mi.data, mi.size);
+        gst_buffer_unmap (in, &mi);
+        fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in)),
+            GST_FLOW_OK);
+        out = co_test_pull_buffer (h, ctx);
+        fail_unless (gst_video_frame_map (&fi, &info, in, GST_MAP_READ));
+        fail_unless (gst_video_frame_map (&fo, &info, out, GST_MAP_READ));
+        for (pl = 0; pl < GST_VIDEO_INFO_N_PLANES (&info); pl++)
+          for (y = 0; y < GST_VIDEO_FRAME_COMP_HEIGHT (&fi, pl); y++)
+            fail_unless (memcmp ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&fi,
+                        pl) + y * GST_VIDEO_FRAME_PLANE_STRIDE (&fi, pl),
+                    (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&fo, pl) +
+                    y * GST_VIDEO_FRAME_PLANE_STRIDE (&fo, pl),
+                    GST_VIDEO_FRAME_COMP_WIDTH (&fi, pl) *
+                    GST_VIDEO_FRAME_COMP_PSTRIDE (&fi, pl)) == 0,
+                "%s: plane %u row %d differs from the input", ctx, pl, y);
+        gst_video_frame_unmap (&fi);
+        gst_video_frame_unmap (&fo);
+        gst_buffer_unref (in);
+        gst_buffer_unref (out);
+      }
+      gst_harness_teardown (h);
+      g_rand_free (rand);
+      g_free (caps);
+      g_free (ctx);
+    }
+  }
+  g_free (lib);
+}
+
+GST_END_TEST;
+
+/* kernel-formats narrows the caps; without it every format. */
+GST_START_TEST (test_kernel_formats)
+{
+  GstElement *e = co_test_make_element ("cudavideofilter");
+  GstPad *sink = gst_element_get_static_pad (e, "sink");
+  GstCaps *caps, *rgba = gst_caps_from_string ("video/x-raw,format=RGBA");
+  GstCaps *nv12 = gst_caps_from_string ("video/x-raw,format=NV12");
+
+  caps = gst_pad_query_caps (sink, NULL);
+  fail_unless (gst_caps_can_intersect (caps, nv12));
+  gst_caps_unref (caps);
+  g_object_set (e, "kernel-formats", "RGBA, GRAY8", NULL);
+  gst_util_set_object_arg (G_OBJECT (e), "operation", "custom");
+  caps = gst_pad_query_caps (sink, NULL);
+  fail_unless (gst_caps_can_intersect (caps, rgba), "%" GST_PTR_FORMAT, caps);
+  fail_if (gst_caps_can_intersect (caps, nv12), "%" GST_PTR_FORMAT, caps);
+  gst_caps_unref (caps);
+  /* only with operation=custom */
+  gst_util_set_object_arg (G_OBJECT (e), "operation", "invert");
+  caps = gst_pad_query_caps (sink, NULL);
+  fail_unless (gst_caps_can_intersect (caps, nv12));
+  gst_caps_unref (caps);
+  gst_caps_unref (rgba);
+  gst_caps_unref (nv12);
+  gst_object_unref (sink);
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
+/* ------------------------------------------------------------------------ */
+/* Audio: the windowed biquad, and the history through the ABI check         */
+/* ------------------------------------------------------------------------ */
+
+#define RATE 48000
+
+/* The windowed biquad of frame @n of the stream @x (@ch channels, frames
+ * before 0 are 0), channel @c, window @hist, in double. */
+static gdouble
+ref_biquad (const gfloat * x, gint64 n, gint ch, gint c, gint64 hist,
+    const gdouble * q)
+{
+  gdouble x1 = 0, x2 = 0, y1 = 0, y2 = 0, y = 0;
+  gint64 k;
+
+  for (k = n - hist; k <= n; k++) {
+    gdouble xk = k >= 0 ? x[k * ch + c] : 0.0;
+
+    y = q[0] * xk + q[1] * x1 + q[2] * x2 - q[3] * y1 - q[4] * y2;
+    x2 = x1;
+    x1 = xk;
+    y2 = y1;
+    y1 = y;
+  }
+  return y;
+}
+
+static GstHarness *
+audio_harness (guint ch, guint streams, guint chunks)
+{
+  GstElement *e = co_test_make_element ("cudaaudiofilter");
+  GstHarness *h;
+  gchar *caps = g_strdup_printf ("audio/x-raw,format=F32LE,rate=%d,"
+      "channels=%u,layout=interleaved", RATE, ch);
+
+  g_object_set (e, "streams", streams, "chunks", chunks, "post-messages",
+      FALSE, NULL);
+  h = gst_harness_new_with_element (e, "sink", "src");
+  gst_object_unref (e);
+  gst_harness_set_src_caps_str (h, caps);
+  g_free (caps);
+  return h;
+}
+
+/* Pushes buffers of the given frame counts of @x (the whole stream) and
+ * returns the concatenated output. */
+static gfloat *
+audio_run (GstHarness * h, const gfloat * x, gint ch, const guint * lens,
+    guint n_bufs, gsize total, const gchar * ctx)
+{
+  gfloat *y = g_new0 (gfloat, total * ch);
+  gsize off = 0, got = 0;
+  guint i;
+
+  for (i = 0; i < n_bufs; i++) {
+    GstBuffer *b = gst_buffer_new_memdup (x + off * ch,
+        lens[i] * ch * sizeof (gfloat));
+
+    off += lens[i];
+    fail_unless_equals_int (gst_harness_push (h, b), GST_FLOW_OK);
+  }
+  while (got < total) {
+    GstBuffer *o = co_test_pull_buffer (h, ctx);
+    gsize sz = gst_buffer_get_size (o);
+
+    fail_unless (got * ch * 4 + sz <= total * ch * 4, "%s: too much output",
+        ctx);
+    gst_buffer_extract (o, 0, y + got * ch, sz);
+    got += sz / (ch * 4);
+    gst_buffer_unref (o);
+  }
+  return y;
+}
+
+static void
+random_lens (GRand * rand, guint * lens, guint n, gsize * total)
+{
+  guint i;
+
+  *total = 0;
+  for (i = 0; i < n; i++) {
+    lens[i] = g_rand_int_range (rand, 1, 3000);
+    *total += lens[i];
+  }
+}
+
+/* Every chunks x streams: the same bits (each output depends on its window
+ * only), within float rounding of the double reference. */
+GST_START_TEST (test_biquad)
+{
+  static const gdouble lp[5] = { 0.0675, 0.135, 0.0675, -1.143, 0.4128 };
+  static const gdouble fir[5] = { 0.5, -0.25, 0.125, 0.0, 0.0 };
+  static const guint hists[] = { 2, 5, 64 };
+  const gdouble *q = __i__ % 2 ? fir : lp;
+  guint hist = hists[__i__ % 3], ch = 1 + __i__ % 3, streams, chunks;
+  guint32 seed = co_test_seed ("test_biquad", __i__);
+  GRand *rand = g_rand_new_with_seed (seed);
+  guint lens[12];
+  gsize total, i;
+  gfloat *x, *first = NULL;
+  gdouble *want;
+
+  random_lens (rand, lens, G_N_ELEMENTS (lens), &total);
+  x = g_new (gfloat, total * ch);
+  want = g_new (gdouble, total * ch);
+  for (i = 0; i < total * ch; i++)
+    x[i] = (gfloat) g_rand_double_range (rand, -1.0, 1.0);
+  for (i = 0; i < total * ch; i++)
+    want[i] = ref_biquad (x, i / ch, ch, i % ch, hist, q);
+  for (chunks = 1; chunks <= 7; chunks++) {
+    for (streams = 1; streams <= 4; streams++) {
+      gchar *ctx = g_strdup_printf ("[biquad %uch history=%u streams=%u "
+          "chunks=%u backend=%s seed=0x%08x]", ch, hist, streams, chunks,
+          co_test_backend, seed);
+      GstHarness *h = audio_harness (ch, streams, chunks);
+      gfloat *y;
+
+      set_example (h->element, "biquad", hist);
+      set_params (h->element, q, 5);
+      y = audio_run (h, x, ch, lens, G_N_ELEMENTS (lens), total, ctx);
+      for (i = 0; i < total * ch; i++)
+        fail_unless (fabs (y[i] - want[i]) <= 1e-5, "%s: sample %"
+            G_GSIZE_FORMAT " is %.9g, the reference says %.9g", ctx, i, y[i],
+            want[i]);
+      if (!first)
+        first = g_memdup2 (y, total * ch * sizeof (gfloat));
+      fail_unless (memcmp (first, y, total * ch * sizeof (gfloat)) == 0,
+          "%s: not the same bits as with chunks=1 streams=1", ctx);
+      gst_harness_teardown (h);
+      g_free (y);
+      g_free (ctx);
+    }
+  }
+  g_free (first);
+  g_free (x);
+  g_free (want);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+/* New kernel-params with buffers in flight: the history goes on (the
+ * windows after the change reach into the buffers before it). */
+GST_START_TEST (test_biquad_params_change)
+{
+  static const gdouble a[5] = { 0.0675, 0.135, 0.0675, -1.143, 0.4128 };
+  static const gdouble b[5] = { 1.0, -1.0, 0.5, 0.25, 0.0 };
+  const guint hist = 16, ch = 2, lens[3] = { 700, 50, 900 };
+  GRand *rand = g_rand_new_with_seed (co_test_seed ("test_biquad_pc", 0));
+  GstHarness *h = audio_harness (ch, 3, 5);
+  gsize total = 1650, i, off = 0, got = 0;
+  gfloat *x = g_new (gfloat, total * ch), *y = g_new0 (gfloat, total * ch);
+  guint k;
+
+  for (i = 0; i < total * ch; i++)
+    x[i] = (gfloat) g_rand_double_range (rand, -1.0, 1.0);
+  set_example (h->element, "biquad", hist);
+  set_params (h->element, a, 5);
+  for (k = 0; k < 3; k++) {
+    if (k == 2)
+      set_params (h->element, b, 5);
+    fail_unless_equals_int (gst_harness_push (h, gst_buffer_new_memdup (x +
+                off * ch, lens[k] * ch * sizeof (gfloat))), GST_FLOW_OK);
+    off += lens[k];
+  }
+  for (k = 0; k < 3; k++) {
+    GstBuffer *o = co_test_pull_buffer (h, "[params change]");
+
+    gst_buffer_extract (o, 0, y + got * ch, gst_buffer_get_size (o));
+    got += gst_buffer_get_size (o) / (ch * sizeof (gfloat));
+    gst_buffer_unref (o);
+  }
+  for (i = 0; i < total * ch; i++) {
+    gdouble want = ref_biquad (x, i / ch, ch, i % ch, hist,
+        i / ch >= 750 ? b : a);
+
+    fail_unless (fabs (y[i] - want) <= 1e-5, "[params change, backend=%s] "
+        "sample %" G_GSIZE_FORMAT " is %.9g, the reference says %.9g",
+        co_test_backend, i, y[i], want);
+  }
+  gst_harness_teardown (h);
+  g_free (x);
+  g_free (y);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+/* The history through the ABI check: frames carry their index + 1. */
+GST_START_TEST (test_abi_audio)
+{
+  const guint hist = __i__ == 0 ? 0 : __i__ == 1 ? 3 : 700, ch = 2;
+  gchar *lib = kpath (TRUE, "libco-abi-check-cpu.so");
+  GRand *rand = g_rand_new_with_seed (co_test_seed ("test_abi_audio",
+          __i__));
+  guint chunks, lens[10];
+  gsize total, i;
+
+  if (on_cuda ()) {
+    g_free (lib);
+    g_rand_free (rand);
+    return;
+  }
+  random_lens (rand, lens, G_N_ELEMENTS (lens), &total);
+  for (chunks = 1; chunks <= 7; chunks += 3) {
+    GstHarness *h = audio_harness (ch, 1 + chunks % 4, chunks);
+    gdouble p[4] = { GST_CUDA_OVERLAP_KERNEL_AUDIO_F32LE, hist, ch, RATE };
+    gfloat *x = g_new (gfloat, total * ch), *y;
+    gchar *ctx = g_strdup_printf ("[abi audio history=%u chunks=%u]", hist,
+        chunks);
+
+    for (i = 0; i < total * ch; i++)
+      x[i] = (gfloat) (i / ch + 1);
+    g_object_set (h->element, "kernel-cpu-library", lib, "kernel-cpu-symbol",
+        "co_abi_check_audio", "kernel-halo", hist, NULL);
+    set_params (h->element, p, 4);
+    gst_util_set_object_arg (G_OBJECT (h->element), "operation", "custom");
+    y = audio_run (h, x, ch, lens, G_N_ELEMENTS (lens), total, ctx);
+    fail_unless (memcmp (x, y, total * ch * sizeof (gfloat)) == 0,
+        "%s: output differs from input", ctx);
+    gst_harness_teardown (h);
+    g_free (x);
+    g_free (y);
+    g_free (ctx);
+  }
+  g_free (lib);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+/* ------------------------------------------------------------------------ */
+/* Errors                                                                    */
+/* ------------------------------------------------------------------------ */
+
+/* Runs "SRC ! ELEMENT PROPS ! fakesink" and returns the text of its first
+ * error (NULL at EOS), failing when neither comes within 60 s. */
+static gchar *
+pipeline_error (const gchar * desc)
+{
+  GError *err = NULL;
+  GstElement *p = gst_parse_launch (desc, &err);
+  GstBus *bus;
+  GstMessage *msg;
+  gchar *text = NULL;
+
+  fail_unless (p != NULL, "%s: %s", desc, err ? err->message : "?");
+  bus = gst_element_get_bus (p);
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  msg = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
+      GST_MESSAGE_ERROR | GST_MESSAGE_EOS);
+  fail_unless (msg != NULL, "%s: no error and no EOS in 60 s (a hang?)", desc);
+  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR)
+    text = co_test_error_text (msg);
+  gst_message_unref (msg);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (p);
+  return text;
+}
+
+/* The pipeline of a video error test: custom with @props. */
+static gchar *
+video_error (const gchar * props)
+{
+  gchar *desc = g_strdup_printf ("videotestsrc num-buffers=4 ! "
+      "video/x-raw,format=RGBA,width=64,height=48 ! cudavideofilter "
+      "backend=%s operation=custom chunks=3 streams=2 post-messages=false "
+      "%s ! fakesink", co_test_backend, props);
+  gchar *text = pipeline_error (desc);
+
+  g_free (desc);
+  return text;
+}
+
+static void
+expect_error (const gchar * props, const gchar * const *words)
+{
+  gchar *text = video_error (props);
+
+  fail_unless (text != NULL, "%s: no error", props);
+  for (; *words; words++)
+    fail_unless (strstr (text, *words) != NULL, "%s: the error does not say "
+        "\"%s\": %s", props, *words, text);
+  GST_INFO ("%s: %s", props, text);
+  g_free (text);
+}
+
+/* The CPU backend: no CPU function, a missing library or symbol, a
+ * function that fails. */
+GST_START_TEST (test_errors_cpu)
+{
+  gchar *lib = kpath (TRUE, "libco-abi-check-cpu.so");
+  gchar *props;
+
+  if (on_cuda ()) {
+    g_free (lib);
+    return;
+  }
+  {
+    const gchar *w[] = { "operation=custom on the CPU backend needs "
+          "kernel-cpu-library and kernel-cpu-symbol", NULL
+    };
+    expect_error ("kernel-module=/nonexistent/k.ptx kernel-name=k", w);
+  }
+  {
+    const gchar *w[] = { "/nonexistent/libk.so", "kernel-cpu-library",
+      NULL
+    };
+    expect_error ("kernel-cpu-library=/nonexistent/libk.so "
+        "kernel-cpu-symbol=k", w);
+  }
+  {
+    const gchar *w[] = { "no function \"co_nope\"", "libco-abi-check-cpu",
+      NULL
+    };
+    props = g_strdup_printf ("kernel-cpu-library=%s kernel-cpu-symbol="
+        "co_nope", lib);
+    expect_error (props, w);
+    g_free (props);
+  }
+  {
+    const gchar *w[] = { "\"co_fail_cpu\"", "returned 3", NULL };
+    props = g_strdup_printf ("kernel-cpu-library=%s kernel-cpu-symbol="
+        "co_fail_cpu", lib);
+    expect_error (props, w);
+    g_free (props);
+  }
+  g_free (lib);
+}
+
+GST_END_TEST;
+
+/* The CUDA backend: a missing file, a file that is no module, a missing
+ * kernel, a cubin for another GPU. */
+GST_START_TEST (test_errors_cuda)
+{
+  gchar *ptx = kpath (FALSE, "sobel.ptx");
+  gchar *cubin = kpath (FALSE, "sobel-sm75.cubin");
+  gchar *junk = NULL, *props;
+  struct cudaDeviceProp prop;
+  gint fd;
+
+  if (!on_cuda ())
+    goto done;
+  {
+    const gchar *w[] = { "cannot read kernel-module", "/nonexistent/k.ptx",
+      NULL
+    };
+    expect_error ("kernel-module=/nonexistent/k.ptx kernel-name=k", w);
+  }
+  fd = g_file_open_tmp ("co-junk-XXXXXX.ptx", &junk, NULL);
+  fail_unless (fd >= 0);
+  fail_unless (write (fd, "this is not a module\n", 21) == 21);
+  close (fd);
+  {
+    const gchar *w[] = { "cudaLibraryLoadData", junk, "cudaError", NULL };
+    props = g_strdup_printf ("kernel-module=%s kernel-name=co_sobel", junk);
+    expect_error (props, w);
+    g_free (props);
+  }
+  {
+    const gchar *w[] = { "no kernel \"co_nope\"", "sobel.ptx",
+      "cudaErrorSymbolNotFound", NULL
+    };
+    props = g_strdup_printf ("kernel-module=%s kernel-name=co_nope", ptx);
+    expect_error (props, w);
+    g_free (props);
+  }
+  fail_unless (cudaGetDeviceProperties (&prop, 0) == cudaSuccess);
+  if (prop.major * 10 + prop.minor != 75) {
+    const gchar *w[] = { "sobel-sm75.cubin", "compute capability",
+      "cudaError", NULL
+    };
+    props = g_strdup_printf ("kernel-module=%s kernel-name=co_sobel", cubin);
+    expect_error (props, w);
+    g_free (props);
+  }
+done:
+  if (junk)
+    g_unlink (junk);
+  g_free (junk);
+  g_free (ptx);
+  g_free (cubin);
+}
+
+GST_END_TEST;
+
+/* A kernel that faults: an element error that names it, within the
+ * timeout, no hang.  Last in its process: the context is lost after. */
+GST_START_TEST (test_cuda_fault)
+{
+  gchar *ptx = kpath (TRUE, "fault.ptx"), *props;
+  const gchar *w[] = { "co_fault", "fault.ptx", "cudaError", NULL };
+
+  props = g_strdup_printf ("kernel-module=%s kernel-name=co_fault", ptx);
+  expect_error (props, w);
+  g_free (props);
+  g_free (ptx);
+}
+
+GST_END_TEST;
+
+static Suite *
+custom_suite (void)
+{
+  Suite *s = suite_create ("custom");
+  TCase *tc;
+
+  if (g_strcmp0 (g_getenv ("CO_TEST_CUSTOM_FAULT"), "1") == 0) {
+    tc = co_test_new_tcase (s, "fault", leaks_teardown);
+    tcase_add_test (tc, test_cuda_fault);
+    return s;
+  }
+  tc = co_test_new_tcase (s, "video", leaks_teardown);
+  tcase_add_loop_test (tc, test_sobel_small, 0, 2 * G_N_ELEMENTS (small_sizes));
+  tcase_add_loop_test (tc, test_sobel_big, 0, 8);
+  tcase_add_loop_test (tc, test_colormatrix, 0, 5);
+  tcase_add_loop_test (tc, test_invert_example, 0, 8);
+  tcase_add_loop_test (tc, test_sobel_batch, 0, 3);
+  tcase_add_loop_test (tc, test_switch_midstream, 0, 2);
+  tcase_add_loop_test (tc, test_abi_video, 0, 2 * G_N_ELEMENTS (abi_formats));
+  tcase_add_test (tc, test_kernel_formats);
+
+  tc = co_test_new_tcase (s, "audio", leaks_teardown);
+  tcase_add_loop_test (tc, test_biquad, 0, 6);
+  tcase_add_test (tc, test_biquad_params_change);
+  tcase_add_loop_test (tc, test_abi_audio, 0, 3);
+
+  tc = co_test_new_tcase (s, "errors", leaks_teardown);
+  tcase_add_test (tc, test_errors_cpu);
+  tcase_add_test (tc, test_errors_cuda);
+  return s;
+}
+
+int
+main (int argc, char **argv)
+{
+  Suite *s;
+  int nf;
+
+  kernels_dir = g_getenv ("CO_TEST_KERNELS");
+  test_kernels_dir = g_getenv ("CO_TEST_TEST_KERNELS");
+  if (!kernels_dir || !test_kernels_dir) {
+    /* tests/test-custom of a build: its neighbours */
+    gchar *here = g_path_get_dirname (argv[0]);
+
+    if (!kernels_dir)
+      kernels_dir = g_build_filename (here, "..", "examples", "kernels", NULL);
+    if (!test_kernels_dir)
+      test_kernels_dir = g_build_filename (here, "kernels", NULL);
+    g_free (here);
+  }
+  nf = co_test_init (&argc, &argv, "cudavideofilter", DEFAULT_SEED, TRUE);
+  if (nf != 0)
+    return nf;
+  g_print ("custom-kernel tests: backend=%s seed=0x%08x\n", co_test_backend,
+      co_test_base_seed);
+  s = custom_suite ();
+  nf = gst_check_run_suite (s, "custom", __FILE__);
+  co_test_leaks_free ();
+  return nf == 0 ? 0 : 1;
+}
