@@ -1268,6 +1268,20 @@ caps_arrived (Racer * r, GstPad * pad, GstCaps * want)
   return ok;
 }
 
+/* The pad upstream of @cf (videotestsrc's): told to negotiate again. */
+static void
+mark_source_reconfigure (GstElement * cf)
+{
+  GstPad *sink = gst_element_get_static_pad (cf, "sink");
+  GstPad *peer = gst_pad_get_peer (sink);
+
+  if (peer) {
+    gst_pad_mark_reconfigure (peer);
+    gst_object_unref (peer);
+  }
+  gst_object_unref (sink);
+}
+
 static gpointer
 caps_changer_main (gpointer data)
 {
@@ -1292,6 +1306,12 @@ caps_changer_main (gpointer data)
     act_set (r->slot, "%s: in g_object_set (capsfilter caps=%s)", r->p->label,
         s);
     g_object_set (r->p->cf, "caps", caps, NULL);
+    /* capsfilter asks upstream to negotiate again with a RECONFIGURE event,
+     * which GStreamer drops while its sink pad flushes (a flushing seek
+     * racing this change): the source would then re-send its old caps and
+     * stop with not-negotiated, between videotestsrc and capsfilter.  Mark
+     * the source's pad too, as an application must. */
+    mark_source_reconfigure (r->p->cf);
     act_set (r->slot, "%s: waiting for caps=%s to reach the element",
         r->p->label, s);
     /* (a flushing seek may keep it from coming: then no more changes) */
