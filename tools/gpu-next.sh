@@ -25,11 +25,15 @@
 #   mkdir -p build-gpu/arch100 && cp build-arch100/elements/*.so build-gpu/arch100/
 #   ../shared/tools/gpu-prepare.sh build-gpu     (then carry .gpu and build-gpu)
 set -u
+# CO_NEXT_STEPS: some of suites gamma arch sanitizer custom (default all;
+# the suites alone may take most of one call: split over two calls)
+steps=${CO_NEXT_STEPS:-}
+want() { [ -z "$steps" ] || [[ " $steps " == *" $1 "* ]]; }
 # shellcheck source=gpu-lib.sh
 source "$(dirname "$0")/gpu-lib.sh" next "${1:-build}" "${CO_NEXT_BUDGET:-570}"
 
 # 1. the suites
-if fits 330 "suites"; then
+if want suites && fits 330 "suites"; then
   CO_GPU_TEST_TIMEOUT=300 "$here/tests/run-gpu-tests.sh" "$build" > "$out/suites.log" 2>&1
   sum+=("suites rc $?: $(tail -1 "$out/suites.log")")
   mapfile -t bad < <(grep -E '^(FAIL|SKIP)' "$out/suites.log")
@@ -41,6 +45,7 @@ fi
 # 2. the gamma finding
 torture=$here/$build/tests/test-torture
 for i in 1 2 3; do
+  want gamma || break
   fits 60 "gamma seed run $i" || break
   CO_TEST_BACKEND=cuda CK_FORK=no CO_TEST_SEED=0x9f2e1ab4 GST_CHECKS=test_props_vs_seeks \
     GST_DEBUG=cudaoverlap-video:5 GST_DEBUG_FILE="$out/gamma-$i.debug" \
@@ -50,7 +55,7 @@ done
 pack
 
 # 3. a build this GPU cannot run
-if [ -d "$here/$build/arch100" ] && fits 60 "unrunnable build"; then
+if want arch && [ -d "$here/$build/arch100" ] && fits 60 "unrunnable build"; then
   for be in auto cuda; do
     GST_PLUGIN_PATH=$here/$build/arch100 GST_REGISTRY_1_0=/tmp/co-reg-arch100.bin \
       timeout 30 gst-launch-1.0 videotestsrc num-buffers=5 ! \
@@ -64,7 +69,8 @@ if [ -d "$here/$build/arch100" ] && fits 60 "unrunnable build"; then
 fi
 
 # 4. compute-sanitizer on the CUDA-memory paths
-if gst-inspect-1.0 cudaupload > /dev/null 2>&1 && fits 120 "sanitizer"; then
+if want sanitizer && gst-inspect-1.0 cudaupload > /dev/null 2>&1 &&
+  fits 120 "sanitizer"; then
   cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
   for tool in memcheck racecheck; do
     for p in "cudaupload ! video/x-raw(memory:CUDAMemory) ! cudavideofilter operation=box-blur radius=3 chunks=3 streams=2 backend=cuda ! video/x-raw(memory:CUDAMemory) ! cudadownload" \
@@ -86,7 +92,8 @@ fi
 #    (docs/PERFORMANCE.md, Custom kernels); and a custom kernel under
 #    compute-sanitizer memcheck
 k=$here/$build/examples/kernels
-if [ -x "$b" ] && [ -f "$k/invert.ptx" ] && fits 120 "custom bench"; then
+if want custom && [ -x "$b" ] && [ -f "$k/invert.ptx" ] &&
+  fits 120 "custom bench"; then
   for op in invert custom; do
     timeout 50 "$b" --only raw,overlap --frames 300 --op "$op" \
       --props "kernel-module=$k/invert.ptx kernel-name=co_invert" \
