@@ -19,14 +19,16 @@ export PATH := /usr/local/cuda/bin:$(PATH)
 DEBS = gcc pkg-config meson ninja-build indent python3 \
        libglib2.0-dev libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev \
        gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good \
-       libjson-glib-dev python3-gst-1.0
+       libjson-glib-dev
+# for the Python examples' tests (skipped, with the reason, without them)
+OPTIONAL_DEBS = python3-gst-1.0
 
 .PHONY: all deps build demo check install-check torture asan-check format \
 	docs-fields docs-reference clean
 all: build
 
 deps:
-	@tools/install-deps.sh $(DEBS)
+	@tools/install-deps.sh $(DEBS) --optional $(OPTIONAL_DEBS)
 
 $(BUILD)/build.ninja:
 	meson setup $(BUILD) -Dfault-injection=true -Dtests=enabled
