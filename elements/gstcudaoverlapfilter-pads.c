@@ -243,18 +243,6 @@ _gst_cuda_overlap_filter_push_event (GstPad * srcpad, GstEvent * event)
   return type == GST_EVENT_CAPS ? GST_FLOW_NOT_NEGOTIATED : GST_FLOW_ERROR;
 }
 
-/* stats-interval > 0: window messages while running */
-static gboolean
-stats_windows (GstCudaOverlapFilter * self)
-{
-  gboolean windows;
-
-  GST_OBJECT_LOCK (self);
-  windows = PRIV (self)->stats_interval > 0;
-  GST_OBJECT_UNLOCK (self);
-  return windows;
-}
-
 static GstFlowReturn
 gst_cuda_overlap_filter_sink_event (GstPad * pad, GstObject * parent,
     GstEvent * event)
@@ -286,12 +274,7 @@ gst_cuda_overlap_filter_sink_event (GstPad * pad, GstObject * parent,
       return _gst_cuda_overlap_filter_sink_caps (self, event);
     case GST_EVENT_EOS:
       _gst_cuda_overlap_filter_drain (self);
-      if (priv->stats && priv->engine) {
-        /* the last window (only with windows at all), then the whole run */
-        if (stats_windows (self) && co_engine_in_flight (priv->engine) == 0)
-          _gst_cuda_overlap_filter_post_stats (self, FALSE);
-        _gst_cuda_overlap_filter_post_stats (self, TRUE);
-      }
+      _gst_cuda_overlap_filter_post_eos_stats (self);
       co_trace_sync (priv->trace);
       return _gst_cuda_overlap_filter_push_event (srcpad, event);
     default:

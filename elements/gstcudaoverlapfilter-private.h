@@ -232,6 +232,7 @@ void _gst_cuda_overlap_filter_record_frame (GstCudaOverlapFilter * self,
     GstCudaOverlapFilterFrame * fr, CoFrame * cf, guint64 push_ns);
 void _gst_cuda_overlap_filter_maybe_post_stats (GstCudaOverlapFilter * self,
     guint64 now);
+void _gst_cuda_overlap_filter_post_eos_stats (GstCudaOverlapFilter * self);
 
 /* gstcudaoverlapfilter-qos.c.  Src pad, any thread: */
 void _gst_cuda_overlap_filter_qos_event (GstCudaOverlapFilter * self,

@@ -146,6 +146,17 @@ _gst_cuda_overlap_filter_post_stats (GstCudaOverlapFilter * self,
   keep_and_post (self, &priv->last_stats, st);
 }
 
+static guint64
+stats_interval (GstCudaOverlapFilter * self)
+{
+  guint64 interval;
+
+  GST_OBJECT_LOCK (self);
+  interval = PRIV (self)->stats_interval;
+  GST_OBJECT_UNLOCK (self);
+  return interval;
+}
+
 /* A window's message once stats-interval has passed.  The push thread, or
  * the streaming thread in passthrough. */
 void
@@ -153,15 +164,27 @@ _gst_cuda_overlap_filter_maybe_post_stats (GstCudaOverlapFilter * self,
     guint64 now)
 {
   GstCudaOverlapFilterPrivate *priv = PRIV (self);
-  guint64 interval;
+  guint64 interval = stats_interval (self);
 
-  GST_OBJECT_LOCK (self);
-  interval = priv->stats_interval;
-  GST_OBJECT_UNLOCK (self);
   if (interval > 0 && now - priv->last_post_ns >= interval) {
     priv->last_post_ns = now;
     _gst_cuda_overlap_filter_post_stats (self, FALSE);
   }
+}
+
+/* At EOS, once drained: the last window (only with stats-interval > 0:
+ * with 0 the whole run is the one message), then the whole run.
+ * Streaming thread. */
+void
+_gst_cuda_overlap_filter_post_eos_stats (GstCudaOverlapFilter * self)
+{
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
+
+  if (!priv->stats || !priv->engine)
+    return;
+  if (stats_interval (self) > 0 && co_engine_in_flight (priv->engine) == 0)
+    _gst_cuda_overlap_filter_post_stats (self, FALSE);
+  _gst_cuda_overlap_filter_post_stats (self, TRUE);
 }
 
 void
