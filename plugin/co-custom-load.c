@@ -103,10 +103,22 @@ co_custom_cuda_find_kernel (CoCustomCuda * k, gint device, GError ** error)
   gchar *hint;
 
   err = cudaLibraryGetKernel (&k->kernel, k->lib, k->name);
-  if (err != cudaSuccess) {
+  if (err == cudaErrorSymbolNotFound) {
     co_custom_set_cuda_error (error, err, "no kernel \"%s\" in "
         "kernel-module \"%s\"", k->name, k->module,
         "declare it extern \"C\" __global__ (an unmangled name)");
+    return FALSE;
+  }
+  if (err != cudaSuccess) {
+    /* the driver loads a library lazily: a file that is no module at
+     * all passes cudaLibraryLoadData and fails here */
+    hint = err == cudaErrorNoKernelImageForDevice ?
+        co_custom_arch_hint (device) : NULL;
+    co_custom_set_cuda_error (error, err, "kernel-module \"%s\" cannot be "
+        "loaded (cudaLibraryGetKernel of \"%s\": the driver reads a module "
+        "at its first use; is it PTX, a cubin or a fatbin?)", k->module,
+        k->name, hint);
+    g_free (hint);
     return FALSE;
   }
   err = cudaFuncGetAttributes (&attr, (const void *) k->kernel);

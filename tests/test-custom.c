@@ -933,9 +933,19 @@ GST_START_TEST (test_errors_cuda)
   fail_unless (write (fd, "this is not a module\n", 21) == 21);
   close (fd);
   {
-    const gchar *w[] = { "cudaLibraryLoadData", junk, "cudaError", NULL };
+    /* found by cudaLibraryLoadData, or (lazy loading) at the first use */
+    const gchar *w[] = { "kernel-module", junk, "cudaError", NULL };
+    gchar *text;
+
     props = g_strdup_printf ("kernel-module=%s kernel-name=co_sobel", junk);
     expect_error (props, w);
+    text = video_error (props);
+    fail_unless (strstr (text, "cudaLibraryLoadData") != NULL ||
+        strstr (text, "cannot be loaded (cudaLibraryGetKernel") != NULL,
+        "%s: the error names neither loading call: %s", props, text);
+    fail_if (strstr (text, "extern \"C\"") != NULL, "%s: a module that is "
+        "no module is reported as a missing symbol: %s", props, text);
+    g_free (text);
     g_free (props);
   }
   {

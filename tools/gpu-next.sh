@@ -77,9 +77,11 @@ if want sanitizer && gst-inspect-1.0 cudaupload > /dev/null 2>&1 &&
              "cudaupload ! video/x-raw(memory:CUDAMemory) ! cudavideofilter operation=invert backend=cuda ! video/x-raw" \
              "cudavideofilter operation=gamma gamma=2.2 backend=cuda ! video/x-raw(memory:CUDAMemory) ! cudadownload"; do
       echo "=== $tool: $p" >> "$out/sanitizer.log"
-      # one argument: gst-launch-1.0 parses it as the whole description
+      # one word per argument: gst-launch-1.0 quotes each argument
+      # (a description in one argument is a syntax error); $p splits
+      # shellcheck disable=SC2086
       timeout 40 "$cs" --tool "$tool" --error-exitcode 9 gst-launch-1.0 -q \
-        "videotestsrc num-buffers=6 pattern=snow ! video/x-raw,format=NV12,width=161,height=93 ! $p ! fakesink" \
+        videotestsrc num-buffers=6 pattern=snow ! video/x-raw,format=NV12,width=161,height=93 ! $p ! fakesink \
         >> "$out/sanitizer.log" 2>&1
       sum+=("sanitizer $tool: ${p:0:40}... rc $?")
     done
@@ -102,7 +104,7 @@ if want custom && [ -x "$b" ] && [ -f "$k/invert.ptx" ] &&
   done
   cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
   timeout 20 "$cs" --tool memcheck --error-exitcode 9 gst-launch-1.0 -q \
-    "videotestsrc num-buffers=4 pattern=snow ! video/x-raw,format=RGBA,width=161,height=93 ! cudavideofilter backend=cuda operation=custom kernel-module=$k/sobel.ptx kernel-name=co_sobel kernel-halo=1 chunks=5 streams=3 ! fakesink" \
+    videotestsrc num-buffers=4 pattern=snow ! video/x-raw,format=RGBA,width=161,height=93 ! cudavideofilter backend=cuda operation=custom "kernel-module=$k/sobel.ptx" kernel-name=co_sobel kernel-halo=1 chunks=5 streams=3 ! fakesink \
     > "$out/custom-sanitizer.log" 2>&1
   sum+=("sanitizer memcheck custom sobel rc $?")
   pack
