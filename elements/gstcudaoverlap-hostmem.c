@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "gstcudaoverlap-hostmem.h"
+#include "co-hostkeep.h"
 #include "co-parcopy.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_overlap_hostmem_debug);
@@ -31,7 +32,8 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_overlap_hostmem_debug);
 typedef struct
 {
   GstMemory mem;
-  gpointer base;                /* from cudaHostAlloc */
+  gpointer base;                /* from the keep (co-hostkeep.h) */
+  gsize asked;                  /* the size asked of the keep */
   guint8 *data;                 /* aligned start */
 } PinnedMemory;
 
@@ -56,7 +58,8 @@ pinned_mem_alloc (GstAllocator * allocator, gsize size,
   gchar *why = NULL;
   gpointer base;
 
-  base = co_host_alloc (maxsize + align, self->device_id, &why);
+  base = co_host_keep_take (co_host_keep_get_default (), maxsize + align,
+      self->device_id, &why);
   if (!base) {
     GST_ERROR_OBJECT (self, "could not allocate %" G_GSIZE_FORMAT
         " page-locked bytes: %s", maxsize, why);
@@ -65,6 +68,7 @@ pinned_mem_alloc (GstAllocator * allocator, gsize size,
   }
   m = g_new0 (PinnedMemory, 1);
   m->base = base;
+  m->asked = maxsize + align;
   m->data = (guint8 *) (((guintptr) base + align) & ~(guintptr) align);
   gst_memory_init (GST_MEMORY_CAST (m), params->flags, allocator, NULL,
       maxsize, align, params->prefix, size);
@@ -80,7 +84,7 @@ pinned_mem_free (GstAllocator * allocator, GstMemory * mem)
 {
   PinnedMemory *m = (PinnedMemory *) mem;
 
-  co_host_free (m->base);
+  co_host_keep_give (co_host_keep_get_default (), m->base, m->asked);
   g_free (m);
 }
 
@@ -157,6 +161,22 @@ gst_cuda_overlap_pinned_allocator_new (gint device_id)
   self->device_id = device_id;
   gst_object_ref_sink (self);
   return GST_ALLOCATOR (self);
+}
+
+void
+gst_cuda_overlap_pinned_allocator_prefill (GstAllocator * allocator,
+    gsize size, guint n)
+{
+  GstCudaOverlapPinnedAllocator *self;
+
+  if (!GST_IS_CUDA_OVERLAP_PINNED_ALLOCATOR (allocator) || n == 0)
+    return;
+  self = GST_CUDA_OVERLAP_PINNED_ALLOCATOR (allocator);
+  /* what pinned_mem_alloc asks for default parameters */
+  co_host_keep_prefill (co_host_keep_get_default (),
+      size + (gst_memory_alignment | 63), n, self->device_id);
+  GST_DEBUG_OBJECT (self, "%u buffers of %" G_GSIZE_FORMAT " bytes to be "
+      "page-locked in the background", n, size);
 }
 
 gboolean

@@ -268,10 +268,31 @@ activate_pool (GstBufferPool * pool, guint n)
   return ok;
 }
 
+/* A pool of @n page-locked buffers of @size: CO_FIRST_BUFFERS made now (the
+ * first frames), the rest page-locked in the background (or taken from
+ * what earlier pools of the process gave back), so that the first frame
+ * does not wait for the whole pool (plugin/co-hostkeep.h). */
+static gboolean
+activate_pinned (GstCudaOverlapFilter * self, GstBufferPool * pool,
+    gsize size, guint n)
+{
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
+  guint first = MIN (n, CO_FIRST_BUFFERS);
+  gint64 t0 = g_get_monotonic_time ();
+
+  if (!activate_pool (pool, first))
+    return FALSE;
+  gst_cuda_overlap_pinned_allocator_prefill (priv->allocator, size, n - first);
+  GST_INFO_OBJECT (self, "%u of %u buffers of %" G_GSIZE_FORMAT " bytes "
+      "ready in %.3f ms, %u more to come", first, n, size,
+      (g_get_monotonic_time () - t0) / 1000.0, n - first);
+  return TRUE;
+}
+
 /* Staged input (foreign memory that cannot be copied from directly) is
- * copied into these: page-locked, one per image in flight, all allocated
- * now.  The output size bounds the input (same caps, or the audio
- * capacity); a larger input gets a buffer of its own. */
+ * copied into these: page-locked, one per image in flight.  The output
+ * size bounds the input (same caps, or the audio capacity); a larger input
+ * gets a buffer of its own. */
 static gboolean
 build_staging (GstCudaOverlapFilter * self, gsize size, guint slots)
 {
@@ -282,7 +303,8 @@ build_staging (GstCudaOverlapFilter * self, gsize size, guint slots)
 
   gst_buffer_pool_config_set_params (config, NULL, size, 0, n);
   gst_buffer_pool_config_set_allocator (config, priv->allocator, NULL);
-  if (!gst_buffer_pool_set_config (pool, config) || !activate_pool (pool, n)) {
+  if (!gst_buffer_pool_set_config (pool, config) ||
+      !activate_pinned (self, pool, size, n)) {
     gst_object_unref (pool);
     return FALSE;
   }
@@ -329,7 +351,8 @@ build_pool (GstCudaOverlapFilter * self, CoEngine * e, GstCaps * caps,
   if (!priv->out_cuda)
     *pool = klass->make_pool (self, caps, out_size, priv->allocator, 0, max);
   /* staged input: host memory that cannot be copied from in place */
-  if (activate_pool (*pool, min) && (!cuda || priv->in_cuda ||
+  if ((cuda && !priv->out_cuda ? activate_pinned (self, *pool, out_size, min)
+          : activate_pool (*pool, min)) && (!cuda || priv->in_cuda ||
           build_staging (self, out_size, co_engine_max_in_flight (e))))
     return TRUE;
   pool_free (g_steal_pointer (pool));

@@ -297,7 +297,7 @@ gst_cuda_overlap_filter_src_event (GstPad * pad, GstObject * parent,
 
 /* ---- queries --------------------------------------------------------------- */
 
-void
+guint
 _gst_cuda_overlap_filter_offer_pool (GstQuery * query, GstBufferPool * pool,
     guint n)
 {
@@ -305,12 +305,13 @@ _gst_cuda_overlap_filter_offer_pool (GstQuery * query, GstBufferPool * pool,
   guint size = 0;
 
   if (!pool)
-    return;
+    return 0;
   config = gst_buffer_pool_get_config (pool);
   gst_buffer_pool_config_get_params (config, NULL, &size, NULL, NULL);
   gst_structure_free (config);
   gst_query_add_allocation_pool (query, pool, size, n, 0);
   gst_object_unref (pool);
+  return size;
 }
 
 /* Upstream writes straight into page-locked memory (CUDA backend). */
@@ -322,7 +323,7 @@ propose_allocation (GstCudaOverlapFilter * self, GstQuery * query)
   GstAllocationParams params;
   GstCaps *caps;
   gboolean need_pool;
-  guint n;
+  guint n, first, size;
 
   gst_query_parse_allocation (query, &caps, &need_pool);
   if (!caps || !priv->engine)
@@ -344,8 +345,14 @@ propose_allocation (GstCudaOverlapFilter * self, GstQuery * query)
   gst_query_add_allocation_param (query, priv->allocator, &params);
   if (!need_pool)
     return TRUE;
-  _gst_cuda_overlap_filter_offer_pool (query,
-      klass->make_pool (self, caps, 0, priv->allocator, n, 0), n);
+  /* a few buffers now, the rest page-locked in the background: the pool
+   * grows (no maximum) into them */
+  first = MIN (n, CO_FIRST_BUFFERS);
+  size = _gst_cuda_overlap_filter_offer_pool (query,
+      klass->make_pool (self, caps, 0, priv->allocator, first, 0), first);
+  if (size > 0)
+    gst_cuda_overlap_pinned_allocator_prefill (priv->allocator, size,
+        n - first);
   return TRUE;
 }
 

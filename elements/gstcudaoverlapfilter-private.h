@@ -39,6 +39,10 @@
 #include "gstcudaoverlapfilter.h"
 #include "co-tune.h"
 
+/* Page-locked buffers a pool makes before the first frame; the rest are
+ * page-locked in the background (plugin/co-hostkeep.h). */
+#define CO_FIRST_BUFFERS 2
+
 G_BEGIN_DECLS GST_DEBUG_CATEGORY_EXTERN (gst_cuda_overlap_filter_debug);
 
 /* Track ids in the trace file. */
@@ -212,8 +216,9 @@ void _gst_cuda_overlap_filter_loop (GstCudaOverlapFilter * self);
 
 /* gstcudaoverlapfilter-pads.c */
 /* Adds @pool (taken; NULL: nothing) to an ALLOCATION answer with its
- * configured buffer size, @n buffers at least, no maximum. */
-void _gst_cuda_overlap_filter_offer_pool (GstQuery * query,
+ * configured buffer size, @n buffers at least, no maximum; returns that
+ * size (0: no pool). */
+guint _gst_cuda_overlap_filter_offer_pool (GstQuery * query,
     GstBufferPool * pool, guint n);
 /* Pushes @event on @srcpad; a refusal while the pad flushes is FLUSHING. */
 GstFlowReturn _gst_cuda_overlap_filter_push_event (GstPad * srcpad,

@@ -48,10 +48,10 @@ struct _CoHostRef
 /* The device the host memory is for (portable memory is usable by every
  * context; the call makes the device's context current first). */
 static gboolean
-set_device (gint device_id, gchar ** why)
+set_device (gint device_id, gboolean fault_point, gchar ** why)
 {
-  cudaError_t err = co_fault_hit ("cudaSetDevice") ? cudaErrorInvalidDevice :
-      cudaSetDevice (MAX (device_id, 0));
+  cudaError_t err = fault_point && co_fault_hit ("cudaSetDevice") ?
+      cudaErrorInvalidDevice : cudaSetDevice (MAX (device_id, 0));
 
   if (err != cudaSuccess) {
     *why = CO_CUDA_FAIL (err, "cudaSetDevice");
@@ -60,23 +60,36 @@ set_device (gint device_id, gchar ** why)
   return TRUE;
 }
 
-gpointer
-co_host_alloc (gsize size, gint device_id, gchar ** why)
+static gpointer
+host_alloc (gsize size, gint device_id, gboolean fault_point, gchar ** why)
 {
   void *p = NULL;
   cudaError_t err;
 
-  if (!set_device (device_id, why))
+  if (!set_device (device_id, fault_point, why))
     return NULL;
-  if (co_fault_hit ("cudaHostAlloc"))
+  if (fault_point && co_fault_hit ("cudaHostAlloc"))
     err = cudaErrorMemoryAllocation;
   else
     err = cudaHostAlloc (&p, MAX (size, 1), cudaHostAllocPortable);
   if (err != cudaSuccess) {
+    cudaGetLastError ();        /* not sticky: clear it */
     *why = CO_CUDA_FAIL (err, "cudaHostAlloc");
     return NULL;
   }
   return p;
+}
+
+gpointer
+co_host_alloc (gsize size, gint device_id, gchar ** why)
+{
+  return host_alloc (size, device_id, TRUE, why);
+}
+
+gpointer
+co_host_alloc_quiet (gsize size, gint device_id, gchar ** why)
+{
+  return host_alloc (size, device_id, FALSE, why);
 }
 
 void
@@ -107,7 +120,7 @@ cuda_register (gpointer data, gsize size, gint device_id, gpointer user_data,
 {
   cudaError_t err;
 
-  if (!set_device (device_id, why))
+  if (!set_device (device_id, TRUE, why))
     return FALSE;
   if (co_fault_hit ("cudaHostRegister"))
     err = cudaErrorHostMemoryAlreadyRegistered;

@@ -42,6 +42,9 @@ G_BEGIN_DECLS
 /* Page-locked host memory (cudaHostAlloc, portable) on @device_id (< 0:
  * device 0).  NULL on failure, with @why set (free it). */
     gpointer co_host_alloc (gsize size, gint device_id, gchar ** why);
+/* The same without fault points (co-fault.h): background allocations
+ * whose failure nobody waits for. */
+gpointer co_host_alloc_quiet (gsize size, gint device_id, gchar ** why);
 void co_host_free (gpointer data);
 
 typedef struct _CoHostReg CoHostReg;

@@ -796,17 +796,19 @@ done:
       guint64 pin = bench_stat_u64 (s, "frames-pinned");
       guint64 reg = bench_stat_u64 (s, "frames-registered");
       guint64 pag = bench_stat_u64 (s, "frames-pageable");
+      guint64 stg = bench_stat_u64 (s, "frames-staged");
+      guint64 all = pin + reg + pag + stg;
 
       gst_structure_get_double (s, "overlap-efficiency", &row->eff);
-      if (pin + reg + pag == pin || pin + reg + pag == reg ||
-          pin + reg + pag == pag)
+      if (all == pin || all == reg || all == pag || all == stg)
         g_snprintf (row->hostmem, sizeof (row->hostmem), "%s %"
             G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT, pin ? "pinned" : reg ?
-            "registered" : "pageable", pin + reg + pag, pin + reg + pag);
+            "registered" : stg ? "staged" : "pageable", all, all);
       else
         g_snprintf (row->hostmem, sizeof (row->hostmem), "pinned %"
-            G_GUINT64_FORMAT " registered %" G_GUINT64_FORMAT " pageable %"
-            G_GUINT64_FORMAT, pin, reg, pag);
+            G_GUINT64_FORMAT " registered %" G_GUINT64_FORMAT " staged %"
+            G_GUINT64_FORMAT " pageable %" G_GUINT64_FORMAT, pin, reg, stg,
+            pag);
     } else if (sp->peer) {
       /* checked after the run: none of its input may be page-locked */
       guint locked = bench_cuda_count_locked (bench_gst.peer_ring, BENCH_RING);

@@ -1,0 +1,367 @@
+/* cudaoverlap: page-locked blocks kept for reuse (see co-hostkeep.h).
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Under keep->lock: the free blocks (most recently given first), their
+ * bytes, the requests the thread has still to make (their bytes counted in
+ * pending_bytes) and the size being made now.  Driver calls are made
+ * without the lock.  One thread per keep, started on first need: it makes
+ * the requested blocks in order, then frees blocks idle for idle_us.
+ */
+#include "co-hostkeep.h"
+#include "co-hostreg.h"
+#include "co-fault.h"
+
+typedef struct
+{
+  gpointer data;
+  gsize size;
+  gint64 since;                 /* monotonic time it was given back */
+} CoKeptBlock;
+
+typedef struct
+{
+  gsize size;
+  guint n;
+  gint device_id;
+} CoKeepRequest;
+
+struct _CoHostKeep
+{
+  GMutex lock;
+  GCond cond;
+  CoHostKeepOps ops;
+  gpointer user_data;
+  gsize max_bytes;
+  gint64 idle_us;
+  GQueue blocks;                /* CoKeptBlock, newest first */
+  gsize kept_bytes;
+  GQueue requests;              /* CoKeepRequest, in order */
+  gsize pending_bytes;
+  gsize making;                 /* size being made (0: none) */
+  GThread *thread;
+  gboolean quit;
+};
+
+gsize
+co_host_keep_round (gsize size)
+{
+  gsize g = size < (1 << 20) ? 4096 : 65536;
+
+  return (MAX (size, 1) + g - 1) / g * g;
+}
+
+/* ---- the thread ----------------------------------------------------------- */
+
+/* Makes the first request's next block (called and returns locked). */
+static void
+make_one (CoHostKeep * keep)
+{
+  CoKeepRequest *req = g_queue_peek_head (&keep->requests);
+  gchar *why = NULL;
+  gpointer p;
+
+  keep->making = req->size;
+  g_mutex_unlock (&keep->lock);
+  p = keep->ops.alloc (req->size, req->device_id, keep->user_data, &why);
+  g_mutex_lock (&keep->lock);
+  keep->making = 0;
+  keep->pending_bytes -= req->size;
+  req->n--;
+  if (p) {
+    CoKeptBlock *b = g_new (CoKeptBlock, 1);
+
+    b->data = p;
+    b->size = req->size;
+    b->since = g_get_monotonic_time ();
+    g_queue_push_head (&keep->blocks, b);
+    keep->kept_bytes += b->size;
+  } else {
+    /* the pool will allocate for itself, and say why if it fails too */
+    g_debug ("cudaoverlap: page-locking ahead of need failed: %s", why);
+    g_free (why);
+    keep->pending_bytes -= (gsize) req->n * req->size;
+    req->n = 0;
+  }
+  if (req->n == 0)
+    g_free (g_queue_pop_head (&keep->requests));
+  g_cond_broadcast (&keep->cond);
+}
+
+/* Frees the blocks idle for idle_us (called and returns locked); the time
+ * the oldest one left expires, or -1. */
+static gint64
+expire (CoHostKeep * keep)
+{
+  gint64 now = g_get_monotonic_time ();
+  CoKeptBlock *b;
+  GSList *old = NULL, *l;
+
+  while ((b = g_queue_peek_tail (&keep->blocks)) &&
+      b->since + keep->idle_us <= now) {
+    g_queue_pop_tail (&keep->blocks);
+    keep->kept_bytes -= b->size;
+    old = g_slist_prepend (old, b);
+  }
+  if (old) {
+    g_mutex_unlock (&keep->lock);
+    for (l = old; l; l = l->next) {
+      b = l->data;
+      keep->ops.free (b->data, keep->user_data);
+      g_free (b);
+    }
+    g_slist_free (old);
+    g_mutex_lock (&keep->lock);
+  }
+  b = g_queue_peek_tail (&keep->blocks);
+  return b ? b->since + keep->idle_us : -1;
+}
+
+static gpointer
+keep_thread (gpointer data)
+{
+  CoHostKeep *keep = data;
+  gint64 until;
+
+  g_mutex_lock (&keep->lock);
+  while (!keep->quit) {
+    if (!g_queue_is_empty (&keep->requests)) {
+      make_one (keep);
+      continue;
+    }
+    until = expire (keep);
+    if (keep->quit || !g_queue_is_empty (&keep->requests))
+      continue;
+    if (until < 0)
+      g_cond_wait (&keep->cond, &keep->lock);
+    else
+      g_cond_wait_until (&keep->cond, &keep->lock, until);
+  }
+  g_mutex_unlock (&keep->lock);
+  return NULL;
+}
+
+/* Called locked. */
+static void
+start_thread (CoHostKeep * keep)
+{
+  if (!keep->thread)
+    keep->thread = g_thread_new ("cudaoverlap-keep", keep_thread, keep);
+}
+
+/* ---- the keep ------------------------------------------------------------- */
+
+static gpointer
+cuda_alloc (gsize size, gint device_id, gpointer user_data, gchar ** why)
+{
+  return co_host_alloc_quiet (size, device_id, why);
+}
+
+static void
+cuda_free (gpointer data, gpointer user_data)
+{
+  co_host_free (data);
+}
+
+static const CoHostKeepOps cuda_ops = { cuda_alloc, cuda_free };
+
+CoHostKeep *
+co_host_keep_get_default (void)
+{
+  static CoHostKeep *keep;
+
+  if (g_once_init_enter (&keep))
+    g_once_init_leave (&keep, co_host_keep_new (&cuda_ops, NULL,
+            CO_HOST_KEEP_MAX_BYTES, CO_HOST_KEEP_IDLE_US));
+  return keep;
+}
+
+CoHostKeep *
+co_host_keep_new (const CoHostKeepOps * ops, gpointer user_data,
+    gsize max_bytes, gint64 idle_us)
+{
+  CoHostKeep *keep = g_new0 (CoHostKeep, 1);
+
+  g_mutex_init (&keep->lock);
+  g_cond_init (&keep->cond);
+  keep->ops = *ops;
+  keep->user_data = user_data;
+  keep->max_bytes = max_bytes;
+  keep->idle_us = idle_us;
+  g_queue_init (&keep->blocks);
+  g_queue_init (&keep->requests);
+  return keep;
+}
+
+void
+co_host_keep_free (CoHostKeep * keep)
+{
+  if (!keep)
+    return;
+  g_mutex_lock (&keep->lock);
+  keep->quit = TRUE;
+  g_queue_clear_full (&keep->requests, g_free);
+  keep->pending_bytes = 0;
+  g_cond_broadcast (&keep->cond);
+  g_mutex_unlock (&keep->lock);
+  if (keep->thread)
+    g_thread_join (keep->thread);
+  co_host_keep_drop (keep);
+  g_mutex_clear (&keep->lock);
+  g_cond_clear (&keep->cond);
+  g_free (keep);
+}
+
+/* Whether the thread has a block of @size to make (called locked). */
+static gboolean
+making_size (CoHostKeep * keep, gsize size)
+{
+  GList *l;
+
+  if (keep->making == size)
+    return TRUE;
+  for (l = keep->requests.head; l; l = l->next)
+    if (((CoKeepRequest *) l->data)->size == size)
+      return TRUE;
+  return FALSE;
+}
+
+/* A kept block of @size, removed from the keep (called locked). */
+static gpointer
+take_kept (CoHostKeep * keep, gsize size)
+{
+  GList *l;
+
+  for (l = keep->blocks.head; l; l = l->next) {
+    CoKeptBlock *b = l->data;
+    gpointer p = b->data;
+
+    if (b->size != size)
+      continue;
+    g_queue_delete_link (&keep->blocks, l);
+    keep->kept_bytes -= size;
+    g_free (b);
+    return p;
+  }
+  return NULL;
+}
+
+gpointer
+co_host_keep_take (CoHostKeep * keep, gsize size, gint device_id,
+    gchar ** why)
+{
+  gsize rounded = co_host_keep_round (size);
+  gpointer p;
+
+  /* one fault point per take, kept or made */
+  if (co_fault_hit ("cudaHostAlloc")) {
+    *why = g_strdup ("cudaHostAlloc failed: out of memory "
+        "(cudaErrorMemoryAllocation, injected)");
+    return NULL;
+  }
+  g_mutex_lock (&keep->lock);
+  while (!(p = take_kept (keep, rounded)) && making_size (keep, rounded))
+    g_cond_wait (&keep->cond, &keep->lock);
+  g_mutex_unlock (&keep->lock);
+  if (!p)
+    p = keep->ops.alloc (rounded, device_id, keep->user_data, why);
+  return p;
+}
+
+void
+co_host_keep_give (CoHostKeep * keep, gpointer data, gsize size)
+{
+  gsize rounded = co_host_keep_round (size);
+  CoKeptBlock *b;
+
+  if (!data)
+    return;
+  g_mutex_lock (&keep->lock);
+  if (keep->quit || keep->kept_bytes + rounded > keep->max_bytes) {
+    g_mutex_unlock (&keep->lock);
+    keep->ops.free (data, keep->user_data);
+    return;
+  }
+  b = g_new (CoKeptBlock, 1);
+  b->data = data;
+  b->size = rounded;
+  b->since = g_get_monotonic_time ();
+  g_queue_push_head (&keep->blocks, b);
+  keep->kept_bytes += rounded;
+  start_thread (keep);          /* to expire it */
+  g_cond_broadcast (&keep->cond);
+  g_mutex_unlock (&keep->lock);
+}
+
+void
+co_host_keep_prefill (CoHostKeep * keep, gsize size, guint n, gint device_id)
+{
+  gsize rounded = co_host_keep_round (size), room;
+  CoKeepRequest *req;
+
+  g_mutex_lock (&keep->lock);
+  room = keep->max_bytes - MIN (keep->max_bytes,
+      keep->kept_bytes + keep->pending_bytes);
+  n = MIN (n, room / rounded);
+  if (n > 0 && !keep->quit) {
+    req = g_new (CoKeepRequest, 1);
+    req->size = rounded;
+    req->n = n;
+    req->device_id = device_id;
+    g_queue_push_tail (&keep->requests, req);
+    keep->pending_bytes += (gsize) n *rounded;
+    start_thread (keep);
+    g_cond_broadcast (&keep->cond);
+  }
+  g_mutex_unlock (&keep->lock);
+}
+
+void
+co_host_keep_drop (CoHostKeep * keep)
+{
+  GQueue old = G_QUEUE_INIT;
+  CoKeptBlock *b;
+
+  g_mutex_lock (&keep->lock);
+  old = keep->blocks;
+  g_queue_init (&keep->blocks);
+  keep->kept_bytes = 0;
+  g_mutex_unlock (&keep->lock);
+  while ((b = g_queue_pop_head (&old))) {
+    keep->ops.free (b->data, keep->user_data);
+    g_free (b);
+  }
+}
+
+gsize
+co_host_keep_kept_bytes (CoHostKeep * keep)
+{
+  gsize n;
+
+  g_mutex_lock (&keep->lock);
+  n = keep->kept_bytes;
+  g_mutex_unlock (&keep->lock);
+  return n;
+}
+
+guint
+co_host_keep_pending (CoHostKeep * keep)
+{
+  GList *l;
+  guint n = 0;
+
+  g_mutex_lock (&keep->lock);
+  for (l = keep->requests.head; l; l = l->next)
+    n += ((CoKeepRequest *) l->data)->n;
+  g_mutex_unlock (&keep->lock);
+  return n;
+}
+
+void
+co_host_keep_wait_idle (CoHostKeep * keep)
+{
+  g_mutex_lock (&keep->lock);
+  while (!g_queue_is_empty (&keep->requests) || keep->making)
+    g_cond_wait (&keep->cond, &keep->lock);
+  g_mutex_unlock (&keep->lock);
+}

@@ -1,0 +1,291 @@
+/* cudaoverlap: the keep of page-locked blocks, on a fake driver.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The fake driver hands out g_malloc'ed blocks, counts its calls, can be
+ * slow (to catch a take racing the background thread) or fail, and checks
+ * that no block is freed twice or handed out while in use.
+ */
+#include <string.h>
+#include <glib.h>
+
+#include "co-hostkeep.h"
+
+typedef struct
+{
+  GMutex lock;
+  GHashTable *live;             /* block -> its size */
+  guint n_alloc, n_free, bad;
+  gulong delay_us;
+  gboolean fail;
+} Fake;
+
+static gpointer
+fake_alloc (gsize size, gint device_id, gpointer user_data, gchar ** why)
+{
+  Fake *f = user_data;
+  gpointer p;
+
+  if (f->delay_us)
+    g_usleep (f->delay_us);
+  g_mutex_lock (&f->lock);
+  f->n_alloc++;
+  if (f->fail) {
+    g_mutex_unlock (&f->lock);
+    *why = g_strdup ("fake: no memory");
+    return NULL;
+  }
+  p = g_malloc (size);
+  g_hash_table_insert (f->live, p, GSIZE_TO_POINTER (size));
+  g_mutex_unlock (&f->lock);
+  return p;
+}
+
+static void
+fake_free (gpointer data, gpointer user_data)
+{
+  Fake *f = user_data;
+
+  g_mutex_lock (&f->lock);
+  f->n_free++;
+  if (!g_hash_table_remove (f->live, data))
+    f->bad++;
+  g_mutex_unlock (&f->lock);
+  g_free (data);
+}
+
+static const CoHostKeepOps fake_ops = { fake_alloc, fake_free };
+
+static void
+fake_init (Fake * f)
+{
+  memset (f, 0, sizeof (*f));
+  g_mutex_init (&f->lock);
+  f->live = g_hash_table_new (NULL, NULL);
+}
+
+/* Everything the driver gave was given back to it, once. */
+static void
+fake_check_clear (Fake * f)
+{
+  g_assert_cmpuint (f->bad, ==, 0);
+  g_assert_cmpuint (g_hash_table_size (f->live), ==, 0);
+  g_hash_table_unref (f->live);
+  g_mutex_clear (&f->lock);
+}
+
+#define MIB ((gsize) 1 << 20)
+
+static void
+test_round (void)
+{
+  g_assert_cmpuint (co_host_keep_round (1), ==, 4096);
+  g_assert_cmpuint (co_host_keep_round (4097), ==, 8192);
+  g_assert_cmpuint (co_host_keep_round (MIB), ==, MIB);
+  g_assert_cmpuint (co_host_keep_round (MIB + 1), ==, MIB + 65536);
+  /* a 4K RGBA frame with two different alignments: one block size */
+  g_assert_cmpuint (co_host_keep_round (33177600 + 63), ==,
+      co_host_keep_round (33177600 + 127));
+}
+
+/* Given back, taken again: the same block, no driver call. */
+static void
+test_reuse (void)
+{
+  Fake f;
+  CoHostKeep *k;
+  gchar *why = NULL;
+  gpointer a, b, c;
+
+  fake_init (&f);
+  k = co_host_keep_new (&fake_ops, &f, 8 * MIB, 60 * G_USEC_PER_SEC);
+  a = co_host_keep_take (k, 3 * MIB, 0, &why);
+  g_assert_nonnull (a);
+  memset (a, 0x5a, 3 * MIB);
+  co_host_keep_give (k, a, 3 * MIB);
+  g_assert_cmpuint (co_host_keep_kept_bytes (k), ==, 3 * MIB);
+  b = co_host_keep_take (k, 3 * MIB - 10, 0, &why);     /* same rounded size */
+  g_assert_true (b == a);
+  g_assert_cmpuint (f.n_alloc, ==, 1);
+  c = co_host_keep_take (k, 2 * MIB, 0, &why);  /* another size: made */
+  g_assert_true (c != a);
+  g_assert_cmpuint (f.n_alloc, ==, 2);
+  co_host_keep_give (k, b, 3 * MIB - 10);
+  co_host_keep_give (k, c, 2 * MIB);
+  /* over the maximum: freed at once */
+  a = co_host_keep_take (k, 4 * MIB, 0, &why);
+  co_host_keep_give (k, a, 4 * MIB);
+  g_assert_cmpuint (f.n_free, ==, 1);
+  g_assert_cmpuint (co_host_keep_kept_bytes (k), ==, 5 * MIB);
+  co_host_keep_free (k);
+  g_assert_cmpuint (f.n_free, ==, 3);
+  fake_check_clear (&f);
+}
+
+/* Made ahead in the background; a take waits for the block being made
+ * rather than making one of its own; at most the maximum is made. */
+static void
+test_prefill (void)
+{
+  Fake f;
+  CoHostKeep *k;
+  gchar *why = NULL;
+  gpointer p[4];
+  guint i;
+
+  fake_init (&f);
+  f.delay_us = 30000;
+  k = co_host_keep_new (&fake_ops, &f, 10 * MIB, 60 * G_USEC_PER_SEC);
+  co_host_keep_prefill (k, 2 * MIB, 4, 0);
+  /* the first take comes before the thread made anything */
+  for (i = 0; i < 4; i++) {
+    p[i] = co_host_keep_take (k, 2 * MIB, 0, &why);
+    g_assert_nonnull (p[i]);
+  }
+  g_assert_cmpuint (f.n_alloc, ==, 4);
+  co_host_keep_wait_idle (k);
+  g_assert_cmpuint (f.n_alloc, ==, 4);
+  for (i = 0; i < 4; i++)
+    co_host_keep_give (k, p[i], 2 * MIB);
+  /* 8 MiB kept: room for one more 2 MiB block only */
+  co_host_keep_prefill (k, 2 * MIB, 5, 0);
+  g_assert_cmpuint (co_host_keep_pending (k) + f.n_alloc - 4, ==, 1);
+  co_host_keep_wait_idle (k);
+  g_assert_cmpuint (co_host_keep_kept_bytes (k), ==, 10 * MIB);
+  co_host_keep_free (k);
+  g_assert_cmpuint (f.n_free, ==, 5);
+  fake_check_clear (&f);
+}
+
+/* A background failure leaves the take to the caller, which fails with
+ * the driver's reason; nothing waits for good. */
+static void
+test_failure (void)
+{
+  Fake f;
+  CoHostKeep *k;
+  gchar *why = NULL;
+
+  fake_init (&f);
+  f.fail = TRUE;
+  f.delay_us = 20000;
+  k = co_host_keep_new (&fake_ops, &f, 10 * MIB, 60 * G_USEC_PER_SEC);
+  co_host_keep_prefill (k, MIB, 3, 0);
+  g_assert_null (co_host_keep_take (k, MIB, 0, &why));
+  g_assert_nonnull (why);
+  g_assert_nonnull (strstr (why, "fake: no memory"));
+  g_free (why);
+  co_host_keep_wait_idle (k);
+  g_assert_cmpuint (co_host_keep_pending (k), ==, 0);
+  /* one background try (the rest of the request dropped), one take */
+  g_assert_cmpuint (f.n_alloc, ==, 2);
+  co_host_keep_free (k);
+  fake_check_clear (&f);
+}
+
+/* Idle blocks are freed after the idle time, by the thread. */
+static void
+test_expiry (void)
+{
+  Fake f;
+  CoHostKeep *k;
+  gchar *why = NULL;
+  gpointer a, b;
+  gint64 end;
+
+  fake_init (&f);
+  k = co_host_keep_new (&fake_ops, &f, 10 * MIB, 50000);
+  a = co_host_keep_take (k, MIB, 0, &why);
+  b = co_host_keep_take (k, MIB, 0, &why);
+  co_host_keep_give (k, a, MIB);
+  co_host_keep_give (k, b, MIB);
+  g_assert_cmpuint (co_host_keep_kept_bytes (k), ==, 2 * MIB);
+  end = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+  while (co_host_keep_kept_bytes (k) > 0 && g_get_monotonic_time () < end)
+    g_usleep (5000);
+  g_assert_cmpuint (co_host_keep_kept_bytes (k), ==, 0);
+  g_assert_cmpuint (f.n_free, ==, 2);
+  co_host_keep_free (k);
+  fake_check_clear (&f);
+}
+
+/* Several threads taking and giving blocks of a few sizes while the
+ * background thread makes more and expires some: a block is never in two
+ * hands, never freed twice, and all are freed at the end. */
+typedef struct
+{
+  CoHostKeep *k;
+  guint seed;
+  guint bad;
+} Worker;
+
+static gpointer
+worker (gpointer data)
+{
+  Worker *w = data;
+  GRand *r = g_rand_new_with_seed (w->seed);
+  guint i;
+
+  for (i = 0; i < 400; i++) {
+    gsize size = (1 + g_rand_int_range (r, 0, 3)) * MIB;
+    gchar *why = NULL;
+    guint32 *p = co_host_keep_take (w->k, size, 0, &why);
+    guint32 tag = g_rand_int (r);
+    gsize j;
+
+    if (!p) {
+      w->bad++;
+      g_free (why);
+      continue;
+    }
+    for (j = 0; j < size / 4; j += 4096)
+      p[j] = tag;
+    if (g_rand_int_range (r, 0, 4) == 0)
+      co_host_keep_prefill (w->k, size, 2, 0);
+    g_thread_yield ();
+    for (j = 0; j < size / 4; j += 4096)
+      if (p[j] != tag)
+        w->bad++;               /* someone else wrote into our block */
+    co_host_keep_give (w->k, p, size);
+  }
+  g_rand_free (r);
+  return NULL;
+}
+
+static void
+test_threads (void)
+{
+  Fake f;
+  Worker w[4];
+  GThread *t[4];
+  guint i;
+
+  fake_init (&f);
+  w[0].k = co_host_keep_new (&fake_ops, &f, 12 * MIB, 2000);
+  for (i = 0; i < 4; i++) {
+    w[i].k = w[0].k;
+    w[i].seed = 0x6b33 + i;
+    w[i].bad = 0;
+    t[i] = g_thread_new ("keep-worker", worker, &w[i]);
+  }
+  for (i = 0; i < 4; i++) {
+    g_thread_join (t[i]);
+    g_assert_cmpuint (w[i].bad, ==, 0);
+  }
+  co_host_keep_free (w[0].k);
+  g_assert_cmpuint (f.n_alloc, ==, f.n_free);
+  fake_check_clear (&f);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/hostkeep/round", test_round);
+  g_test_add_func ("/hostkeep/reuse", test_reuse);
+  g_test_add_func ("/hostkeep/prefill", test_prefill);
+  g_test_add_func ("/hostkeep/failure", test_failure);
+  g_test_add_func ("/hostkeep/expiry", test_expiry);
+  g_test_add_func ("/hostkeep/threads", test_threads);
+  return g_test_run ();
+}
