@@ -235,6 +235,73 @@ bench_checksum_packed (const BenchLayout * l, const guint8 * frame)
   return bench_checksum (l, data, stride);
 }
 
+/* The pieces of bench_checksum, in its order (keep the two loops alike: the
+ * self-test in cudaoverlap-bench compares their sums on every run). */
+BenchPiece *
+bench_pieces (const BenchLayout * l, guint * n, gsize * bytes)
+{
+  GArray *a = g_array_new (FALSE, TRUE, sizeof (BenchPiece));
+  gsize dst = 0;
+  gint i, y;
+
+  for (i = 0; i < l->n_planes; i++) {
+    const BenchPlane *p = &l->planes[i];
+    gsize rb = row_bytes (p);
+    gint nr = (rb + RUN - 1) / RUN, k = MAX (1, 64 / nr);
+
+    for (y = 0; y < p->height; y++) {
+      guint64 key = ((guint64) i << 60) ^ ((guint64) y << 32);
+      BenchPiece pc = { 0, };
+
+      pc.plane = i;
+      pc.row = y;
+      if (y == 0 || y == p->height - 1) {
+        pc.col = 0;
+        pc.len = rb;
+        pc.key = key ^ 0xffffffffu;
+      } else if (y % k == 0) {
+        gsize o = (gsize) ((y / k) % nr) * RUN;
+
+        pc.col = o;
+        pc.len = MIN (RUN, rb - o);
+        pc.key = key ^ o;
+      } else {
+        continue;
+      }
+      pc.dst = dst;
+      dst += pc.len;
+      g_array_append_val (a, pc);
+    }
+  }
+  *n = a->len;
+  *bytes = dst;
+  return (BenchPiece *) g_array_free (a, FALSE);
+}
+
+guint64
+bench_checksum_pieces (const BenchPiece * p, guint n, const guint8 * compact)
+{
+  guint64 total = FNV_BASIS;
+  guint j;
+
+  for (j = 0; j < n; j++)
+    total = (total ^ hash_piece (p[j].key, compact + p[j].dst, p[j].len)) *
+        FNV_PRIME;
+  return total;
+}
+
+void
+bench_gather_host (const BenchPiece * p, guint n,
+    const guint8 * const data[BENCH_MAX_PLANES],
+    const gsize stride[BENCH_MAX_PLANES], guint8 * compact)
+{
+  guint j;
+
+  for (j = 0; j < n; j++)
+    memcpy (compact + p[j].dst, data[p[j].plane] + (gsize) p[j].row *
+        stride[p[j].plane] + p[j].col, p[j].len);
+}
+
 /* Every picture byte of an output against the packed reference @ref. */
 gboolean
 bench_compare (const BenchLayout * l,

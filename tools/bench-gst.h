@@ -24,6 +24,23 @@ G_BEGIN_DECLS typedef enum
 
 extern const gchar *bench_input_names[BENCH_N_INPUTS];
 
+/* --memory (issue 15): where the frames are on each side. */
+typedef enum
+{
+  BENCH_MEM_NONE,               /* the classic rows: system memory both sides */
+  BENCH_MEM_CUDA_CUDA,          /* invert, memory:CUDAMemory in and out */
+  BENCH_MEM_UPLOAD,             /* operation=none (peer: cudaupload): system
+                                 * memory in, CUDA memory out */
+  BENCH_MEM_DOWNLOAD,           /* operation=none (peer: cudadownload): CUDA
+                                 * memory in, system memory out */
+  BENCH_MEM_BLUR_CUDA_IN,       /* cudaupload ! box blur r 16 ! system */
+  BENCH_MEM_BLUR_REF,           /* the CPU backend's box blur of the ring: the
+                                 * expected checksums of BLUR_CUDA_IN */
+  BENCH_N_MEM
+} BenchMemPath;
+
+extern const gchar *bench_mem_names[BENCH_N_MEM];
+
 /* Threads that wait for each other (bench_barrier_wait) before their timed
  * frames: --pipelines. */
 typedef struct
@@ -49,6 +66,7 @@ typedef struct
   gboolean defaults;            /* no streams, chunks, mode: the element's
                                  * automatic settings (--defaults) */
   BenchBarrier *start;          /* if set: wait there before the timed frames */
+  BenchMemPath mem;             /* --memory; NONE: the classic rows */
 } BenchRunSpec;
 
 /* What every run shares; main() sets it up. */
@@ -78,6 +96,18 @@ typedef struct
   const gchar *op, *backend, *props;
   gchar *elem_passport;         /* the first cudaoverlap-passport seen */
   gboolean failed;              /* a check or a run failed */
+  /* --memory: caps and peer_caps with memory:CUDAMemory; the GstContext
+   * "gst.cuda.context" that cudavideofilter made (a GstCudaContext wrapping
+   * the primary context of device 0, the bench's CUDA runtime's), set on
+   * every memory pipeline; the GstCudaContext in it; the gather of CUDA
+   * outputs; the box blur's expected checksums (BENCH_MEM_BLUR_REF). */
+  GstCaps *cuda_caps, *peer_cuda_caps;
+  GstContext *cuda_context;
+  GObject *cuda_ctx_obj;
+  BenchGather *gather;
+  guint64 sum_blur[BENCH_RING];
+  gboolean have_blur[BENCH_RING];
+  guint late_fills;             /* CUDA input buffers filled while timed */
 } BenchGst;
 
 extern BenchGst bench_gst;
@@ -92,6 +122,13 @@ gchar *bench_element_props (const BenchRunSpec * sp);
  * pinned input used.  FALSE on an error of the pipeline. */
 gboolean bench_run_pipeline (const BenchRunSpec * sp, BenchRow * row,
     gchar ** pool_note);
+
+/* --memory: the CUDA context to share (bench_gst.cuda_context and
+ * cuda_ctx_obj), from a cudavideofilter set to READY alone; FALSE with
+ * *@why (free it) when it made none. */
+gboolean bench_cuda_gst_context (gchar ** why);
+/* @caps with memory:CUDAMemory. */
+GstCaps *bench_caps_cuda (GstCaps * caps);
 
 /* bench-extra.c: @n copies of @sp at once (--pipelines): a row per
  * pipeline and the aggregate appended to @rows (of BenchRow); FALSE if any

@@ -22,6 +22,7 @@
  * with the expected ones after the run.
  */
 #include <stdio.h>
+#include <stdarg.h>
 #include <string.h>
 #include <math.h>
 
@@ -33,9 +34,29 @@
 #define WAIT_NS (60 * G_GUINT64_CONSTANT (1000000000))
 #define MAX_BATCH 16            /* the largest batch cudavideofilter takes */
 
+/* GST_CUDA_MEMORY_TYPE_NAME, GST_MAP_CUDA (gstcudamemory.h; see
+ * elements/gstcudaoverlap-cudamem.h: the bench does not link libgstcuda) */
+#define CUDA_MEMORY_TYPE "gst.cuda.memory"
+#define MAP_CUDA (GST_MAP_FLAG_LAST << 1)
+#define CUDA_CONTEXT_TYPE "gst.cuda.context"
+/* --memory: CUDA input buffers filled before the timed frames */
+#define CUDA_FILL_MIN 32
+#define CUDA_FILL_MAX 64
+
+/* The public head of a GstCudaMemory (1.22 and later). */
+typedef struct
+{
+  GstMemory mem;
+  GstObject *context;
+} CudaMemoryHead;
+
 BenchGst bench_gst;
 const gchar *bench_input_names[BENCH_N_INPUTS] = { "pinned", "registered",
   "wrapped", "fresh", "app-pinned"
+};
+
+const gchar *bench_mem_names[BENCH_N_MEM] = { "none", "cuda-cuda", "upload",
+  "download", "blur-cuda-in", "blur-reference"
 };
 
 typedef struct
@@ -62,6 +83,10 @@ typedef struct
   GstStructure *whole_run;
   GstElement *filter;
   gboolean started;             /* past sp->start */
+  gboolean cuda_in, cuda_out;   /* --memory: memory:CUDAMemory at appsrc,
+                                 * at appsink */
+  gchar *mem_in, *mem_out;      /* the element's passport: memory-in, -out */
+  gboolean timing;              /* the timed frames are being pushed */
 } RunState;
 
 gboolean
@@ -129,6 +154,132 @@ typedef struct
   guint64 i;
 } OutItem;
 
+/* Whether the outputs of @sp are the naive invert of the inputs (else the
+ * inputs themselves, or, for the box blur, its expected checksums). */
+static gboolean
+expect_invert (const BenchRunSpec * sp)
+{
+  return !sp->peer && (sp->mem == BENCH_MEM_NONE ||
+      sp->mem == BENCH_MEM_CUDA_CUDA);
+}
+
+static guint64
+expected_sum (const BenchRunSpec * sp, gint r)
+{
+  if (sp->mem == BENCH_MEM_BLUR_CUDA_IN)
+    return bench_gst.sum_blur[r];
+  return expect_invert (sp) ? bench_gst.fr.sum_inv[r] : bench_gst.fr.sum_id[r];
+}
+
+static void
+note_bad (RunState * st, const gchar * fmt, ...)
+G_GNUC_PRINTF (2, 3);
+
+/* A failed check of a CUDA output: noted once per run, counted as stray. */
+     static void note_bad (RunState * st, const gchar * fmt, ...)
+{
+  va_list ap;
+  gchar *msg;
+  gboolean first;
+
+  va_start (ap, fmt);
+  msg = g_strdup_vprintf (fmt, ap);
+  va_end (ap);
+  g_mutex_lock (&st->lock);
+  first = st->stray++ == 0;
+  g_mutex_unlock (&st->lock);
+  if (first)
+    bench_note ("check: %s: %s", bench_mem_names[st->sp->mem], msg);
+  g_free (msg);
+}
+
+/* A CUDA-memory output (on a checker thread): its memory must be a
+ * GstCudaMemory of the shared context; its sampled bytes are gathered on
+ * the device (bench-devmem.c).  In the untimed verify pass the frame is
+ * also mapped to system memory (libgstcuda downloads it): every picture
+ * byte compared, and its sampled checksum must equal the gathered one. */
+static void
+check_cuda_output (OutItem * it, RunState * st)
+{
+  GstBuffer *buf = gst_sample_get_buffer (it->sample);
+  const GstVideoInfo *info = st->sp->peer ? &bench_gst.peer_info :
+      &bench_gst.info;
+  GstMemory *mem = gst_buffer_n_memory (buf) ?
+      gst_buffer_peek_memory (buf, 0) : NULL;
+  const guint8 *data[BENCH_MAX_PLANES] = { NULL, };
+  gsize stride[BENCH_MAX_PLANES] = { 0, };
+  GstVideoFrame vf;
+  gchar err[256];
+  guint64 sum = 0;
+  gint p;
+
+  if (!mem || !gst_memory_is_type (mem, CUDA_MEMORY_TYPE)) {
+    note_bad (st, "frame %" G_GUINT64_FORMAT ": the output is not CUDA "
+        "memory (%s)", it->i, mem && mem->allocator ?
+        mem->allocator->mem_type : "no memory");
+    return;
+  }
+  if ((GObject *) ((CudaMemoryHead *) mem)->context != bench_gst.cuda_ctx_obj) {
+    note_bad (st, "frame %" G_GUINT64_FORMAT ": the output is CUDA memory "
+        "of another GstCudaContext than the shared one: not read", it->i);
+    return;
+  }
+  if (!gst_video_frame_map (&vf, info, buf, GST_MAP_READ | MAP_CUDA)) {
+    note_bad (st, "frame %" G_GUINT64_FORMAT ": cannot map the output "
+        "(GST_MAP_CUDA)", it->i);
+    return;
+  }
+  for (p = 0; p < bench_gst.fr.lay.n_planes; p++) {
+    data[p] = GST_VIDEO_FRAME_PLANE_DATA (&vf, p);
+    stride[p] = GST_VIDEO_FRAME_PLANE_STRIDE (&vf, p);
+  }
+  if (!bench_gather_sum (bench_gst.gather, data, stride, &sum, err,
+          sizeof (err))) {
+    gst_video_frame_unmap (&vf);
+    note_bad (st, "frame %" G_GUINT64_FORMAT ": %s", it->i, err);
+    return;
+  }
+  gst_video_frame_unmap (&vf);
+  st->sum[it->i] = sum;
+  if (st->sp->full_check) {
+    gint r = st->ring_idx[it->i];
+    guint8 *ref = NULL;
+    gchar msg[160];
+    gboolean same;
+    guint64 host_sum;
+
+    if (!gst_video_frame_map (&vf, info, buf, GST_MAP_READ)) {
+      note_bad (st, "frame %" G_GUINT64_FORMAT ": cannot map the output to "
+          "system memory", it->i);
+      return;
+    }
+    for (p = 0; p < bench_gst.fr.lay.n_planes; p++) {
+      data[p] = GST_VIDEO_FRAME_PLANE_DATA (&vf, p);
+      stride[p] = GST_VIDEO_FRAME_PLANE_STRIDE (&vf, p);
+    }
+    host_sum = bench_checksum (&bench_gst.fr.lay, data, stride);
+    if (expect_invert (st->sp)) {
+      ref = g_malloc (bench_gst.fr.lay.size);
+      bench_invert_ref (&bench_gst.fr.lay, bench_gst.fr.ring[r], ref);
+    }
+    same = bench_compare (&bench_gst.fr.lay, data, stride,
+        ref ? ref : bench_gst.fr.ring[r], msg, sizeof (msg));
+    g_free (ref);
+    gst_video_frame_unmap (&vf);
+    g_mutex_lock (&st->lock);
+    if (!same && st->full_bad++ == 0)
+      g_snprintf (st->full_msg, sizeof (st->full_msg),
+          "frame %" G_GUINT64_FORMAT " (ring %d): %s", it->i, r, msg);
+    else if (same && host_sum != sum && st->full_bad++ == 0)
+      g_snprintf (st->full_msg, sizeof (st->full_msg), "frame %"
+          G_GUINT64_FORMAT " (ring %d): the bytes gathered on the device hash "
+          "to %016" G_GINT64_MODIFIER "x, the frame mapped to system memory "
+          "to %016" G_GINT64_MODIFIER "x", it->i, r, sum, host_sum);
+    g_mutex_unlock (&st->lock);
+  }
+  st->checked[it->i] = 1;
+}
+
 /* On a checker thread: the sampled checksum of an output (and, in the
  * untimed verify pass, the comparison of every picture byte). */
 static void
@@ -141,6 +292,10 @@ check_output (gpointer item, gpointer user_data)
   gsize stride[BENCH_MAX_PLANES] = { 0, };
   gint p;
 
+  if (st->cuda_out) {
+    check_cuda_output (it, st);
+    goto out;
+  }
   if (!gst_video_frame_map (&vf, st->sp->peer ? &bench_gst.peer_info :
           &bench_gst.info, gst_sample_get_buffer (it->sample), GST_MAP_READ)) {
     g_mutex_lock (&st->lock);
@@ -159,7 +314,7 @@ check_output (gpointer item, gpointer user_data)
     gchar msg[160];
     gboolean same;
 
-    if (!st->sp->peer) {
+    if (expect_invert (st->sp)) {
       ref = g_malloc (bench_gst.fr.lay.size);
       bench_invert_ref (&bench_gst.fr.lay, bench_gst.fr.ring[r], ref);
     }
@@ -290,6 +445,10 @@ pump_bus (RunState * st, GstBus * bus, GstMessageType until,
       if (!g_atomic_pointer_compare_and_exchange (&bench_gst.elem_passport,
               NULL, pp))
         g_free (pp);
+      if (!st->mem_in) {
+        st->mem_in = g_strdup (gst_structure_get_string (s, "memory-in"));
+        st->mem_out = g_strdup (gst_structure_get_string (s, "memory-out"));
+      }
     }
     if (s && gst_structure_has_name (s, "cudaoverlap-stats") &&
         gst_structure_get_boolean (s, "whole-run", &whole) && whole) {
@@ -331,14 +490,52 @@ fill_pool_buffer (GstBuffer * buf, gint r)
   gst_video_frame_unmap (&vf);
 }
 
-/* Which ring frame a pool buffer holds, by its memory's data pointer; a
- * buffer not seen before is filled with the next ring frame. */
+/* A CUDA-memory buffer filled with ring frame @r: written through its
+ * system-memory staging (GST_MAP_WRITE), then mapped GST_MAP_CUDA, which
+ * makes libgstcuda upload it now (in its own context), not in a run. */
+static void
+fill_cuda_buffer (GstBuffer * buf, const GstVideoInfo * info, gint r)
+{
+  GstVideoFrame vf;
+  gint p, y;
+
+  if (!gst_video_frame_map (&vf, info, buf, GST_MAP_WRITE))
+    g_error ("cannot map a CUDA input buffer for writing");
+  for (p = 0; p < bench_gst.fr.lay.n_planes; p++) {
+    const BenchPlane *bp = &bench_gst.fr.lay.planes[p];
+    guint8 *d = GST_VIDEO_FRAME_PLANE_DATA (&vf, p);
+    gsize ds = GST_VIDEO_FRAME_PLANE_STRIDE (&vf, p);
+
+    for (y = 0; y < bp->height; y++)
+      memcpy (d + y * ds, bench_gst.fr.ring[r] + bp->offset + y * bp->stride,
+          MIN (ds, bp->stride));
+  }
+  gst_video_frame_unmap (&vf);
+  if (!gst_video_frame_map (&vf, info, buf, GST_MAP_READ | MAP_CUDA))
+    g_error ("cannot map a CUDA input buffer (GST_MAP_CUDA)");
+  gst_video_frame_unmap (&vf);
+}
+
+/* Which ring frame a pool buffer holds, by its memory's data pointer (CUDA
+ * memory: by the GstMemory, whose mapping would copy); a buffer not seen
+ * before is filled with the next ring frame. */
 static gint
-pool_buffer_content (GstBuffer * buf, GHashTable * contents)
+pool_buffer_content (GstBuffer * buf, GHashTable * contents,
+    const GstVideoInfo * cuda_info)
 {
   GstMapInfo map;
   gpointer key, value;
   gint r;
+
+  if (cuda_info) {
+    key = gst_buffer_peek_memory (buf, 0);
+    if (g_hash_table_lookup_extended (contents, key, NULL, &value))
+      return GPOINTER_TO_INT (value);
+    r = g_hash_table_size (contents) % BENCH_RING;
+    fill_cuda_buffer (buf, cuda_info, r);
+    g_hash_table_insert (contents, key, GINT_TO_POINTER (r));
+    return r;
+  }
 
   if (!gst_memory_map (gst_buffer_peek_memory (buf, 0), &map, GST_MAP_READ))
     g_error ("cannot map a pool buffer");
@@ -400,9 +597,77 @@ input_pool (GstElement * src, GHashTable * contents, gchar ** pool_note)
 
     if (gst_buffer_pool_acquire_buffer (pool, &b, &params) != GST_FLOW_OK)
       break;
-    pool_buffer_content (b, contents);
+    pool_buffer_content (b, contents, NULL);
     g_ptr_array_add (held, b);
   }
+  g_ptr_array_unref (held);
+  return pool;
+}
+
+/* --memory, CUDA memory at appsrc: the first pool of the peer's answer to
+ * an ALLOCATION query for @caps (cudavideofilter: a GstCudaBufferPool of the
+ * shared context; cudadownload: one of its own), asked until it comes (the
+ * peer answers once it has the caps) or 20 s; activated, its buffers must
+ * be CUDA memory; CUDA_FILL_MIN to CUDA_FILL_MAX of them filled once. */
+static GstBufferPool *
+cuda_input_pool (GstElement * src, GstCaps * caps, const GstVideoInfo * info,
+    GHashTable * contents, gchar ** error)
+{
+  GstPad *pad = gst_element_get_static_pad (src, "src");
+  GstBufferPool *pool = NULL;
+  GPtrArray *held = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      gst_buffer_unref);
+  GstStructure *config;
+  guint64 deadline = bench_now_ns () + 20 * G_GUINT64_CONSTANT (1000000000);
+  guint min = 0, max = 0, n, i;
+
+  while (!pool && bench_now_ns () < deadline) {
+    GstQuery *q = gst_query_new_allocation (caps, TRUE);
+
+    if (gst_pad_peer_query (pad, q) && gst_query_get_n_allocation_pools (q))
+      gst_query_parse_nth_allocation_pool (q, 0, &pool, NULL, NULL, NULL);
+    gst_query_unref (q);
+    if (!pool)
+      g_usleep (10000);
+  }
+  gst_object_unref (pad);
+  if (!pool) {
+    *error = g_strdup ("no pool for CUDA memory was proposed to appsrc");
+    goto out;
+  }
+  if (!gst_buffer_pool_set_active (pool, TRUE)) {
+    *error = g_strdup ("could not activate the proposed CUDA pool");
+    gst_clear_object (&pool);
+    goto out;
+  }
+  config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_get_params (config, NULL, NULL, &min, &max);
+  gst_structure_free (config);
+  n = CLAMP (min, CUDA_FILL_MIN, CUDA_FILL_MAX);
+  if (max)
+    n = MIN (n, max);
+  for (i = 0; i < n; i++) {
+    GstBufferPoolAcquireParams params = {.flags =
+          GST_BUFFER_POOL_ACQUIRE_FLAG_DONTWAIT
+    };
+    GstBuffer *b = NULL;
+
+    if (gst_buffer_pool_acquire_buffer (pool, &b, &params) != GST_FLOW_OK)
+      break;
+    if (!gst_memory_is_type (gst_buffer_peek_memory (b, 0), CUDA_MEMORY_TYPE)) {
+      *error = g_strdup ("the proposed pool's buffers are not CUDA memory");
+      gst_buffer_unref (b);
+      break;
+    }
+    pool_buffer_content (b, contents, info);
+    g_ptr_array_add (held, b);
+  }
+  if (*error) {
+    g_ptr_array_set_size (held, 0);
+    gst_buffer_pool_set_active (pool, FALSE);
+    gst_clear_object (&pool);
+  }
+out:
   g_ptr_array_unref (held);
   return pool;
 }
@@ -439,9 +704,20 @@ make_input (RunState * st, guint i, GHashTable * contents)
   gint r;
 
   if (st->pool) {
+    guint seen = g_hash_table_size (contents);
+
     if (gst_buffer_pool_acquire_buffer (st->pool, &buf, NULL) != GST_FLOW_OK)
       return NULL;
-    r = pool_buffer_content (buf, contents);
+    r = pool_buffer_content (buf, contents, st->cuda_in ? (st->sp->peer ?
+            &bench_gst.peer_info : &bench_gst.info) : NULL);
+    if (st->cuda_in && st->timing && g_hash_table_size (contents) > seen)
+      g_atomic_int_inc (&bench_gst.late_fills);
+  } else if (st->sp->mem == BENCH_MEM_BLUR_CUDA_IN) {
+    /* cudaupload's input: malloc()ed frames, as the peer's */
+    r = i % BENCH_RING;
+    buf = gst_buffer_new ();
+    gst_buffer_append_memory (buf, gst_memory_ref (bench_gst.peer_mem[r] ?
+            bench_gst.peer_mem[r] : bench_gst.mem[r]));
   } else if (!st->sp->peer && st->sp->input != BENCH_IN_REGISTERED) {
     r = i % BENCH_RING;
     buf = ring_input (st->sp, r);
@@ -455,6 +731,99 @@ make_input (RunState * st, guint i, GHashTable * contents)
   GST_BUFFER_DURATION (buf) = bench_gst.dur;
   st->ring_idx[i] = r;
   return buf;
+}
+
+GstCaps *
+bench_caps_cuda (GstCaps * caps)
+{
+  GstCaps *c = gst_caps_copy (caps);
+
+  gst_caps_set_features_simple (c, gst_caps_features_new ("memory:CUDAMemory",
+          NULL));
+  return c;
+}
+
+gboolean
+bench_cuda_gst_context (gchar ** why)
+{
+  GstElement *f = gst_element_factory_make ("cudavideofilter", NULL);
+  GstContext *ctx = NULL;
+  const GstStructure *s;
+  guint i;
+
+  if (!f) {
+    *why = g_strdup ("no cudavideofilter");
+    return FALSE;
+  }
+  g_object_set (f, "backend", bench_gst.backend, NULL);
+  /* at NULL -> READY it wraps the primary context (no neighbour has one) */
+  if (gst_element_set_state (f, GST_STATE_READY) != GST_STATE_CHANGE_FAILURE)
+    ctx = gst_element_get_context (f, CUDA_CONTEXT_TYPE);
+  gst_element_set_state (f, GST_STATE_NULL);
+  gst_object_unref (f);
+  if (!ctx) {
+    *why = g_strdup ("cudavideofilter made no CUDA context: CUDA memory "
+        "cannot be negotiated (libgstcuda-1.0 missing or without a driver; "
+        "GST_DEBUG=cudaoverlap*:4 says why)");
+    return FALSE;
+  }
+  s = gst_context_get_structure (ctx);
+  for (i = 0; i < (guint) gst_structure_n_fields (s); i++) {
+    const GValue *v = gst_structure_get_value (s,
+        gst_structure_nth_field_name (s, i));
+
+    if (G_VALUE_HOLDS_OBJECT (v) && g_value_get_object (v)) {
+      bench_gst.cuda_ctx_obj = g_value_get_object (v);
+      break;
+    }
+  }
+  if (!bench_gst.cuda_ctx_obj) {
+    gst_context_unref (ctx);
+    *why = g_strdup ("the GstContext " CUDA_CONTEXT_TYPE " holds no "
+        "GstCudaContext");
+    return FALSE;
+  }
+  bench_gst.cuda_context = ctx;
+  return TRUE;
+}
+
+/* --memory: the pipeline of @sp, and the caps at appsrc and appsink. */
+static gchar *
+memory_desc (const BenchRunSpec * sp, GstCaps ** src_caps, GstCaps ** sink_caps)
+{
+  gboolean in_cuda = sp->mem == BENCH_MEM_CUDA_CUDA ||
+      sp->mem == BENCH_MEM_DOWNLOAD;
+  gboolean out_cuda = sp->mem == BENCH_MEM_CUDA_CUDA ||
+      sp->mem == BENCH_MEM_UPLOAD;
+  GstCaps *sys = sp->peer ? bench_gst.peer_caps : bench_gst.caps;
+  GstCaps *cuda = sp->peer ? bench_gst.peer_cuda_caps : bench_gst.cuda_caps;
+  gchar *set = sp->defaults ? g_strdup ("") :
+      g_strdup_printf ("streams=%u chunks=%u mode=%s ", sp->streams,
+      sp->chunks, sp->serial ? "serial" : "overlap");
+  gchar *desc;
+
+  *src_caps = in_cuda ? cuda : sys;
+  *sink_caps = out_cuda ? cuda : sys;
+  if (sp->peer)
+    desc = g_strdup_printf ("appsrc name=src ! %s ! appsink name=sink",
+        sp->mem == BENCH_MEM_UPLOAD ? "cudaupload" : "cudadownload");
+  else if (sp->mem == BENCH_MEM_BLUR_REF)
+    desc = g_strdup ("appsrc name=src ! cudavideofilter name=filter "
+        "operation=box-blur radius=16 backend=cpu stats-interval=0 ! "
+        "appsink name=sink");
+  else if (sp->mem == BENCH_MEM_BLUR_CUDA_IN)
+    desc = g_strdup_printf ("appsrc name=src ! cudaupload ! "
+        "video/x-raw(memory:CUDAMemory) ! cudavideofilter name=filter "
+        "operation=box-blur radius=16 %sbackend=%s stats-interval=0 %s ! "
+        "video/x-raw ! appsink name=sink", set, bench_gst.backend,
+        bench_gst.props ? bench_gst.props : "");
+  else
+    desc = g_strdup_printf ("appsrc name=src ! cudavideofilter name=filter "
+        "operation=%s %sbackend=%s stats-interval=0 %s ! appsink name=sink",
+        sp->mem == BENCH_MEM_CUDA_CUDA ? bench_gst.op : "none", set,
+        bench_gst.backend, bench_gst.props ? bench_gst.props : "");
+  g_free (set);
+  return desc;
 }
 
 gchar *
@@ -544,6 +913,8 @@ bench_run_pipeline (const BenchRunSpec * sp, BenchRow * row, gchar ** pool_note)
   guint64 t0 = 0, c0 = 0, deadline, bad = 0, i;
   GHashTable *tc0 = NULL, *tc1 = NULL;
   gboolean ok = FALSE;
+  GstCaps *src_caps = sp->peer ? bench_gst.peer_caps : bench_gst.caps;
+  GstCaps *sink_caps = src_caps;
 
   st.sp = sp;
   st.prime = 1;
@@ -559,7 +930,13 @@ bench_run_pipeline (const BenchRunSpec * sp, BenchRow * row, gchar ** pool_note)
   g_cond_init (&st.cond);
   st.checker = bench_checker_new (BENCH_CHECK_THREADS, check_output, &st);
 
-  if (sp->peer) {
+  if (sp->mem != BENCH_MEM_NONE) {
+    desc = memory_desc (sp, &src_caps, &sink_caps);
+    st.cuda_in = gst_caps_is_equal (src_caps, sp->peer ?
+        bench_gst.peer_cuda_caps : bench_gst.cuda_caps);
+    st.cuda_out = gst_caps_is_equal (sink_caps, sp->peer ?
+        bench_gst.peer_cuda_caps : bench_gst.cuda_caps);
+  } else if (sp->peer) {
     desc = g_strdup ("appsrc name=src ! cudaupload ! "
         "video/x-raw(memory:CUDAMemory) ! cudadownload ! appsink name=sink");
   } else {
@@ -576,6 +953,10 @@ bench_run_pipeline (const BenchRunSpec * sp, BenchRow * row, gchar ** pool_note)
     g_clear_error (&err);
     goto done;
   }
+  /* every memory pipeline in the one CUDA context the bench reads in */
+  if (sp->mem != BENCH_MEM_NONE && sp->mem != BENCH_MEM_BLUR_REF &&
+      bench_gst.cuda_context)
+    gst_element_set_context (st.pipeline, bench_gst.cuda_context);
   src = gst_bin_get_by_name (GST_BIN (st.pipeline), "src");
   sink = gst_bin_get_by_name (GST_BIN (st.pipeline), "sink");
   if (!sp->peer) {
@@ -585,12 +966,10 @@ bench_run_pipeline (const BenchRunSpec * sp, BenchRow * row, gchar ** pool_note)
     st.prime = CLAMP (st.prime, 1, MAX_BATCH);
     st.n = sp->frames + st.prime;
   }
-  g_object_set (src, "caps", sp->peer ? bench_gst.peer_caps : bench_gst.caps,
-      "format", GST_FORMAT_TIME, "is-live", sp->live_fps > 0,
-      "do-timestamp", FALSE, "block", TRUE, "max-bytes",
+  g_object_set (src, "caps", src_caps, "format", GST_FORMAT_TIME, "is-live",
+      sp->live_fps > 0, "do-timestamp", FALSE, "block", TRUE, "max-bytes",
       (guint64) (2 * bench_gst.fr.lay.size), NULL);
-  g_object_set (sink, "caps", sp->peer ? bench_gst.peer_caps : bench_gst.caps,
-      "sync", FALSE, "max-buffers", 2,
+  g_object_set (sink, "caps", sink_caps, "sync", FALSE, "max-buffers", 2,
       "drop", FALSE, "enable-last-sample", FALSE, "emit-signals", FALSE, NULL);
   cb.new_sample = on_new_sample;
   gst_app_sink_set_callbacks (GST_APP_SINK (sink), &cb, &st, NULL);
@@ -609,7 +988,13 @@ bench_run_pipeline (const BenchRunSpec * sp, BenchRow * row, gchar ** pool_note)
   if (!sp->peer && !pump_bus (&st, bus, GST_MESSAGE_ELEMENT,
           "cudaoverlap-passport", WAIT_NS))
     goto done;
-  if (!sp->peer && sp->input == BENCH_IN_PINNED) {
+  if (st.cuda_in) {
+    st.pool = cuda_input_pool (src, src_caps, sp->peer ?
+        &bench_gst.peer_info : &bench_gst.info, contents, &st.error);
+    if (!st.pool)
+      goto done;
+  } else if (!sp->peer && sp->input == BENCH_IN_PINNED &&
+      sp->mem != BENCH_MEM_BLUR_CUDA_IN && sp->mem != BENCH_MEM_BLUR_REF) {
     gchar *pn = NULL;
 
     st.pool = input_pool (src, contents, &pn);
@@ -649,6 +1034,7 @@ bench_run_pipeline (const BenchRunSpec * sp, BenchRow * row, gchar ** pool_note)
   tc0 = bench_thread_cpu ();
   t0 = bench_now_ns ();
   c0 = bench_cpu_ns () - bench_checker_cpu_ns (st.checker);
+  st.timing = TRUE;
   for (i = st.prime; i < st.n && !st.error; i++) {
     GstBuffer *buf;
 
@@ -696,6 +1082,33 @@ done:
   bench_checker_free (st.checker);
   ok = ok && !st.error;
 
+  /* the box blur's reference: the CPU backend's outputs, collected */
+  if (sp->mem == BENCH_MEM_BLUR_REF) {
+    for (i = 0; i < st.n && ok; i++)
+      if (st.checked[i]) {
+        bench_gst.sum_blur[st.ring_idx[i]] = st.sum[i];
+        bench_gst.have_blur[st.ring_idx[i]] = TRUE;
+      }
+    if (st.error)
+      bench_note ("error: %s", st.error);
+    g_clear_pointer (&tc0, g_hash_table_unref);
+    g_clear_pointer (&tc1, g_hash_table_unref);
+    goto free;
+  }
+  /* the element's own account of its memories */
+  if (ok && st.filter && sp->mem != BENCH_MEM_NONE) {
+    const gchar *want_in = st.cuda_in || sp->mem == BENCH_MEM_BLUR_CUDA_IN ?
+        "cuda" : "system";
+    const gchar *want_out = st.cuda_out ? "cuda" : "system";
+
+    if (g_strcmp0 (st.mem_in, want_in) || g_strcmp0 (st.mem_out, want_out)) {
+      bench_note ("check: %s: the element's passport says memory-in %s, "
+          "memory-out %s; expected %s, %s", bench_mem_names[sp->mem],
+          GST_STR_NULL (st.mem_in), GST_STR_NULL (st.mem_out), want_in,
+          want_out);
+      bad++;
+    }
+  }
   /* the checks, outside the timed loop */
   for (i = 0; i < st.n; i++) {
     guint64 want;
@@ -704,9 +1117,7 @@ done:
       bad++;
       continue;
     }
-    want =
-        sp->peer ? bench_gst.fr.sum_id[st.ring_idx[i]] : bench_gst.
-        fr.sum_inv[st.ring_idx[i]];
+    want = expected_sum (sp, st.ring_idx[i]);
     if (st.sum[i] != want && bad++ == 0)
       bench_note ("check: %s: frame %" G_GUINT64_FORMAT " (ring %d): sampled "
           "checksum %016" G_GINT64_MODIFIER "x, expected %016"
@@ -717,7 +1128,19 @@ done:
   if (st.error)
     bench_note ("error: %s", st.error);
   if (sp->full_check) {
-    if (st.full_bad || bad || !ok) {
+    if (sp->mem != BENCH_MEM_NONE) {
+      gboolean fail = st.full_bad || bad || !ok;
+
+      bench_note ("verify %s%s: %s: %u/%u outputs %s%s%s", sp->peer ? "peer " :
+          "", bench_mem_names[sp->mem], fail ? "FAILED" : "ok",
+          fail ? (guint) (st.n - MIN (st.n, bad + st.full_bad)) : st.n, st.n,
+          expect_invert (sp) ? "identical, every picture byte, to a naive CPU "
+          "invert" : "identical, every picture byte, to the input",
+          st.cuda_out ? " (copied to system memory by libgstcuda; and the "
+          "bytes gathered on the device hash as the copy)" : "",
+          fail && st.full_bad ? st.full_msg : "");
+      bench_gst.failed |= fail;
+    } else if (st.full_bad || bad || !ok) {
       bench_note ("verify %s %s: FAILED: %" G_GUINT64_FORMAT " of %u outputs "
           "differ from the reference byte by byte, %" G_GUINT64_FORMAT
           " missing or with a wrong sampled checksum%s%s", sp->peer ? "peer" :
@@ -831,7 +1254,10 @@ done:
       g_snprintf (row->check, sizeof (row->check), "ok %u/%u", st.n, st.n);
   }
 
+free:
   g_clear_pointer (&st.whole_run, gst_structure_free);
+  g_free (st.mem_in);
+  g_free (st.mem_out);
   g_hash_table_unref (contents);
   g_free (st.error);
   g_free (st.ring_idx);

@@ -12,6 +12,8 @@
 
 #include <glib.h>
 
+#include "bench-gather.h"
+
 G_BEGIN_DECLS
 #define BENCH_RING 16
 #define BENCH_MAX_PLANES 3
@@ -70,6 +72,17 @@ guint64 bench_checksum (const BenchLayout * l,
     const guint8 * const data[BENCH_MAX_PLANES],
     const gsize stride[BENCH_MAX_PLANES]);
 guint64 bench_checksum_packed (const BenchLayout * l, const guint8 * frame);
+/* The pieces bench_checksum reads, in its order, packed one after the
+ * other (bench-gather.h): a g_free()d array of *@n, *@bytes in all. */
+BenchPiece *bench_pieces (const BenchLayout * l, guint * n, gsize * bytes);
+/* bench_checksum from the compact buffer of those pieces: the same value. */
+guint64 bench_checksum_pieces (const BenchPiece * p, guint n,
+    const guint8 * compact);
+/* The pieces of a frame in host memory, packed into @compact (what the
+ * gather kernel does on the device; the self-test compares the two sums). */
+void bench_gather_host (const BenchPiece * p, guint n,
+    const guint8 * const data[BENCH_MAX_PLANES],
+    const gsize stride[BENCH_MAX_PLANES], guint8 * compact);
 gboolean bench_compare (const BenchLayout * l,
     const guint8 * const data[BENCH_MAX_PLANES],
     const gsize stride[BENCH_MAX_PLANES], const guint8 * ref, gchar * msg,
@@ -122,6 +135,32 @@ G_GNUC_PRINTF (1, 2);
     gboolean serial, guint warmup, guint frames, BenchRow * row);
      void bench_raw_latency (BenchRaw * r, guint streams, guint chunks,
     guint warmup, guint frames, gdouble live_fps, BenchRow * row);
+
+/* bench-devmem.c (--memory): all calls exit(1) on a CUDA error in set-up.
+ * BenchGather: the sampled checksum of a frame in device memory (device
+ * addresses and strides per plane), through @slots concurrent slots; FALSE
+ * with @err on a CUDA error. */
+     typedef struct _BenchGather BenchGather;
+     BenchGather *bench_gather_new (const BenchLayout * l, guint slots);
+     void bench_gather_free (BenchGather * g);
+     gsize bench_gather_bytes (BenchGather * g);
+     gboolean bench_gather_sum (BenchGather * g,
+    const guint8 * const dev[BENCH_MAX_PLANES],
+    const gsize stride[BENCH_MAX_PLANES], guint64 * sum, gchar * err,
+    gsize err_size);
+/* The raw rows of the memory paths: device-only invert, one-way copies. */
+     typedef enum
+     {
+       BENCH_RAWMEM_DEVICE,
+       BENCH_RAWMEM_H2D,
+       BENCH_RAWMEM_D2H
+     } BenchRawMemKind;
+     typedef struct _BenchRawMem BenchRawMem;
+     BenchRawMem *bench_rawmem_new (const BenchFrames * f,
+    BenchRawMemKind kind, gint device);
+     void bench_rawmem_free (BenchRawMem * r);
+     void bench_rawmem_run (BenchRawMem * r, guint streams, guint chunks,
+    guint warmup, guint frames, BenchRow * row);
 
 G_END_DECLS
 #endif

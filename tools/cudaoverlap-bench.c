@@ -10,6 +10,7 @@
  *       [--live-frames N] [--op invert|custom] [--props "PROP=VALUE ..."]
  *       [--input pinned,registered,wrapped,fresh,app-pinned] [--defaults]
  *       [--pipelines N] [--first-frame]
+ *       [--memory cuda-cuda,upload,download,blur-cuda-in]
  *
  * Rows (see --help and the notes printed under the table):
  *  raw          plain CUDA loop, same kernel (bench-raw.c), (streams,
@@ -45,6 +46,39 @@
  *               first push to its output: cold (the process's first
  *               pipeline: it creates the CUDA context, which a child process
  *               times alone) and warm (a second pipeline, same caps)
+ *  memory       with --memory (issue 15; bench-devmem.c, the memory paths
+ *               of bench-pipeline.c), each path its rows (name memory; the
+ *               peer mem-peer; the input column names the memories):
+ *               cuda-cuda: invert, memory:CUDAMemory in and out; beside
+ *                 raw-device (the invert kernel device to device, no copies,
+ *                 the raw rows' settings; raw-device-best the ceiling)
+ *               upload: operation=none, system memory in (pinned: the
+ *                 element's pool; registered), CUDA memory out; beside
+ *                 raw-h2d (whole frames from a cudaHostAlloc ring, 1/2/4
+ *                 streams) and the peer appsrc ! cudaupload ! appsink
+ *                 (CUDA caps), fed malloc()ed frames
+ *               download: operation=none, CUDA memory in, system out;
+ *                 raw-d2h, peer appsrc (CUDA caps) ! cudadownload ! appsink
+ *               blur-cuda-in: appsrc ! cudaupload ! (CUDA) cudavideofilter
+ *                 operation=box-blur radius=16 ! video/x-raw ! appsink, with
+ *                 the element's overlap-efficiency; its outputs' checksums
+ *                 against the CPU backend's blur of the ring (computed first)
+ *               CUDA input: buffers of the pool the element (or
+ *               cudadownload) proposes to appsrc, 32 to 64 of them filled
+ *               once with the ring and uploaded before the runs.  CUDA
+ *               output: its memory must be a GstCudaMemory of the shared
+ *               context; the bytes the sampled checksum reads are gathered
+ *               on the device (bench-gather.cu) and copied to the host on
+ *               the checker threads.  Every memory pipeline is given the
+ *               CUDA context (GstContext gst.cuda.context) a cudavideofilter
+ *               set to READY alone made: the primary context of device 0,
+ *               the CUDA runtime's own.  Untimed, 32 outputs per path and
+ *               input compared byte by byte (CUDA outputs mapped to system
+ *               memory by libgstcuda; their gathered checksum must equal
+ *               that of the copy).  Without a GPU, CUDA or libgstcuda the
+ *               rows are skipped with the reason (exit status 0); without
+ *               cudaupload/cudadownload the peer (and blur-cuda-in) rows.
+ *               --only memory leaves out every other row.
  * Each pipeline row is a warm-up run (--warmup frames) and a timed run in a
  * fresh pipeline: one priming frame, waited for, then --frames frames timed
  * from the first push to the last output.  Every output is checked with a
@@ -76,7 +110,7 @@ static gint opt_width = 3840, opt_height = 2160, opt_frames = 600;
 static gint opt_warmup = 30, opt_streams = 4, opt_chunks = 4;
 static gint opt_live_frames = 300;
 static gchar *opt_format, *opt_backend, *opt_only, *opt_csv, *opt_op;
-static gchar *opt_props, *opt_input;
+static gchar *opt_props, *opt_input, *opt_memory;
 static gboolean opt_sweep, opt_defaults, opt_first_frame, opt_context_ms;
 static gdouble opt_live;
 static gint opt_pipelines;
@@ -86,6 +120,7 @@ static gboolean have_cuda;
 static gchar *gpu_passport;
 static GArray *rows;
 static gboolean k_raw, k_serial, k_overlap, k_peer, in_use[BENCH_N_INPUTS];
+static gboolean want_mem[BENCH_N_MEM];
 
 /* A row: a warm-up run, then the timed run, each in a fresh pipeline. */
 static void
@@ -126,17 +161,51 @@ pipeline_row (const gchar * name, BenchRunSpec sp)
 /* ---- the report ----------------------------------------------------------- */
 
 static gdouble
-raw_best (void)
+row_fps (const gchar * name)
 {
   guint i;
 
   for (i = 0; i < rows->len; i++) {
     BenchRow *r = &g_array_index (rows, BenchRow, i);
 
-    if (!strcmp (r->name, "raw-best"))
+    if (!strcmp (r->name, name))
       return r->fps;
   }
   return NAN;
+}
+
+static gdouble
+raw_best (void)
+{
+  return row_fps ("raw-best");
+}
+
+/* The best raw row of @r's path: the round trip (raw-best), or for the
+ * --memory rows their own: device only, one-way H2D or D2H; NAN for the
+ * box blur (no raw loop of it). */
+static const gchar *
+ceiling_name (const BenchRow * r)
+{
+  if (g_str_has_prefix (r->name, "raw-device") || (!strcmp (r->mode,
+              "cuda-cuda") && g_str_has_prefix (r->name, "mem")))
+    return "raw-device-best";
+  if (g_str_has_prefix (r->name, "raw-h2d") || (!strcmp (r->mode, "upload")
+          && g_str_has_prefix (r->name, "mem")))
+    return "raw-h2d-best";
+  if (g_str_has_prefix (r->name, "raw-d2h") || (!strcmp (r->mode, "download")
+          && g_str_has_prefix (r->name, "mem")))
+    return "raw-d2h-best";
+  if (g_str_has_prefix (r->name, "mem"))
+    return NULL;
+  return "raw-best";
+}
+
+static gdouble
+row_ceiling (const BenchRow * r)
+{
+  const gchar *n = ceiling_name (r);
+
+  return n ? row_fps (n) : NAN;
 }
 
 static void
@@ -152,7 +221,6 @@ fmt_num (gchar * buf, gsize size, gdouble v, const gchar * fmt,
 static void
 print_rows (FILE * out, gboolean csv)
 {
-  gdouble best = raw_best ();
   const gchar *sep = csv ? "," : " | ";
   guint i, k;
 
@@ -188,7 +256,7 @@ print_rows (FILE * out, gboolean csv)
     fmt_num (f[7], 32, r->cpu_ms, "%.4f", na);
     /* paced rows run at the pace, not at a ratio of anything */
     fmt_num (f[8], 32, g_str_has_prefix (r->mode, "live") ? NAN :
-        r->fps / best, "%.3f", na);
+        r->fps / row_ceiling (r), "%.3f", na);
     fprintf (out, "%s%s%s%s%s%s", csv ? "" : "| ", r->name, sep, r->mode, sep,
         r->input);
     for (k = 0; k < G_N_ELEMENTS (f); k++)
@@ -228,7 +296,8 @@ print_summary (FILE * out)
   guint k;
 
   fprintf (out, "\nSummary (best valid rows):\n");
-  if (!find_row ("element", NULL, NULL) && !find_row ("sweep", NULL, NULL))
+  if ((k_serial || k_overlap) && !find_row ("element", NULL, NULL) &&
+      !find_row ("sweep", NULL, NULL))
     fprintf (out, "  no valid element row\n");
   if (!isnan (best) && opt_width == 3840 && opt_height == 2160 &&
       !g_ascii_strcasecmp (opt_format, "RGBA")) {
@@ -236,6 +305,39 @@ print_summary (FILE * out)
         "(2 streams): %s\n", best, best >= 1425 * 0.95 && best <= 1453 * 1.05 ?
         "within 5%" : "NOT within 5%: check for other load on the GPU, its "
         "clocks and PCIe link (nvidia-smi -q), and the raw rows above");
+  }
+  for (k = BENCH_MEM_CUDA_CUDA; k <= BENCH_MEM_BLUR_CUDA_IN; k++) {
+    const gchar *path = bench_mem_names[k];
+    BenchRow *pe = find_row ("mem-peer", path, NULL);
+    guint i;
+
+    for (i = 0; i < rows->len; i++) {
+      BenchRow *r = &g_array_index (rows, BenchRow, i);
+      gdouble ceil = row_ceiling (r);
+
+      if (strcmp (r->name, "memory") || strcmp (r->mode, path))
+        continue;
+      if (r->skipped) {
+        fprintf (out, "  memory %s: %s\n", path, r->check);
+        continue;
+      }
+      fprintf (out, "  memory %s %s %ux%u: ", path, r->input, r->streams,
+          r->chunks);
+      if (r->invalid || isnan (r->fps)) {
+        fprintf (out, "%s\n", r->check);
+        continue;
+      }
+      fprintf (out, "%.1f fps", r->fps);
+      if (!isnan (ceil))
+        fprintf (out, " = %.3f x %s (%.1f fps)", r->fps / ceil,
+            ceiling_name (r), ceil);
+      if (pe)
+        fprintf (out, ", %.2f x the peer (%.1f fps)", r->fps / pe->fps,
+            pe->fps);
+      if (!isnan (r->eff))
+        fprintf (out, ", overlap-efficiency %.3f", r->eff);
+      fputc ('\n', out);
+    }
   }
   for (k = 0; k < BENCH_N_INPUTS; k++) {
     const gchar *in = bench_input_names[k];
@@ -384,6 +486,8 @@ parse_only (void)
       k_overlap = any_kind = TRUE;
     else if (!strcmp (t, "peer"))
       k_peer = any_kind = TRUE;
+    else if (!strcmp (t, "memory"))
+      any_kind = TRUE;          /* none of the classic rows */
     else if (!strcmp (t, "pinned") || !strcmp (t, "registered")) {
       if (!any_input)
         in_use[0] = in_use[1] = FALSE;
@@ -409,6 +513,25 @@ skipped_row (const gchar * name, const gchar * mode, const gchar * why)
   row.skipped = TRUE;
   g_strlcpy (row.check, why, sizeof (row.check));
   g_array_append_val (rows, row);
+}
+
+/* The peer's own malloc()ed copy of the ring (see BenchGst.peer_ring). */
+static void
+peer_ring_make (void)
+{
+  guint k;
+
+  for (k = 0; k < BENCH_RING && !bench_gst.peer_ring[k]; k++) {
+    bench_gst.peer_ring[k] = malloc (bench_gst.fr.lay.size);
+    if (!bench_gst.peer_ring[k])
+      g_error ("out of memory (%" G_GSIZE_FORMAT " bytes)",
+          bench_gst.fr.lay.size);
+    memcpy (bench_gst.peer_ring[k], bench_gst.fr.ring[k],
+        bench_gst.fr.lay.size);
+    bench_gst.peer_mem[k] = gst_memory_new_wrapped (0,
+        bench_gst.peer_ring[k], bench_gst.fr.lay.size, 0,
+        bench_gst.fr.lay.size, NULL, NULL);
+  }
 }
 
 static void
@@ -542,6 +665,304 @@ first_frame_rows (const gchar * argv0, gboolean want_cuda)
   g_array_append_val (rows, row);
 }
 
+/* ---- --memory (issue 15) ------------------------------------------------ */
+
+static gboolean
+parse_memory (void)
+{
+  gchar **w;
+  guint i, k;
+  gboolean ok = TRUE;
+
+  if (!opt_memory)
+    return TRUE;
+  w = g_strsplit (opt_memory, ",", -1);
+  for (i = 0; w[i] && ok; i++) {
+    gchar *t = g_strstrip (w[i]);
+
+    for (k = BENCH_MEM_CUDA_CUDA; k <= BENCH_MEM_BLUR_CUDA_IN &&
+        strcmp (t, bench_mem_names[k]); k++);
+    if (k <= BENCH_MEM_BLUR_CUDA_IN)
+      want_mem[k] = TRUE;
+    else if (*t) {
+      fprintf (stderr, "--memory: unknown path '%s' (cuda-cuda, upload, "
+          "download, blur-cuda-in)\n", t);
+      ok = FALSE;
+    }
+  }
+  g_strfreev (w);
+  return ok;
+}
+
+/* The sampled checksum through the pieces (what a CUDA output's check
+ * gathers on the device) against bench_checksum of the whole frame, on the
+ * CPU: the two loops must agree. */
+static gboolean
+pieces_self_test (void)
+{
+  const BenchLayout *l = &bench_gst.fr.lay;
+  const guint8 *data[BENCH_MAX_PLANES] = { NULL, };
+  gsize stride[BENCH_MAX_PLANES] = { 0, };
+  gsize bytes;
+  guint n, k;
+  gint i;
+  BenchPiece *p = bench_pieces (l, &n, &bytes);
+  guint8 *compact = g_malloc (MAX (bytes, 1));
+  gboolean ok = TRUE;
+
+  for (k = 0; k < 2; k++) {
+    for (i = 0; i < l->n_planes; i++) {
+      data[i] = bench_gst.fr.ring[k] + l->planes[i].offset;
+      stride[i] = l->planes[i].stride;
+    }
+    bench_gather_host (p, n, data, stride, compact);
+    ok &= bench_checksum_pieces (p, n, compact) == bench_gst.fr.sum_id[k];
+  }
+  bench_note ("memory: a CUDA output's check gathers %u pieces, %"
+      G_GSIZE_FORMAT " bytes (%.2f%% of the frame), on the device and copies "
+      "them to the host; self-test on the CPU (their checksum = the whole "
+      "frame's): %s", n, bytes, 100.0 * bytes / l->size, ok ? "ok" : "FAILED");
+  g_free (compact);
+  g_free (p);
+  return ok;
+}
+
+static void
+mem_skipped (BenchMemPath m, const gchar * name, const gchar * why)
+{
+  gchar *w = g_strdup_printf ("skipped: %s", why);
+
+  bench_note ("%s %s: skipped (%s)", name, bench_mem_names[m], why);
+  skipped_row (name, bench_mem_names[m], w);
+  g_free (w);
+}
+
+/* raw-device, raw-h2d or raw-d2h: a row per setting, then the best. */
+static void
+rawmem_rows (BenchRawMemKind kind)
+{
+  static const guint dev[][2] = { {1, 1}, {2, 1}, {4, 1}, {8, 1}, {4, 4},
+  {8, 8}
+  };
+  static const guint copy[][2] = { {1, 1}, {2, 1}, {4, 1} };
+  const gchar *name = kind == BENCH_RAWMEM_DEVICE ? "raw-device" :
+      kind == BENCH_RAWMEM_H2D ? "raw-h2d" : "raw-d2h";
+  const guint (*set)[2] = kind == BENCH_RAWMEM_DEVICE ? dev : copy;
+  guint n = kind == BENCH_RAWMEM_DEVICE ? G_N_ELEMENTS (dev) :
+      G_N_ELEMENTS (copy), i;
+  BenchRawMem *raw = bench_rawmem_new (&bench_gst.fr, kind, 0);
+  BenchRow row, best;
+  gchar bname[24];
+
+  best.fps = -1;
+  for (i = 0; i < n; i++) {
+    bench_row_init (&row, name, kind == BENCH_RAWMEM_DEVICE ? "invert" :
+        "copy", kind == BENCH_RAWMEM_DEVICE ? "device→device" :
+        kind == BENCH_RAWMEM_H2D ? "pinned→device" : "device→pinned",
+        set[i][0], set[i][1]);
+    bench_rawmem_run (raw, set[i][0], set[i][1], opt_warmup, opt_frames, &row);
+    fprintf (stderr, "[bench] %s %ux%u: %.1f frames/s, %s\n", name,
+        row.streams, row.chunks, row.fps, row.check);
+    bench_gst.failed |= row.invalid;
+    g_array_append_val (rows, row);
+    if (!row.invalid && row.fps > best.fps)
+      best = row;
+  }
+  if (best.fps > 0) {
+    g_snprintf (bname, sizeof (bname), "%s-best", name);
+    g_strlcpy (best.name, bname, sizeof (best.name));
+    g_array_append_val (rows, best);
+  }
+  bench_rawmem_free (raw);
+}
+
+/* A --memory row: a warm-up run, then the timed run. */
+static void
+mem_row (const BenchRunSpec * spec, const gchar * input)
+{
+  BenchRunSpec sp = *spec, warm = *spec;
+  BenchRow row;
+
+  bench_row_init (&row, sp.peer ? "mem-peer" : "memory",
+      bench_mem_names[sp.mem], input, sp.peer ? 0 : sp.streams,
+      sp.peer ? 0 : sp.chunks);
+  row.frames = sp.frames;
+  warm.frames = opt_warmup;
+  if (opt_warmup > 0 && !bench_run_pipeline (&warm, NULL, NULL)) {
+    row.invalid = TRUE;
+    g_strlcpy (row.check, "INVALID: error", sizeof (row.check));
+  } else {
+    g_atomic_int_set (&bench_gst.late_fills, 0);
+    bench_run_pipeline (&sp, &row, NULL);
+    if (g_atomic_int_get (&bench_gst.late_fills))
+      bench_note ("%s %s %s: %u CUDA input buffers were new to the bench "
+          "during the timed frames (the pool grew): filled and uploaded "
+          "then, in the timed time", row.name, row.mode, row.input,
+          (guint) g_atomic_int_get (&bench_gst.late_fills));
+  }
+  /* GB/s: device memory read + written (cuda-cuda), the bytes over PCIe
+   * one way (upload, download), both ways (blur-cuda-in: cudaupload's H2D,
+   * the element's D2H) */
+  if (!isnan (row.fps))
+    row.gbps = row.fps * bench_gst.fr.lay.size * (sp.mem == BENCH_MEM_UPLOAD
+        || sp.mem == BENCH_MEM_DOWNLOAD ? 1.0 : 2.0) / 1e9;
+  if (sp.mem == BENCH_MEM_CUDA_CUDA || sp.mem == BENCH_MEM_DOWNLOAD ||
+      sp.mem == BENCH_MEM_BLUR_CUDA_IN)
+    g_strlcpy (row.hostmem, sp.mem == BENCH_MEM_DOWNLOAD ? "device in" :
+        sp.mem == BENCH_MEM_CUDA_CUDA ? "device in and out" :
+        "device in (cudaupload)", sizeof (row.hostmem));
+  if (sp.peer && sp.mem == BENCH_MEM_UPLOAD)
+    g_strlcpy (row.hostmem, "malloc", sizeof (row.hostmem));
+  if (row.invalid)
+    bench_gst.failed = TRUE;
+  fprintf (stderr, "[bench] %s %s %s %ux%u: %.1f frames/s, %s\n", row.name,
+      row.mode, row.input, row.streams, row.chunks, row.fps, row.check);
+  g_array_append_val (rows, row);
+}
+
+/* The untimed check of every picture byte of 32 outputs of @spec. */
+static void
+mem_verify (const BenchRunSpec * spec)
+{
+  BenchRunSpec sp = *spec;
+
+  sp.frames = VERIFY_FRAMES - 1;
+  sp.full_check = TRUE;
+  bench_run_pipeline (&sp, NULL, NULL);
+}
+
+static void
+memory_rows (gboolean want_cuda, const gchar * cuda_why)
+{
+  gboolean any = FALSE, up, down;
+  gchar *why = NULL;
+  guint m;
+
+  for (m = 0; m < BENCH_N_MEM; m++)
+    any |= want_mem[m];
+  if (!any)
+    return;
+  if (!pieces_self_test ()) {
+    bench_gst.failed = TRUE;
+    return;
+  }
+  if (!want_cuda)
+    why = g_strdup ("backend cpu: the CPU backend cannot do CUDA memory");
+  else if (!have_cuda)
+    why = g_strdup_printf ("no CUDA device%s%s%s", cuda_why ? " (" : "",
+        cuda_why ? cuda_why : "", cuda_why ? ")" : "");
+  else if (bench_cuda_gst_context (&why))
+    g_clear_pointer (&why, g_free);
+  if (why) {
+    for (m = 0; m < BENCH_N_MEM; m++)
+      if (want_mem[m]) {
+        bench_note ("memory %s: skipped (%s)", bench_mem_names[m], why);
+        skipped_row ("memory", bench_mem_names[m], !want_cuda ?
+            "skipped: backend cpu" : !have_cuda ? "skipped: no CUDA device" :
+            "skipped: no CUDA memory (see the log)");
+      }
+    g_free (why);
+    return;
+  }
+  bench_note ("memory: every memory pipeline is given the CUDA context "
+      "cudavideofilter made alone (the primary context of device 0, the "
+      "bench's own); CUDA outputs must be CUDA memory of it");
+  bench_gst.cuda_caps = bench_caps_cuda (bench_gst.caps);
+  bench_gst.gather = bench_gather_new (&bench_gst.fr.lay,
+      2 * BENCH_CHECK_THREADS);
+  up = bench_have_feature ("cudaupload");
+  down = bench_have_feature ("cudadownload");
+  if (up && !bench_gst.peer_caps && !peer_choose_caps ())
+    up = down = FALSE;
+  if (bench_gst.peer_caps) {
+    bench_gst.peer_cuda_caps = bench_caps_cuda (bench_gst.peer_caps);
+    peer_ring_make ();
+  }
+
+  if (want_mem[BENCH_MEM_CUDA_CUDA]) {
+    BenchRunSpec sp = { FALSE, FALSE, BENCH_IN_REGISTERED, opt_streams,
+      opt_chunks, opt_frames, FALSE, 0
+    };
+
+    sp.mem = BENCH_MEM_CUDA_CUDA;
+    rawmem_rows (BENCH_RAWMEM_DEVICE);
+    mem_verify (&sp);
+    mem_row (&sp, "cuda→cuda");
+  }
+  if (want_mem[BENCH_MEM_UPLOAD]) {
+    BenchRunSpec sp = { FALSE, FALSE, BENCH_IN_PINNED, opt_streams,
+      opt_chunks, opt_frames, FALSE, 0
+    };
+
+    sp.mem = BENCH_MEM_UPLOAD;
+    rawmem_rows (BENCH_RAWMEM_H2D);
+    mem_verify (&sp);
+    mem_row (&sp, "pinned→cuda");
+    sp.input = BENCH_IN_REGISTERED;
+    mem_verify (&sp);
+    mem_row (&sp, "registered→cuda");
+    sp.peer = TRUE;
+    if (up && !bench_gst.peer_as) {
+      mem_verify (&sp);
+      mem_row (&sp, "malloc→cuda");
+    } else {
+      mem_skipped (BENCH_MEM_UPLOAD, "mem-peer", up ? "cudaupload does not "
+          "take the format" : "no cudaupload (nvcodec)");
+    }
+  }
+  if (want_mem[BENCH_MEM_DOWNLOAD]) {
+    BenchRunSpec sp = { FALSE, FALSE, BENCH_IN_REGISTERED, opt_streams,
+      opt_chunks, opt_frames, FALSE, 0
+    };
+
+    sp.mem = BENCH_MEM_DOWNLOAD;
+    rawmem_rows (BENCH_RAWMEM_D2H);
+    mem_verify (&sp);
+    mem_row (&sp, "cuda→system");
+    sp.peer = TRUE;
+    if (down && bench_gst.peer_caps && !bench_gst.peer_as) {
+      mem_verify (&sp);
+      mem_row (&sp, "cuda→system");
+    } else {
+      mem_skipped (BENCH_MEM_DOWNLOAD, "mem-peer", down ? "cudadownload "
+          "does not take the format" : "no cudadownload (nvcodec)");
+    }
+  }
+  if (want_mem[BENCH_MEM_BLUR_CUDA_IN]) {
+    BenchRunSpec ref = { FALSE, FALSE, BENCH_IN_REGISTERED, 1, 1,
+      BENCH_RING - 1, FALSE, 0
+    };
+    BenchRunSpec sp = { FALSE, FALSE, BENCH_IN_REGISTERED, opt_streams,
+      opt_chunks, opt_frames, FALSE, 0
+    };
+    guint k, have = 0;
+
+    ref.mem = BENCH_MEM_BLUR_REF;
+    sp.mem = BENCH_MEM_BLUR_CUDA_IN;
+    if (!up || bench_gst.peer_as) {
+      mem_skipped (BENCH_MEM_BLUR_CUDA_IN, "memory", up ? "cudaupload does "
+          "not take the format" : "no cudaupload (nvcodec)");
+      return;
+    }
+    bench_run_pipeline (&ref, NULL, NULL);
+    for (k = 0; k < BENCH_RING; k++)
+      have += bench_gst.have_blur[k];
+    if (have < BENCH_RING) {
+      bench_note ("memory blur-cuda-in: the CPU backend's box blur gave %u "
+          "of the %u reference outputs", have, BENCH_RING);
+      bench_gst.failed = TRUE;
+      mem_skipped (BENCH_MEM_BLUR_CUDA_IN, "memory", "no reference");
+      return;
+    }
+    bench_note ("memory blur-cuda-in: each output's sampled checksum is "
+        "compared with that of the CPU backend's box blur (radius 16) of the "
+        "same ring frame, computed before the runs (the GPU test suite and "
+        "cudaoverlap-check compare every byte of the two backends); no "
+        "byte-by-byte pass here");
+    mem_row (&sp, "malloc→cudaupload");
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -563,7 +984,8 @@ main (int argc, char **argv)
         "Element chunks in overlap mode (4)", "N"},
     {"only", 0, 0, G_OPTION_ARG_STRING, &opt_only,
           "Comma list of raw, serial, overlap, peer (kinds) and pinned, "
-          "registered (element inputs); a group left out means all of it",
+          "registered (element inputs); a group left out means all of it; "
+          "memory: none of them (with --memory)",
         "LIST"},
     {"sweep", 0, 0, G_OPTION_ARG_NONE, &opt_sweep,
         "Also run the element (overlap) over streams {1,2,4,8} x chunks "
@@ -593,6 +1015,11 @@ main (int argc, char **argv)
     {"first-frame", 0, 0, G_OPTION_ARG_NONE, &opt_first_frame,
         "Also time a fresh pipeline's first frame, cold (first pipeline "
           "of the process) and warm (a second one)", NULL},
+    {"memory", 0, 0, G_OPTION_ARG_STRING, &opt_memory,
+        "Also the CUDA-memory paths (comma list): cuda-cuda, upload, "
+          "download, blur-cuda-in, each with its raw ceiling and peer (see "
+          "the top of cudaoverlap-bench.c); --only memory leaves out the "
+          "other rows", "LIST"},
     {"context-ms", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_NONE,
         &opt_context_ms, "Print the CUDA context's creation time", NULL},
     {NULL}
@@ -640,7 +1067,8 @@ main (int argc, char **argv)
   if (opt_width < 1 || opt_height < 1 || opt_frames < 1 || opt_warmup < 0 ||
       opt_streams < 1 || opt_streams > 32 || opt_chunks < 1 ||
       opt_chunks > 64 || opt_live < 0 || opt_live_frames < 1 ||
-      opt_pipelines < 0 || opt_pipelines > 64 || !parse_only ()) {
+      opt_pipelines < 0 || opt_pipelines > 64 || !parse_only () ||
+      !parse_memory ()) {
     fprintf (stderr, "invalid option value (see --help)\n");
     return 2;
   }
@@ -720,17 +1148,7 @@ main (int argc, char **argv)
     guint locked;
 
     /* same frames, other addresses (see BenchGst.peer_ring) */
-    for (k = 0; k < BENCH_RING; k++) {
-      bench_gst.peer_ring[k] = malloc (bench_gst.fr.lay.size);
-      if (!bench_gst.peer_ring[k])
-        g_error ("out of memory (%" G_GSIZE_FORMAT " bytes)",
-            bench_gst.fr.lay.size);
-      memcpy (bench_gst.peer_ring[k], bench_gst.fr.ring[k],
-          bench_gst.fr.lay.size);
-      bench_gst.peer_mem[k] = gst_memory_new_wrapped (0,
-          bench_gst.peer_ring[k], bench_gst.fr.lay.size, 0,
-          bench_gst.fr.lay.size, NULL, NULL);
-    }
+    peer_ring_make ();
     locked = bench_cuda_count_locked (bench_gst.peer_ring, BENCH_RING);
     bench_note ("peer input: its own malloc()ed copy of the %u ring frames, "
         "%u of them page-locked (the element's registered runs page-lock "
@@ -803,6 +1221,8 @@ main (int argc, char **argv)
       pipeline_row ("peer", sp);
     }
   }
+
+  memory_rows (want_cuda, cuda_why);
 
   /* the report */
   now = g_date_time_new_now_utc ();
@@ -889,6 +1309,11 @@ main (int argc, char **argv)
   }
   gst_clear_caps (&bench_gst.peer_caps);
   g_free (bench_gst.peer_as);
+  gst_clear_caps (&bench_gst.cuda_caps);
+  gst_clear_caps (&bench_gst.peer_cuda_caps);
+  bench_gather_free (bench_gst.gather);
+  if (bench_gst.cuda_context)
+    gst_context_unref (bench_gst.cuda_context);
   bench_frames_clear (&bench_gst.fr);
   return bench_gst.failed ? 1 : 0;
 }
