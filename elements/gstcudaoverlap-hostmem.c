@@ -250,6 +250,7 @@ memory_prepare_large (GstMemory * owner, gint device_id, CoHostRef ** frame)
   CoHostRegResult res;
   GstMapInfo map;
   gchar *why = NULL;
+  gint64 t0;
 
   g_mutex_lock (&hostmem_lock);
   ref = gst_mini_object_get_qdata (GST_MINI_OBJECT_CAST (owner),
@@ -263,9 +264,11 @@ memory_prepare_large (GstMemory * owner, gint device_id, CoHostRef ** frame)
     g_mutex_unlock (&hostmem_lock);
     return CO_PATH_STAGED;
   }
+  t0 = g_get_monotonic_time ();
   res = co_hostreg_acquire (co_hostreg_get_default (),
       map.data - owner->offset, owner->maxsize, device_id,
       CO_HOSTREG_REGISTER, &ref, &why);
+  t0 = g_get_monotonic_time () - t0;
   gst_memory_unmap (owner, &map);
   if (res == CO_HOSTREG_REGISTERED) {
     co_hostref_add (frame, ref);
@@ -276,8 +279,8 @@ memory_prepare_large (GstMemory * owner, gint device_id, CoHostRef ** frame)
 
   switch (res) {
     case CO_HOSTREG_REGISTERED:
-      GST_DEBUG ("memory %p: %" G_GSIZE_FORMAT " bytes page-locked", owner,
-          owner->maxsize);
+      GST_INFO ("memory %p: %" G_GSIZE_FORMAT " bytes page-locked in %.3f "
+          "ms", owner, owner->maxsize, t0 / 1000.0);
       return CO_PATH_REGISTERED;
     case CO_HOSTREG_PINNED:
       return CO_PATH_PINNED;

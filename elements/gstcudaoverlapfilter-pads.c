@@ -350,9 +350,7 @@ propose_allocation (GstCudaOverlapFilter * self, GstQuery * query)
   first = MIN (n, CO_FIRST_BUFFERS);
   size = _gst_cuda_overlap_filter_offer_pool (query,
       klass->make_pool (self, caps, 0, priv->allocator, first, 0), first);
-  if (size > 0)
-    gst_cuda_overlap_pinned_allocator_prefill (priv->allocator, size,
-        n - first);
+  _gst_cuda_overlap_filter_want_pinned (self, size, n - first);
   return TRUE;
 }
 

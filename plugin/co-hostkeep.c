@@ -247,8 +247,7 @@ take_kept (CoHostKeep * keep, gsize size)
 }
 
 gpointer
-co_host_keep_take (CoHostKeep * keep, gsize size, gint device_id,
-    gchar ** why)
+co_host_keep_take (CoHostKeep * keep, gsize size, gint device_id, gchar ** why)
 {
   gsize rounded = co_host_keep_round (size);
   gpointer p;
@@ -293,16 +292,33 @@ co_host_keep_give (CoHostKeep * keep, gpointer data, gsize size)
   g_mutex_unlock (&keep->lock);
 }
 
+/* Blocks of @size kept or still to make (called locked). */
+static guint
+count_size (CoHostKeep * keep, gsize size)
+{
+  GList *l;
+  guint n = keep->making == size ? 1 : 0;
+
+  for (l = keep->blocks.head; l; l = l->next)
+    n += ((CoKeptBlock *) l->data)->size == size;
+  for (l = keep->requests.head; l; l = l->next)
+    if (((CoKeepRequest *) l->data)->size == size)
+      n += ((CoKeepRequest *) l->data)->n;
+  return n;
+}
+
 void
 co_host_keep_prefill (CoHostKeep * keep, gsize size, guint n, gint device_id)
 {
   gsize rounded = co_host_keep_round (size), room;
   CoKeepRequest *req;
+  guint have;
 
   g_mutex_lock (&keep->lock);
   room = keep->max_bytes - MIN (keep->max_bytes,
       keep->kept_bytes + keep->pending_bytes);
-  n = MIN (n, room / rounded);
+  have = count_size (keep, rounded);
+  n = MIN (n - MIN (n, have), room / rounded);
   if (n > 0 && !keep->quit) {
     req = g_new (CoKeepRequest, 1);
     req->size = rounded;

@@ -11,10 +11,11 @@
  *    process that asks for that size: a second pipeline starts without
  *    page-locking anything;
  *  - a pool asks for its first few buffers now and for the rest ahead of
- *    need (co_host_keep_prefill): one thread of the process page-locks them
- *    in the background while the first frames run; a pool that grows takes
- *    them from here, or waits for the one being made, instead of making its
- *    own.
+ *    need (co_host_keep_prefill, which the elements call once their first
+ *    frame is out: page-locking holds the driver, and the first frame's
+ *    calls would wait for it): one thread of the process page-locks them
+ *    in the background; a pool that grows takes them from here, or waits
+ *    for the one being made, instead of making its own.
  * Sizes are rounded up (4 KiB below 1 MiB, 64 KiB above), so that pools
  * of the same caps with slightly different alignment share blocks.
  *
@@ -60,8 +61,9 @@ gpointer co_host_keep_take (CoHostKeep * keep, gsize size, gint device_id,
 /* Gives back a block from co_host_keep_take (@size as asked): kept while
  * the keep has room, else freed now. */
 void co_host_keep_give (CoHostKeep * keep, gpointer data, gsize size);
-/* Asks the background thread to make @n more blocks for @size (as many as
- * fit under the keep's maximum). */
+/* Asks the background thread to make blocks for @size until @n of them
+ * are kept or being made (as many as fit under the keep's maximum): the
+ * blocks an earlier pool of that size gave back count. */
 void co_host_keep_prefill (CoHostKeep * keep, gsize size, guint n,
     gint device_id);
 /* Frees every kept block now (what is in use stays in use). */

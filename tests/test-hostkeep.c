@@ -152,8 +152,15 @@ test_prefill (void)
   g_assert_cmpuint (co_host_keep_pending (k) + f.n_alloc - 4, ==, 1);
   co_host_keep_wait_idle (k);
   g_assert_cmpuint (co_host_keep_kept_bytes (k), ==, 10 * MIB);
+  /* the kept blocks count: asking for 3 makes none */
+  co_host_keep_drop (k);
+  p[0] = co_host_keep_take (k, 2 * MIB, 0, &why);
+  co_host_keep_give (k, p[0], 2 * MIB);
+  co_host_keep_prefill (k, 2 * MIB, 3, 0);
+  co_host_keep_wait_idle (k);
+  g_assert_cmpuint (f.n_alloc, ==, 8);
   co_host_keep_free (k);
-  g_assert_cmpuint (f.n_free, ==, 5);
+  g_assert_cmpuint (f.n_free, ==, 8);
   fake_check_clear (&f);
 }
 

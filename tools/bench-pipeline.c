@@ -712,6 +712,11 @@ make_input (RunState * st, guint i, GHashTable * contents)
             &bench_gst.peer_info : &bench_gst.info) : NULL);
     if (st->cuda_in && st->timing && g_hash_table_size (contents) > seen)
       g_atomic_int_inc (&bench_gst.late_fills);
+  } else if (st->sp->mem == BENCH_MEM_BLUR_CUDA_IN &&
+      st->sp->input == BENCH_IN_APP_PINNED) {
+    /* cudaupload's input: frames the application page-locked */
+    r = i % BENCH_RING;
+    buf = ring_input (st->sp, r);
   } else if (st->sp->mem == BENCH_MEM_BLUR_CUDA_IN) {
     /* cudaupload's input: malloc()ed frames, as the peer's */
     r = i % BENCH_RING;

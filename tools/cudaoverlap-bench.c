@@ -960,6 +960,14 @@ memory_rows (gboolean want_cuda, const gchar * cuda_why)
         "cudaoverlap-check compare every byte of the two backends); no "
         "byte-by-byte pass here");
     mem_row (&sp, "malloc→cudaupload");
+    /* with --input app-pinned also fed from page-locked frames: cudaupload
+     * copies synchronously, at ~190 frames/s from malloc()ed 4K frames, so
+     * the filter then waits for every frame alone, and a frame's D2H can
+     * only overlap its own kernel (1 - 1/chunks of it at best) */
+    if (bench_gst.app_ring[0]) {
+      sp.input = BENCH_IN_APP_PINNED;
+      mem_row (&sp, "app-pinned→cudaupload");
+    }
   }
 }
 

@@ -34,7 +34,7 @@ step cuda-cuda-4x1-batch4 40 --memory cuda-cuda --frames "$(n 3000)" --streams 4
 step upload-4k 45 --memory upload --frames "$(n 600)" --streams 4 --chunks 4
 step download-4k 45 --memory download --frames "$(n 600)" --streams 4 --chunks 4
 # cudaupload ! box blur r 16 (CUDA in) ! system memory, its overlap efficiency
-step blur-cuda-in-4k 45 --memory blur-cuda-in --frames "$(n 600)" --streams 4 --chunks 4
+step blur-cuda-in-4k 60 --memory blur-cuda-in --input app-pinned --frames "$(n 600)" --streams 4 --chunks 4
 
 printf '%s\n' "${sum[@]}"
 echo "elapsed $(( $(date +%s) - T0 )) s"

@@ -36,7 +36,7 @@ step defaults-1080p-rgba 150 --width 1920 --height 1080 --frames "$(n 1500)" \
 step defaults-4k-nv12 150 --format NV12 --frames "$(n 1000)" --only raw,overlap,pinned \
   --defaults --sweep
 step defaults-gray8 90 --width 640 --height 480 --format GRAY8 --frames "$(n 20000)" \
-  --only raw,overlap,pinned --streams 8 --chunks 1 --props batch=8 --defaults
+  --only raw,overlap,pinned --streams 8 --chunks 1 --defaults
 # live: defaults against the hand-tuned 8 x 4 spin row of the same call
 step defaults-4k-live 90 --frames "$(n 200)" --only raw,overlap,pinned --streams 8 \
   --chunks 4 --live 60 --live-frames "$(n 120)" --props wait-mode=spin --defaults
