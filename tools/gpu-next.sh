@@ -96,7 +96,7 @@ fi
 #    compute-sanitizer memcheck
 k=$here/$build/examples/kernels
 if want custom && [ -x "$b" ] && [ -f "$k/invert.ptx" ] &&
-  fits 200 "custom bench"; then
+  fits 220 "custom bench"; then
   # invert: the example as operation=custom (raw rows: its module, checked
   # against its CPU implementation) against the built-in invert
   for op in invert custom; do
@@ -108,7 +108,7 @@ if want custom && [ -x "$b" ] && [ -f "$k/invert.ptx" ] &&
   # the issue's Sobel row: Sobel 4K RGBA as operation=custom against the raw
   # loop of the same kernel (module, launch struct, geometry, halo rows),
   # every output checked against co_sobel_cpu over the whole frame
-  timeout 60 "$b" --only raw,overlap --frames 300 --op custom \
+  timeout 80 "$b" --only raw,overlap --frames 300 --op custom \
     --props "kernel-module=$k/sobel.ptx kernel-name=co_sobel kernel-halo=1 kernel-cpu-library=$k/libco-sobel-cpu.so kernel-cpu-symbol=co_sobel_cpu" \
     > "$out/custom-bench-sobel.log" 2>&1
   sum+=("bench sobel rc $?: $(grep -m1 'raw-best' "$out/custom-bench-sobel.log" | cut -d'|' -f2-8); $(grep -m1 'best overlap' "$out/custom-bench-sobel.log"); $(grep -m1 '^RESULT' "$out/custom-bench-sobel.log")")
