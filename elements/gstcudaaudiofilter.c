@@ -30,7 +30,9 @@
  *   #GstCudaOverlapAudioFilter:kernel-halo frames of history before it,
  *   carried across chunks and buffers as the FIR's; on the CPU backend a C
  *   function of the same ABI.  gst/cudaoverlap/cudaoverlap-kernel.h and
- *   docs/custom-kernels.md.
+ *   docs/custom-kernels.md.  From C,
+ *   #GstCudaOverlapAudioFilter:kernel-launcher takes functions of the
+ *   application's own instead (called per chunk with the same struct).
  *
  * History: the last taps − 1 input frames of a buffer are the halo of the
  * next one.  The history is reset to zeros on a flush, on a buffer with the

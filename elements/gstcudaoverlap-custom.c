@@ -24,11 +24,13 @@ enum
   K_FORMATS,
   K_CPU_LIBRARY,
   K_CPU_SYMBOL,
+  K_LAUNCHER,
 };
 
 static const gchar *const names[GST_CUDA_OVERLAP_CUSTOM_N_PROPS] = {
   "kernel-module", "kernel-name", "kernel-halo", "kernel-params",
-  "kernel-formats", "kernel-cpu-library", "kernel-cpu-symbol"
+  "kernel-formats", "kernel-cpu-library", "kernel-cpu-symbol",
+  "kernel-launcher"
 };
 
 void
@@ -49,6 +51,8 @@ gst_cuda_overlap_custom_clear (GstCudaOverlapCustom * c)
   g_free (c->cpu_symbol);
   g_free (c->formats);
   g_clear_pointer (&c->params, g_array_unref);
+  g_clear_pointer (&c->launcher, co_custom_launcher_unref);
+  g_clear_pointer (&c->spec_launcher, co_custom_launcher_unref);
   for (i = 0; i < G_N_ELEMENTS (c->spec_strings); i++)
     g_clear_pointer (&c->spec_strings[i], g_free);
 }
@@ -103,6 +107,15 @@ gst_cuda_overlap_custom_install (GObjectClass * klass, guint first,
       string_pspec (K_CPU_SYMBOL, "Kernel CPU symbol", "operation=custom "
           "on the CPU backend: the function in kernel-cpu-library, "
           "int fn (const GstCudaOverlap(Video|Audio)Launch *)", rw));
+  g_object_class_install_property (klass, first + K_LAUNCHER,
+      g_param_spec_pointer (names[K_LAUNCHER], "Kernel launcher",
+          "operation=custom from C: a const GstCudaOverlapKernelLauncher * "
+          "(gst/cudaoverlap/cudaoverlap-kernel.h), copied; the element owns "
+          "its user_data from then on.  Its functions run each launch "
+          "instead of kernel-module (CUDA: on the engine's stream) or "
+          "kernel-cpu-library (CPU); NULL: none.  Write-only",
+          G_PARAM_WRITABLE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_PLAYING));
 }
 
 gboolean
@@ -161,6 +174,30 @@ set_params (GstCudaOverlapCustom * c, GObject * obj, const GValue * value)
       GST_CUDA_OVERLAP_CUSTOM_PARAMS;
 }
 
+/* kernel-launcher: a copy of the struct, or NULL. */
+static GstCudaOverlapCustomChange
+set_launcher (GstCudaOverlapCustom * c, GObject * obj, const GValue * value)
+{
+  const GstCudaOverlapKernelLauncher *l = g_value_get_pointer (value);
+  CoCustomLauncher *cl = NULL;
+  gchar *why = NULL;
+
+  if (l && !(cl = co_custom_launcher_new (l, &why))) {
+    GST_WARNING_OBJECT (obj, "kernel-launcher not changed: %s", why);
+    g_warning ("%s: kernel-launcher not changed: %s",
+        G_OBJECT_TYPE_NAME (obj), why);
+    g_free (why);
+    return GST_CUDA_OVERLAP_CUSTOM_UNCHANGED;
+  }
+  if (!cl && !c->launcher)
+    return GST_CUDA_OVERLAP_CUSTOM_UNCHANGED;
+  /* an engine that runs the old one holds its own reference */
+  co_custom_launcher_unref (c->launcher);
+  c->launcher = cl;
+  c->gen++;
+  return GST_CUDA_OVERLAP_CUSTOM_REBUILD;
+}
+
 GstCudaOverlapCustomChange
 gst_cuda_overlap_custom_set (GstCudaOverlapCustom * c, GObject * obj,
     GParamSpec * pspec, const GValue * value)
@@ -173,6 +210,8 @@ gst_cuda_overlap_custom_set (GstCudaOverlapCustom * c, GObject * obj,
 
   if (k == K_PARAMS)
     return set_params (c, obj, value);
+  if (k == K_LAUNCHER)
+    return set_launcher (c, obj, value);
   if (k == K_HALO) {
     changed = c->halo != g_value_get_uint (value);
     c->halo = g_value_get_uint (value);
@@ -198,6 +237,8 @@ gst_cuda_overlap_custom_get (GstCudaOverlapCustom * c, GParamSpec * pspec,
   };
   gint k = index_of (pspec);
 
+  if (k == K_LAUNCHER)
+    return;                     /* write-only */
   if (k == K_PARAMS)
     gst_cuda_overlap_doubles_to_value (c->params, value);
   else if (k == K_HALO)
@@ -296,6 +337,9 @@ gst_cuda_overlap_custom_configure (GstCudaOverlapCustom * c,
   c->spec.cpu_library = c->spec_strings[2];
   c->spec.cpu_symbol = c->spec_strings[3];
   c->spec.audio = audio;
+  g_clear_pointer (&c->spec_launcher, co_custom_launcher_unref);
+  c->spec_launcher = co_custom_launcher_ref (c->launcher);
+  c->spec.launcher = c->spec_launcher;
   c->spec_gen = c->gen;
   memset (&c->run, 0, sizeof (c->run));
   c->run.format = abi_format;

@@ -17,6 +17,7 @@
 #include "gstcudaoverlapfilter.h"
 #include "co-engine.h"
 #include "co-custom.h"
+#include "co-custom-load.h"
 
 G_BEGIN_DECLS
 /* What a property change asks for. */
@@ -28,7 +29,7 @@ G_BEGIN_DECLS
   GST_CUDA_OVERLAP_CUSTOM_CAPS, /* new kernel-formats: renegotiate */
 } GstCudaOverlapCustomChange;
 
-#define GST_CUDA_OVERLAP_CUSTOM_N_PROPS 7
+#define GST_CUDA_OVERLAP_CUSTOM_N_PROPS 8
 
 typedef struct
 {
@@ -36,11 +37,13 @@ typedef struct
   gchar *module, *name, *cpu_library, *cpu_symbol, *formats;
   guint halo;
   GArray *params;               /* gdouble */
+  CoCustomLauncher *launcher;   /* kernel-launcher (write-only), or NULL */
   guint gen;                    /* bumped by every REBUILD change */
 
   /* the engine's, from configure on (streaming thread; updated with no
    * frame in flight) */
   gchar *spec_strings[4];
+  CoCustomLauncher *spec_launcher;      /* spec.launcher's reference */
   CoCustomSpec spec;
   guint spec_gen;
   CoCustomParams run;           /* the chunks point at it */

@@ -27,7 +27,10 @@
  * #GstCudaOverlapVideoFilter:kernel-halo rows above and below each band and
  * #GstCudaOverlapVideoFilter:kernel-params; on the CPU backend a C function
  * of the same ABI, #GstCudaOverlapVideoFilter:kernel-cpu-library): the ABI
- * is gst/cudaoverlap/cudaoverlap-kernel.h and docs/custom-kernels.md.
+ * is gst/cudaoverlap/cudaoverlap-kernel.h and docs/custom-kernels.md.  From
+ * C, #GstCudaOverlapVideoFilter:kernel-launcher takes functions of the
+ * application's own instead (a GstCudaOverlapKernelLauncher: called per
+ * launch with the same struct and, on CUDA, the engine's stream).
  * `none` changes nothing:
  * with the same memory on both pads buffers pass through; between system
  * and CUDA memory it is an overlapped, chunked upload or download (copies

@@ -11,8 +11,15 @@
 #include "co-custom-load.h"
 #include "co-fault.h"
 
+struct _CoCustomLauncher
+{
+  GstCudaOverlapKernelLauncher l;
+  gint ref;
+};
+
 struct _CoCustomCuda
 {
+  CoCustomLauncher *launcher;   /* kernel-launcher, or NULL: the module */
   gchar *module;
   gchar *name;
   gboolean audio;
@@ -22,12 +29,50 @@ struct _CoCustomCuda
 
 struct _CoCustomCpu
 {
+  CoCustomLauncher *launcher;   /* kernel-launcher, or NULL: the library */
   gchar *library;
   gchar *symbol;
   gboolean audio;
   GModule *mod;
   gpointer func;
 };
+
+CoCustomLauncher *
+co_custom_launcher_new (const GstCudaOverlapKernelLauncher * l, gchar ** why)
+{
+  CoCustomLauncher *cl;
+
+  if (l->abi_version < 1 || l->abi_version > GST_CUDA_OVERLAP_KERNEL_ABI_VERSION
+      || l->struct_size < sizeof (GstCudaOverlapKernelLauncher)) {
+    *why = g_strdup_printf ("a GstCudaOverlapKernelLauncher of ABI version %u "
+        "and %u bytes; this plugin takes version 1 .. %d, %u bytes or more",
+        l->abi_version, l->struct_size, GST_CUDA_OVERLAP_KERNEL_ABI_VERSION,
+        (guint) sizeof (GstCudaOverlapKernelLauncher));
+    return NULL;
+  }
+  cl = g_new0 (CoCustomLauncher, 1);
+  cl->l = *l;
+  cl->ref = 1;
+  return cl;
+}
+
+CoCustomLauncher *
+co_custom_launcher_ref (CoCustomLauncher * cl)
+{
+  if (cl)
+    g_atomic_int_inc (&cl->ref);
+  return cl;
+}
+
+void
+co_custom_launcher_unref (CoCustomLauncher * cl)
+{
+  if (!cl || !g_atomic_int_dec_and_test (&cl->ref))
+    return;
+  if (cl->l.destroy)
+    cl->l.destroy (cl->l.user_data);
+  g_free (cl);
+}
 
 /* "operation=custom: WHAT: the CUDA message (name)", WHAT from @format
  * with @a and @b, then @hint if not NULL. */
@@ -140,15 +185,39 @@ co_custom_cuda_find_kernel (CoCustomCuda * k, gint device, GError ** error)
   return TRUE;
 }
 
+/* kernel-launcher on the CUDA backend: its video (or audio) function. */
+static CoCustomCuda *
+co_custom_cuda_use_launcher (const CoCustomSpec * spec, GError ** error)
+{
+  const GstCudaOverlapKernelLauncher *l = &spec->launcher->l;
+  CoCustomCuda *k;
+
+  if (spec->audio ? !l->audio : !l->video) {
+    g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_KERNEL,
+        "operation=custom: the kernel-launcher has no %s function for the "
+        "CUDA backend (GstCudaOverlapKernelLauncher.%s is NULL)",
+        spec->audio ? "audio" : "video", spec->audio ? "audio" : "video");
+    return NULL;
+  }
+  k = g_new0 (CoCustomCuda, 1);
+  k->launcher = co_custom_launcher_ref (spec->launcher);
+  k->module = g_strdup ("kernel-launcher");
+  k->name = g_strdup (spec->audio ? "audio" : "video");
+  k->audio = spec->audio;
+  return k;
+}
+
 CoCustomCuda *
 co_custom_cuda_load (const CoCustomSpec * spec, gint device, GError ** error)
 {
   CoCustomCuda *k;
 
+  if (spec->launcher)
+    return co_custom_cuda_use_launcher (spec, error);
   if (!spec->module || !*spec->module || !spec->name || !*spec->name) {
     g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_KERNEL,
-        "operation=custom needs kernel-module and kernel-name (the CUDA "
-        "backend runs the kernel they name)");
+        "operation=custom needs kernel-module and kernel-name, or a "
+        "kernel-launcher (the CUDA backend runs the kernel they name)");
     return NULL;
   }
   k = g_new0 (CoCustomCuda, 1);
@@ -170,6 +239,7 @@ co_custom_cuda_unload (CoCustomCuda * k)
     return;
   if (k->lib)
     cudaLibraryUnload (k->lib);
+  co_custom_launcher_unref (k->launcher);
   g_free (k->module);
   g_free (k->name);
   g_free (k);
@@ -178,6 +248,9 @@ co_custom_cuda_unload (CoCustomCuda * k)
 gchar *
 co_custom_cuda_describe (const CoCustomCuda * k)
 {
+  if (k->launcher)
+    return g_strdup_printf ("operation=custom: the kernel-launcher's %s "
+        "function ran in this frame", k->name);
   return g_strdup_printf ("operation=custom: kernel \"%s\" of \"%s\" ran in "
       "this frame", k->name, k->module);
 }
@@ -187,7 +260,25 @@ typedef struct
   const CoCustomCuda *k;
   cudaStream_t stream;
   cudaError_t err;
+  int ret;                      /* kernel-launcher: its last return */
+  int plane;
 } CoCustomCudaLaunch;
+
+/* kernel-launcher: its function; a non-zero return or a launch error
+ * (cudaGetLastError) fails the chunk. */
+static cudaError_t
+co_custom_cuda_call_launcher (CoCustomCudaLaunch * l, void *launch)
+{
+  const GstCudaOverlapKernelLauncher *kl = &l->k->launcher->l;
+  cudaError_t err;
+
+  l->ret = l->k->audio ? kl->audio (l->stream, launch, kl->user_data) :
+      kl->video (l->stream, launch, kl->user_data);
+  err = cudaGetLastError ();
+  if (err == cudaSuccess && l->ret != 0)
+    err = cudaErrorLaunchFailure;
+  return err;
+}
 
 static cudaError_t
 co_custom_cuda_launch_one (CoCustomCudaLaunch * l, void *launch,
@@ -200,6 +291,8 @@ co_custom_cuda_launch_one (CoCustomCudaLaunch * l, void *launch,
     return cudaSuccess;
   if (co_fault_hit ("cudaLaunchKernel"))
     return cudaErrorLaunchFailure;
+  if (l->k->launcher)
+    return co_custom_cuda_call_launcher (l, launch);
   return cudaLaunchKernel ((const void *) l->k->kernel, grid, block, args, 0,
       l->stream);
 }
@@ -211,6 +304,7 @@ co_custom_cuda_video_one (const GstCudaOverlapVideoLaunch * a, void *user)
   unsigned g[3], b[3];
 
   co_custom_video_geometry (a, g, b);
+  l->plane = a->plane;
   l->err = co_custom_cuda_launch_one (l, (void *) a, g, b);
   return l->err != cudaSuccess;
 }
@@ -219,7 +313,7 @@ gboolean
 co_custom_cuda_launch (CoCustomCuda * k, const CoChunk * ch, guint chunk,
     guint n_chunks, gpointer stream, GError ** error)
 {
-  CoCustomCudaLaunch l = { k, stream, cudaSuccess };
+  CoCustomCudaLaunch l = { k, stream, cudaSuccess, 0, -1 };
 
   if (ch->kind == CO_KERNEL_CUSTOM_VIDEO && !k->audio) {
     if (co_custom_video_each (&ch->params.video, chunk, n_chunks,
@@ -237,6 +331,18 @@ co_custom_cuda_launch (CoCustomCuda * k, const CoChunk * ch, guint chunk,
   }
   if (l.err == cudaSuccess)
     return TRUE;
+  if (k->launcher && l.ret != 0) {
+    g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_KERNEL,
+        "operation=custom: the kernel-launcher's %s function returned %d "
+        "(chunk %u, plane %d)", k->name, l.ret, chunk, l.plane);
+    return FALSE;
+  }
+  if (k->launcher) {
+    co_custom_set_cuda_error (error, l.err, "the kernel-launcher's %s "
+        "function%s left a CUDA error (a launch of its own failed)", k->name,
+        "", NULL);
+    return FALSE;
+  }
   co_custom_set_cuda_error (error, l.err, "cudaLaunchKernel of kernel \"%s\" "
       "(kernel-module \"%s\") failed", k->name, k->module, NULL);
   return FALSE;
@@ -244,17 +350,41 @@ co_custom_cuda_launch (CoCustomCuda * k, const CoChunk * ch, guint chunk,
 
 /* ---- CPU ------------------------------------------------------------------- */
 
+/* kernel-launcher on the CPU backend: its video_cpu (or audio_cpu). */
+static CoCustomCpu *
+co_custom_cpu_use_launcher (const CoCustomSpec * spec, GError ** error)
+{
+  const GstCudaOverlapKernelLauncher *l = &spec->launcher->l;
+  CoCustomCpu *k;
+
+  if (spec->audio ? !l->audio_cpu : !l->video_cpu) {
+    g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_KERNEL,
+        "operation=custom on the CPU backend: the kernel-launcher has no "
+        "CPU function (GstCudaOverlapKernelLauncher.%s is NULL); give one, "
+        "or use backend=cuda", spec->audio ? "audio_cpu" : "video_cpu");
+    return NULL;
+  }
+  k = g_new0 (CoCustomCpu, 1);
+  k->launcher = co_custom_launcher_ref (spec->launcher);
+  k->library = g_strdup ("kernel-launcher");
+  k->symbol = g_strdup (spec->audio ? "audio_cpu" : "video_cpu");
+  k->audio = spec->audio;
+  return k;
+}
+
 CoCustomCpu *
 co_custom_cpu_load (const CoCustomSpec * spec, GError ** error)
 {
   CoCustomCpu *k;
 
+  if (spec->launcher)
+    return co_custom_cpu_use_launcher (spec, error);
   if (!spec->cpu_library || !*spec->cpu_library || !spec->cpu_symbol ||
       !*spec->cpu_symbol) {
     g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_KERNEL,
         "operation=custom on the CPU backend needs kernel-cpu-library and "
         "kernel-cpu-symbol (a C function with the kernel's ABI, "
-        "docs/custom-kernels.md)");
+        "docs/custom-kernels.md), or a kernel-launcher with a CPU function");
     return NULL;
   }
   k = g_new0 (CoCustomCpu, 1);
@@ -284,6 +414,7 @@ co_custom_cpu_unload (CoCustomCpu * k)
     return;
   if (k->mod)
     g_module_close (k->mod);
+  co_custom_launcher_unref (k->launcher);
   g_free (k->library);
   g_free (k->symbol);
   g_free (k);
@@ -293,6 +424,7 @@ typedef struct
 {
   GstCudaOverlapVideoKernelCpu func;
   int plane;
+  const CoCustomLauncher *launcher;     /* or NULL: func */
 } CoCustomCpuCall;
 
 static int
@@ -301,14 +433,28 @@ co_custom_cpu_video_one (const GstCudaOverlapVideoLaunch * a, void *user)
   CoCustomCpuCall *c = user;
 
   c->plane = a->plane;
+  if (c->launcher)
+    return c->launcher->l.video_cpu (a, c->launcher->l.user_data);
   return c->func (a);
+}
+
+static int
+co_custom_cpu_audio (const CoCustomCpu * k, const GstCudaOverlapAudioLaunch * a)
+{
+  if (a->frames <= 0)
+    return 0;
+  if (k->launcher)
+    return k->launcher->l.audio_cpu (a, k->launcher->l.user_data);
+  return ((GstCudaOverlapAudioKernelCpu) k->func) (a);
 }
 
 gchar *
 co_custom_cpu_run (const CoCustomCpu * k, const CoChunk * ch, guint chunk,
     guint n_chunks)
 {
-  CoCustomCpuCall c = { (GstCudaOverlapVideoKernelCpu) k->func, -1 };
+  CoCustomCpuCall c = { (GstCudaOverlapVideoKernelCpu) k->func, -1,
+    k->launcher
+  };
   int ret;
 
   if (ch->kind == CO_KERNEL_CUSTOM_VIDEO && !k->audio) {
@@ -318,12 +464,16 @@ co_custom_cpu_run (const CoCustomCpu * k, const CoChunk * ch, guint chunk,
     GstCudaOverlapAudioLaunch a;
 
     co_custom_audio_fill (&a, &ch->params.audio, chunk, n_chunks);
-    ret = a.frames > 0 ? ((GstCudaOverlapAudioKernelCpu) k->func) (&a) : 0;
+    ret = co_custom_cpu_audio (k, &a);
   } else {
     return g_strdup ("operation=custom: a chunk of the other media");
   }
   if (ret == 0)
     return NULL;
+  if (k->launcher)
+    return g_strdup_printf ("operation=custom: the kernel-launcher's %s "
+        "function returned %d (chunk %u, plane %d)", k->symbol, ret, chunk,
+        c.plane);
   return g_strdup_printf ("operation=custom: kernel-cpu-symbol \"%s\" of "
       "\"%s\" returned %d (chunk %u, plane %d)", k->symbol, k->library, ret,
       chunk, c.plane);

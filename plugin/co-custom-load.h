@@ -18,6 +18,14 @@
 #include "co-custom.h"
 
 G_BEGIN_DECLS typedef struct _CoCustomCuda CoCustomCuda;
+
+/* A copy of @l with one reference: NULL with *@why (free it) when @l is
+ * not a launcher of a known ABI version. */
+CoCustomLauncher *co_custom_launcher_new (const GstCudaOverlapKernelLauncher *
+    l, gchar ** why);
+CoCustomLauncher *co_custom_launcher_ref (CoCustomLauncher * cl);
+/* The last reference calls the launcher's destroy (user_data). */
+void co_custom_launcher_unref (CoCustomLauncher * cl);
 typedef struct _CoCustomCpu CoCustomCpu;
 
 /* Loads @spec's kernel into the current CUDA context (the engine's) on

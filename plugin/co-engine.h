@@ -77,12 +77,19 @@ typedef enum
   CO_KERNEL_CUSTOM_AUDIO = 4,   /* ... on params.audio */
 } CoKernelKind;
 
+/* kernel-launcher: a GstCudaOverlapKernelLauncher with a reference count
+ * (co-custom-load.h), shared by the element and the engines that use it. */
+typedef struct _CoCustomLauncher CoCustomLauncher;
+
 /* operation=custom: where the user's kernel is (docs/custom-kernels.md).
  * The CUDA backend loads @module (PTX, cubin or fatbin) and finds @name in
  * it; the CPU backend opens @cpu_library and finds the function
- * @cpu_symbol.  Loaded when the engine opens, unloaded when it is freed. */
+ * @cpu_symbol.  Loaded when the engine opens, unloaded when it is freed.
+ * With @launcher (not NULL), both call its functions instead, and the
+ * strings are not used; the backend takes its own reference. */
 typedef struct
 {
+  CoCustomLauncher *launcher;
   const gchar *module;
   const gchar *name;
   const gchar *cpu_library;

@@ -45,6 +45,8 @@ for exe in "$build"/tests/test-*; do
   grep -q CO_TEST_BACKEND "$exe" 2>/dev/null || continue
   programs+=("$exe")
 done
+# the kernel-launcher example (examples/launcher-app.c: its <<<>>> kernel)
+[[ -x $build/examples/launcher-app ]] && programs+=("$build/examples/launcher-app")
 if (( ${#programs[@]} == 0 )); then
   echo "run-gpu-tests: no test program honouring CO_TEST_BACKEND in $build/tests" >&2
   exit 2

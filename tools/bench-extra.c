@@ -141,7 +141,7 @@ first_output (GstElement * sink, guint64 * t_out, gchar * msg, gsize size)
       data[p] = GST_VIDEO_FRAME_PLANE_DATA (&vf, p);
       stride[p] = GST_VIDEO_FRAME_PLANE_STRIDE (&vf, p);
     }
-    bench_invert_ref (&bench_gst.fr.lay, bench_gst.fr.ring[0], ref);
+    bench_op_ref (&bench_gst.fr, bench_gst.fr.ring[0], ref);
     same = bench_compare (&bench_gst.fr.lay, data, stride, ref, msg, size);
     gst_video_frame_unmap (&vf);
   }

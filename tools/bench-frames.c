@@ -70,6 +70,7 @@ bench_frames_init (BenchFrames * f, guint64 seed)
       f->ring[i][k] = (guint8) (k * 31 + i);
     bench_invert_ref (&f->lay, f->ring[i], tmp);
     f->sum_inv[i] = bench_checksum_packed (&f->lay, tmp);
+    f->sum_op[i] = f->sum_inv[i];
     f->sum_id[i] = bench_checksum_packed (&f->lay, f->ring[i]);
   }
   g_free (tmp);
@@ -103,6 +104,37 @@ bench_bands (const BenchLayout * l, guint chunks,
   for (b = 0; b <= n; b++)
     rows[b] = MIN (l->height, (gint) ((guint64) b * units / n) * unit);
   return n;
+}
+
+void
+bench_op_ref (const BenchFrames * f, const guint8 * src, guint8 * dst)
+{
+  gchar *why = NULL;
+
+  if (!f->custom) {
+    bench_invert_ref (&f->lay, src, dst);
+  } else if (!bench_custom_ref (f->custom, &f->lay, src, dst, &why)) {
+    /* it succeeded on every ring frame in bench_frames_set_custom */
+    g_error ("the custom kernel's CPU implementation failed: %s", why);
+  }
+}
+
+gboolean
+bench_frames_set_custom (BenchFrames * f, const BenchCustom * c, gchar ** why)
+{
+  guint8 *tmp = g_malloc (f->lay.size);
+  guint i;
+
+  for (i = 0; i < BENCH_RING; i++) {
+    if (!bench_custom_ref (c, &f->lay, f->ring[i], tmp, why)) {
+      g_free (tmp);
+      return FALSE;
+    }
+    f->sum_op[i] = bench_checksum_packed (&f->lay, tmp);
+  }
+  g_free (tmp);
+  f->custom = c;
+  return TRUE;
 }
 
 gint

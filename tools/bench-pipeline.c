@@ -168,7 +168,7 @@ expected_sum (const BenchRunSpec * sp, gint r)
 {
   if (sp->mem == BENCH_MEM_BLUR_CUDA_IN)
     return bench_gst.sum_blur[r];
-  return expect_invert (sp) ? bench_gst.fr.sum_inv[r] : bench_gst.fr.sum_id[r];
+  return expect_invert (sp) ? bench_gst.fr.sum_op[r] : bench_gst.fr.sum_id[r];
 }
 
 static void
@@ -260,7 +260,7 @@ check_cuda_output (OutItem * it, RunState * st)
     host_sum = bench_checksum (&bench_gst.fr.lay, data, stride);
     if (expect_invert (st->sp)) {
       ref = g_malloc (bench_gst.fr.lay.size);
-      bench_invert_ref (&bench_gst.fr.lay, bench_gst.fr.ring[r], ref);
+      bench_op_ref (&bench_gst.fr, bench_gst.fr.ring[r], ref);
     }
     same = bench_compare (&bench_gst.fr.lay, data, stride,
         ref ? ref : bench_gst.fr.ring[r], msg, sizeof (msg));
@@ -316,7 +316,7 @@ check_output (gpointer item, gpointer user_data)
 
     if (expect_invert (st->sp)) {
       ref = g_malloc (bench_gst.fr.lay.size);
-      bench_invert_ref (&bench_gst.fr.lay, bench_gst.fr.ring[r], ref);
+      bench_op_ref (&bench_gst.fr, bench_gst.fr.ring[r], ref);
     }
     same =
         bench_compare (&bench_gst.fr.lay, data, stride,
@@ -1158,9 +1158,10 @@ done:
             "picture byte, to the input (no kernel)", st.n, st.n);
       else
         bench_note ("verify element %s (%s): %u/%u outputs identical, "
-            "every picture byte, to a naive CPU invert",
-            bench_input_names[sp->input], sp->defaults ? "defaults" :
-            sp->serial ? "serial" : "overlap", st.n, st.n);
+            "every picture byte, to %s", bench_input_names[sp->input],
+            sp->defaults ? "defaults" : sp->serial ? "serial" : "overlap",
+            st.n, st.n, bench_gst.fr.custom ? "the custom kernel's CPU "
+            "implementation over the whole frame" : "a naive CPU invert");
     }
   }
   if (row && tc0 && tc1) {

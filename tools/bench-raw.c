@@ -16,6 +16,16 @@
  * cpu ms/frame.  Every CUDA call is
  * checked: on failure the call and cudaGetErrorString are printed and the
  * program exits with status 1.
+ *
+ * --op custom (bench_raw_new's @custom): the kernel of the user's module, loaded
+ * here as the element loads it (cudaLibraryLoadData, cudaLibraryGetKernel),
+ * launched per band and plane with the ABI's launch struct by value and its
+ * geometry (co_custom_video_each, co_custom_video_geometry: the calls the
+ * element's CUDA backend makes, plugin/co-custom-load.c).  As in the
+ * element (plugin/co-video.c), each band's input rows plus kernel-halo rows
+ * above and below (clamped) are copied to the band's own area of the
+ * device input buffer, so bands share no input memory; the output rows go
+ * to their place in the device output frame and come back from there.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +57,9 @@ struct _BenchRaw
   cudaEvent_t ev[RAW_SLOTS][RAW_MAX_STREAMS];
   guint32 ev_used[RAW_SLOTS];   /* streams whose event a slot recorded */
   guint64 next_stream;          /* round-robin counter over chunks */
+  const BenchCustom *custom;    /* --op custom: the user's kernel */
+  cudaLibrary_t lib;            /* its module */
+  cudaKernel_t kernel;
 
   /* checking, on the checker threads */
   BenchChecker *checker;
@@ -154,8 +167,44 @@ bench_cuda_count_locked (guint8 * const *ptrs, guint n)
 
 static void check_frames (gpointer item, gpointer user_data);
 
+/* --op custom: the module, loaded as plugin/co-custom-load.c loads it. */
+static void
+load_custom (BenchRaw * r, const BenchCustom * c)
+{
+  gchar *data = NULL;
+  gsize len = 0;
+  GError *err = NULL;
+
+  if (!g_file_get_contents (c->module, &data, &len, &err)) {
+    fprintf (stderr, "cudaoverlap-bench: raw: cannot read kernel-module "
+        "\"%s\": %s\n", c->module, err->message);
+    exit (1);
+  }
+  CK (cudaLibraryLoadData (&r->lib, data, NULL, NULL, 0, NULL, NULL, 0));
+  g_free (data);
+  if (cudaLibraryGetKernel (&r->kernel, r->lib, c->name) != cudaSuccess) {
+    fprintf (stderr, "cudaoverlap-bench: raw: no kernel \"%s\" in \"%s\" "
+        "(%s)\n", c->name, c->module, cudaGetErrorString (cudaGetLastError ()));
+    exit (1);
+  }
+}
+
+/* A device input frame: with a halo, each band's rows plus its halo rows,
+ * at most BENCH_MAX_CHUNKS bands. */
+static gsize
+dev_in_size (const BenchFrames * f, const BenchCustom * c)
+{
+  gsize size = f->lay.size;
+  gint i, halo = c ? c->run.halo : 0;
+
+  for (i = 0; i < f->lay.n_planes && halo > 0; i++)
+    size += (gsize) MIN (2 * halo, f->lay.planes[i].height) *
+        BENCH_MAX_CHUNKS * f->lay.planes[i].stride;
+  return size;
+}
+
 BenchRaw *
-bench_raw_new (const BenchFrames * f, gint device)
+bench_raw_new (const BenchFrames * f, const BenchCustom * custom, gint device)
 {
   BenchRaw *r = g_new0 (BenchRaw, 1);
   gsize size = f->lay.size;
@@ -174,8 +223,11 @@ bench_raw_new (const BenchFrames * f, gint device)
     CK (cudaHostAlloc ((void **) &r->pin_out[i], size, cudaHostAllocDefault));
     memset (r->pin_out[i], 0, size);
   }
+  r->custom = custom;
+  if (custom)
+    load_custom (r, custom);
   for (i = 0; i < RAW_SLOTS; i++) {
-    CK (cudaMalloc ((void **) &r->dev_in[i], size));
+    CK (cudaMalloc ((void **) &r->dev_in[i], dev_in_size (f, custom)));
     CK (cudaMalloc ((void **) &r->dev_out[i], size));
     CK (cudaMemset (r->dev_out[i], 0, size));
     for (s = 0; s < RAW_MAX_STREAMS; s++)
@@ -211,9 +263,76 @@ bench_raw_free (BenchRaw * r)
   }
   for (i = 0; i < r->n_out; i++)
     CK (cudaFreeHost (r->pin_out[i]));
+  if (r->lib)
+    CK (cudaLibraryUnload (r->lib));
   for (i = 0; i < BENCH_RING; i++)
     CK (cudaFreeHost (r->pin_in[i]));
   g_free (r);
+}
+
+typedef struct
+{
+  cudaKernel_t kernel;
+  cudaStream_t stream;
+} RawLaunch;
+
+/* One launch of the ABI (plugin/co-custom-load.c, co_custom_cuda_launch). */
+static int
+launch_one (const GstCudaOverlapVideoLaunch * a, void *user)
+{
+  RawLaunch *l = user;
+  unsigned g[3], b[3];
+  void *args[1] = { (void *) a };
+  dim3 grid, block;
+
+  co_custom_video_geometry (a, g, b);
+  if (g[0] == 0 || g[1] == 0)
+    return 0;
+  grid.x = g[0], grid.y = g[1], grid.z = g[2];
+  block.x = b[0], block.y = b[1], block.z = b[2];
+  CK (cudaLaunchKernel ((const void *) l->kernel, grid, block, args, 0,
+          l->stream));
+  return 0;
+}
+
+/* Band @c (luma rows [y0, y1)) of a custom frame on @st: its input rows
+ * and halo to the band's area at din + *doff, the kernel, its output rows
+ * back. */
+static void
+enqueue_custom_band (BenchRaw * r, guint c, guint n, gint y0, gint y1,
+    const guint8 * hin, guint8 * hout, guint8 * din, guint8 * dout,
+    gsize * doff, cudaStream_t st)
+{
+  const BenchLayout *l = &r->f->lay;
+  BenchCustomBand band = { y0, y1, };
+  RawLaunch rl = { r->kernel, st };
+  CoVideoParams p;
+  gint i;
+
+  for (i = 0; i < l->n_planes; i++) {
+    band.src_stride[i] = band.dst_stride[i] = l->planes[i].stride;
+    band.dst[i] = dout + l->planes[i].offset +
+        (gsize) bench_plane_row (&l->planes[i], y0) * l->planes[i].stride;
+  }
+  bench_custom_band (r->custom, l, &band, &p);
+  for (i = 0; i < l->n_planes; i++) {
+    const BenchPlane *bp = &l->planes[i];
+    CoPlaneBand *b = &p.planes[i];
+    gsize len = (gsize) (b->src_y1 - b->src_y0) * bp->stride;
+
+    b->src = din + *doff;
+    CK (cudaMemcpyAsync (din + *doff, hin + bp->offset +
+            (gsize) b->src_y0 * bp->stride, len, cudaMemcpyHostToDevice, st));
+    *doff += len;
+  }
+  co_custom_video_each (&p, c, n, launch_one, &rl);
+  for (i = 0; i < l->n_planes; i++) {
+    const BenchPlane *bp = &l->planes[i];
+    gsize off = bp->offset + (gsize) p.planes[i].y0 * bp->stride;
+
+    CK (cudaMemcpyAsync (hout + off, dout + off, (gsize) (p.planes[i].y1 -
+                p.planes[i].y0) * bp->stride, cudaMemcpyDeviceToHost, st));
+  }
 }
 
 /* Queue frame @f (input ring[f % 16], output pin_out[f % n_out])
@@ -230,6 +349,8 @@ enqueue_frame (BenchRaw * r, guint64 f, guint slot, guint streams, guint chunks)
   guint8 *din = r->dev_in[slot], *dout = r->dev_out[slot];
   gint i;
 
+  gsize doff = 0;
+
   r->ev_used[slot] = 0;
   for (c = 0; c < n; c++) {
     cudaStream_t st;
@@ -239,6 +360,11 @@ enqueue_frame (BenchRaw * r, guint64 f, guint slot, guint streams, guint chunks)
     s = r->next_stream++ % streams;
     st = r->streams[s];
     r->ev_used[slot] |= 1u << s;
+    if (r->custom) {
+      enqueue_custom_band (r, c, n, rows[c], rows[c + 1], hin, hout, din,
+          dout, &doff, st);
+      continue;
+    }
     memset (&p, 0, sizeof (p));
     p.op = CO_VIDEO_OP_INVERT;
     p.n_planes = l->n_planes;
@@ -295,7 +421,7 @@ check_frames (gpointer item, gpointer user_data)
   for (f = first; f < first + n; f++) {
     guint slot = f % r->n_out;
     guint64 sum = bench_checksum_packed (&r->f->lay, r->pin_out[slot]);
-    guint64 want = r->f->sum_inv[f % BENCH_RING];
+    guint64 want = r->f->sum_op[f % BENCH_RING];
 
     g_mutex_lock (&r->lock);
     row->checked++;

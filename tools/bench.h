@@ -11,8 +11,10 @@
 #define __BENCH_H__
 
 #include <glib.h>
+#include <gmodule.h>
 
 #include "bench-gather.h"
+#include "co-custom.h"
 
 G_BEGIN_DECLS
 #define BENCH_RING 16
@@ -37,11 +39,34 @@ typedef struct
   gsize size;                   /* bytes per frame */
 } BenchLayout;
 
+/* --op custom (bench-custom.c): the user's kernel, from --props. */
+typedef struct
+{
+  gchar *module, *name, *cpu_library, *cpu_symbol;
+  CoCustomParams run;           /* format, halo, width, shifts, params */
+  GModule *cpu_mod;
+  GstCudaOverlapVideoKernelCpu cpu;     /* NULL: not opened */
+} BenchCustom;
+/* One band of a frame for bench_custom_band: luma rows [y0, y1); per plane
+ * the address of input row max (0, y0 - halo) (in plane rows) and of output
+ * row y0, and their strides. */
+typedef struct
+{
+  gint y0, y1;
+  const guint8 *src[BENCH_MAX_PLANES];
+  guint8 *dst[BENCH_MAX_PLANES];
+  gsize src_stride[BENCH_MAX_PLANES];
+  gsize dst_stride[BENCH_MAX_PLANES];
+} BenchCustomBand;
 typedef struct
 {
   BenchLayout lay;
   guint8 *ring[BENCH_RING];     /* malloc()ed, random content */
   guint64 sum_inv[BENCH_RING];  /* checksum of the naive invert of ring[i] */
+  /* checksum of the operation's expected output: sum_inv, or with
+   * bench_frames_set_custom the CPU implementation's */
+  guint64 sum_op[BENCH_RING];
+  const BenchCustom *custom;    /* NULL: the operation is invert */
   guint64 sum_id[BENCH_RING];   /* checksum of ring[i] itself (the peer) */
 } BenchFrames;
 
@@ -68,6 +93,20 @@ guint bench_bands (const BenchLayout * l, guint chunks,
     gint rows[BENCH_MAX_CHUNKS + 1]);
 gint bench_plane_row (const BenchPlane * p, gint luma_row);
 void bench_invert_ref (const BenchLayout * l, const guint8 * src, guint8 * dst);
+/* The operation's expected output of @src: invert, or the custom kernel's
+ * CPU implementation over the whole frame (bench_frames_set_custom). */
+void bench_op_ref (const BenchFrames * f, const guint8 * src, guint8 * dst);
+/* --op custom: sum_op from @c's CPU implementation (opened); FALSE with
+ * *@why when it failed on a frame. */
+gboolean bench_frames_set_custom (BenchFrames * f, const BenchCustom * c,
+    gchar ** why);
+/* bench-custom.c */
+void bench_custom_free (BenchCustom * c);
+gboolean bench_custom_open_cpu (BenchCustom * c, gchar ** why);
+void bench_custom_band (const BenchCustom * c, const BenchLayout * l,
+    const BenchCustomBand * band, CoVideoParams * p);
+gboolean bench_custom_ref (const BenchCustom * c, const BenchLayout * l,
+    const guint8 * src, guint8 * dst, gchar ** why);
 guint64 bench_checksum (const BenchLayout * l,
     const guint8 * const data[BENCH_MAX_PLANES],
     const gsize stride[BENCH_MAX_PLANES]);
@@ -129,7 +168,12 @@ G_GNUC_PRINTF (1, 2);
 /* Page-locked host memory (cudaHostAlloc) and its release. */
      guint8 *bench_cuda_host_alloc (gsize size);
      void bench_cuda_host_free (guint8 * p);
-     BenchRaw *bench_raw_new (const BenchFrames * f, gint device);
+/* @custom (--op custom, else NULL): the raw rows load its module
+ * (cudaLibraryLoadData) and launch its kernel per band as the element
+ * does, checked against @f->sum_op; exit(1) naming the module when it
+ * does not load. */
+     BenchRaw *bench_raw_new (const BenchFrames * f,
+    const BenchCustom * custom, gint device);
      void bench_raw_free (BenchRaw * r);
      void bench_raw_throughput (BenchRaw * r, guint streams, guint chunks,
     gboolean serial, guint warmup, guint frames, BenchRow * row);

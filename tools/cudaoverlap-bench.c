@@ -13,7 +13,9 @@
  *       [--memory cuda-cuda,upload,download,blur-cuda-in]
  *
  * Rows (see --help and the notes printed under the table):
- *  raw          plain CUDA loop, same kernel (bench-raw.c), (streams,
+ *  raw          plain CUDA loop, same kernel (bench-raw.c; --op custom: the
+ *               module and kernel of --props, loaded and launched per band
+ *               and plane as the element does, halo rows included), (streams,
  *               chunks) = (1,1) serial, (2,1), (4,1), (8,1), (4,4), (8,8);
  *               raw-best is the best of them, the ceiling
  *  raw-latency  one frame at a time over 4 streams, 1/4/8 chunks
@@ -84,7 +86,9 @@
  * from the first push to the last output.  Every output is checked with a
  * sampled checksum (bench-frames.c) against the expected one computed
  * before the runs; before them, one untimed pass of 32 frames per input
- * compares every picture byte with a naive CPU invert.  Exit status 1 when
+ * compares every picture byte with a naive CPU invert (--op custom: with
+ * the output of the kernel's CPU implementation, kernel-cpu-library and
+ * -symbol of --props, over the whole frame).  Exit status 1 when
  * anything did not match or failed.
  */
 #include <stdio.h>
@@ -119,6 +123,7 @@ static gint opt_pipelines;
 static gboolean have_cuda;
 static gchar *gpu_passport;
 static GArray *rows;
+static BenchCustom *custom;     /* --op custom: the kernel of --props */
 static gboolean k_raw, k_serial, k_overlap, k_peer, in_use[BENCH_N_INPUTS];
 static gboolean want_mem[BENCH_N_MEM];
 
@@ -541,7 +546,7 @@ raw_rows (void)
   {8, 8}
   };
   static const guint lat_chunks[] = { 1, 4, 8 };
-  BenchRaw *raw = bench_raw_new (&bench_gst.fr, 0);
+  BenchRaw *raw = bench_raw_new (&bench_gst.fr, custom, 0);
   BenchRow row, best;
   guint i;
 
@@ -971,6 +976,98 @@ memory_rows (gboolean want_cuda, const gchar * cuda_why)
   }
 }
 
+/* The ABI's pixel format of @f (gst/cudaoverlap/cudaoverlap-kernel.h: the
+ * element's FORMATS order, as in gstcudavideofilter.c). */
+static guint32
+abi_format (GstVideoFormat f)
+{
+  static const GstVideoFormat order[] = { GST_VIDEO_FORMAT_GRAY8,
+    GST_VIDEO_FORMAT_GRAY16_LE, GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRA,
+    GST_VIDEO_FORMAT_ARGB, GST_VIDEO_FORMAT_ABGR, GST_VIDEO_FORMAT_RGBx,
+    GST_VIDEO_FORMAT_BGRx, GST_VIDEO_FORMAT_xRGB, GST_VIDEO_FORMAT_xBGR,
+    GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420
+  };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (order); i++)
+    if (order[i] == f)
+      return GST_CUDA_OVERLAP_KERNEL_FORMAT_GRAY8 + i;
+  return GST_CUDA_OVERLAP_KERNEL_FORMAT_UNKNOWN;
+}
+
+/* --op custom: the kernel-* properties of --props, set on a cudavideofilter
+ * of our own and read back (the element's own parsing), for the raw rows
+ * and the expected outputs.  NULL with a message when --props is not
+ * parsable. */
+static BenchCustom *
+custom_from_props (GstVideoFormat vfmt)
+{
+  GstElement *e = gst_element_factory_make ("cudavideofilter", NULL);
+  gchar **argv = NULL, *eq;
+  GValue params = G_VALUE_INIT;
+  BenchCustom *c = g_new0 (BenchCustom, 1);
+  guint i, halo = 0;
+
+  if (opt_props && !g_shell_parse_argv (opt_props, NULL, &argv, NULL)) {
+    fprintf (stderr, "--props: cannot parse \"%s\"\n", opt_props);
+    gst_object_unref (e);
+    g_free (c);
+    return NULL;
+  }
+  for (i = 0; argv && argv[i]; i++)
+    if ((eq = strchr (argv[i], '=')) && g_str_has_prefix (argv[i], "kernel-")) {
+      *eq = '\0';
+      gst_util_set_object_arg (G_OBJECT (e), argv[i], eq + 1);
+    }
+  g_strfreev (argv);
+  g_object_get (e, "kernel-module", &c->module, "kernel-name", &c->name,
+      "kernel-cpu-library", &c->cpu_library, "kernel-cpu-symbol",
+      &c->cpu_symbol, "kernel-halo", &halo, NULL);
+  g_value_init (&params, GST_TYPE_ARRAY);
+  g_object_get_property (G_OBJECT (e), "kernel-params", &params);
+  c->run.n_params = MIN (gst_value_array_get_size (&params),
+      GST_CUDA_OVERLAP_KERNEL_MAX_PARAMS);
+  for (i = 0; i < (guint) c->run.n_params; i++)
+    c->run.params[i] = g_value_get_double (gst_value_array_get_value (&params,
+            i));
+  g_value_unset (&params);
+  gst_object_unref (e);
+  c->run.format = abi_format (vfmt);
+  c->run.halo = halo;
+  c->run.width = opt_width;
+  for (i = 0; i < (guint) bench_gst.fr.lay.n_planes; i++)
+    c->run.x_shift[i] = c->run.y_shift[i] = bench_gst.fr.lay.planes[i].ysub;
+  return c;
+}
+
+/* --op custom: the expected outputs from the kernel's CPU implementation;
+ * without one, from invert (the kernel must invert), said in the log. */
+static gboolean
+custom_expect (BenchCustom * c)
+{
+  gchar *why = NULL;
+
+  if (!bench_custom_open_cpu (c, &why)) {
+    bench_note ("--op custom: outputs checked against invert (%s: the "
+        "kernel must invert, as examples/kernels/invert.cu does)", why);
+    g_free (why);
+    return TRUE;
+  }
+  if (!bench_frames_set_custom (&bench_gst.fr, c, &why)) {
+    fprintf (stderr, "--op custom: cannot compute the expected outputs: "
+        "%s\n", why);
+    g_free (why);
+    return FALSE;
+  }
+  bench_note ("--op custom: kernel \"%s\" of %s (kernel-halo %d, %d "
+      "kernel-params); outputs checked against %s of %s, run over each "
+      "whole ring frame before the runs; raw rows: the same module and "
+      "kernel, launched per band and plane as the element launches it",
+      c->name ? c->name : "(none)", c->module ? c->module : "(none)",
+      c->run.halo, c->run.n_params, c->cpu_symbol, c->cpu_library);
+  return TRUE;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1005,8 +1102,10 @@ main (int argc, char **argv)
     {"live-frames", 0, 0, G_OPTION_ARG_INT, &opt_live_frames,
         "Frames of each --live row (300)", "N"},
     {"op", 0, 0, G_OPTION_ARG_STRING, &opt_op, "Operation: invert, or "
-          "custom with --props naming a kernel that inverts "
-          "(examples/kernels/invert.cu)", "OP"},
+          "custom with --props naming the kernel (kernel-module, "
+          "kernel-name, kernel-halo, kernel-params) and its CPU "
+          "implementation (kernel-cpu-library, kernel-cpu-symbol: the "
+          "expected outputs; without them the kernel must invert)", "OP"},
     {"props", 0, 0, G_OPTION_ARG_STRING, &opt_props,
         "More cudavideofilter properties, e.g. \"trace-file=t.json\" "
           "(they come last, so they win)", "PROPS"},
@@ -1058,13 +1157,11 @@ main (int argc, char **argv)
   rows = g_array_new (FALSE, TRUE, sizeof (BenchRow));
 
   vfmt = gst_video_format_from_string (opt_format);
-  /* custom: the kernel of --props must compute invert too
-   * (examples/kernels/invert.cu): the checks compare with invert, and the
-   * raw rows are the built-in invert's loop, the same run's reference */
+  /* custom: the kernel of --props; the raw rows load the same module, the
+   * checks compare with its CPU implementation (kernel-cpu-library and
+   * -symbol in --props), or with invert when --props names none */
   if (strcmp (bench_gst.op, "invert") && strcmp (bench_gst.op, "custom")) {
-    fprintf (stderr, "--op: only invert (or custom with a kernel that "
-        "inverts, examples/kernels/invert.cu) is benchmarked (the raw loop "
-        "and the checks implement invert)\n");
+    fprintf (stderr, "--op: invert or custom\n");
     return 2;
   }
   if (strcmp (bench_gst.backend, "auto") && strcmp (bench_gst.backend, "cuda")
@@ -1107,6 +1204,9 @@ main (int argc, char **argv)
       G_GSIZE_FORMAT " bytes each)\n", BENCH_RING, opt_width, opt_height,
       opt_format, bench_gst.fr.lay.size);
   bench_frames_init (&bench_gst.fr, 0x5eed);
+  if (!strcmp (bench_gst.op, "custom") && (!(custom = custom_from_props (vfmt))
+          || !custom_expect (custom)))
+    return 2;
   for (k = 0; k < BENCH_RING; k++)
     bench_gst.mem[k] =
         gst_memory_new_wrapped (0, bench_gst.fr.ring[k], bench_gst.fr.lay.size,
@@ -1275,8 +1375,10 @@ main (int argc, char **argv)
       "one to the right per sampled row (about 1/64 of the picture; padding "
       "excluded; multiply-add mix per run, FNV-1a chain; tools/"
       "bench-frames.c). Before the runs, %d outputs per input compared "
-      "byte by byte with a naive CPU invert (the peer: with its input)\n",
-      BENCH_CHECK_THREADS, VERIFY_FRAMES);
+      "byte by byte with %s (the peer: with its input)\n",
+      BENCH_CHECK_THREADS, VERIFY_FRAMES, bench_gst.fr.custom ? "the custom "
+      "kernel's CPU implementation over the whole frame (--op custom)" :
+      "a naive CPU invert");
   fprintf (out, "- GB/s: bytes in + out (2 x frame bytes per frame). "
       "lat: element rows: the element's whole-run latency-p50/p99 (chain "
       "to push, so a wait for a free slot in chain is included); live "
@@ -1323,5 +1425,6 @@ main (int argc, char **argv)
   if (bench_gst.cuda_context)
     gst_context_unref (bench_gst.cuda_context);
   bench_frames_clear (&bench_gst.fr);
+  bench_custom_free (custom);
   return bench_gst.failed ? 1 : 0;
 }

@@ -13,6 +13,7 @@
 #    (cudaupload ! cudavideofilter ! cudadownload and the mixed ones), when
 #    the build has them;
 # 5. operation=custom (issue 16) against the built-in invert in the bench,
+#    Sobel 4K as operation=custom against the raw loop of the same kernel,
 #    and the Sobel example under memcheck.
 # Logs: $OUT/next-logs.tgz, re-packed after every step; a table last.
 #
@@ -95,13 +96,22 @@ fi
 #    compute-sanitizer memcheck
 k=$here/$build/examples/kernels
 if want custom && [ -x "$b" ] && [ -f "$k/invert.ptx" ] &&
-  fits 120 "custom bench"; then
+  fits 220 "custom bench"; then
+  # invert: the example as operation=custom (raw rows: its module, checked
+  # against its CPU implementation) against the built-in invert
   for op in invert custom; do
     timeout 50 "$b" --only raw,overlap --frames 300 --op "$op" \
-      --props "kernel-module=$k/invert.ptx kernel-name=co_invert" \
+      --props "kernel-module=$k/invert.ptx kernel-name=co_invert kernel-cpu-library=$k/libco-invert-cpu.so kernel-cpu-symbol=co_invert_cpu" \
       > "$out/custom-bench-$op.log" 2>&1
-    sum+=("bench --op $op rc $?: $(grep -m1 'best overlap' "$out/custom-bench-$op.log")")
+    sum+=("bench --op $op rc $?: $(grep -m1 'best overlap' "$out/custom-bench-$op.log"); $(grep -m1 '^RESULT' "$out/custom-bench-$op.log")")
   done
+  # the issue's Sobel row: Sobel 4K RGBA as operation=custom against the raw
+  # loop of the same kernel (module, launch struct, geometry, halo rows),
+  # every output checked against co_sobel_cpu over the whole frame
+  timeout 80 "$b" --only raw,overlap --frames 300 --op custom \
+    --props "kernel-module=$k/sobel.ptx kernel-name=co_sobel kernel-halo=1 kernel-cpu-library=$k/libco-sobel-cpu.so kernel-cpu-symbol=co_sobel_cpu" \
+    > "$out/custom-bench-sobel.log" 2>&1
+  sum+=("bench sobel rc $?: $(grep -m1 'raw-best' "$out/custom-bench-sobel.log" | cut -d'|' -f2-8); $(grep -m1 'best overlap' "$out/custom-bench-sobel.log"); $(grep -m1 '^RESULT' "$out/custom-bench-sobel.log")")
   cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
   timeout 20 "$cs" --tool memcheck --error-exitcode 9 gst-launch-1.0 -q \
     videotestsrc num-buffers=4 pattern=snow ! video/x-raw,format=RGBA,width=161,height=93 ! cudavideofilter backend=cuda operation=custom "kernel-module=$k/sobel.ptx" kernel-name=co_sobel kernel-halo=1 chunks=5 streams=3 ! fakesink \

@@ -23,6 +23,12 @@
  *
  *   int my_kernel_cpu (const GstCudaOverlapVideoLaunch * a);  // CPU: 0 = ok
  *
+ * A C application or plugin may instead hand the elements a host-side
+ * launcher (GstCudaOverlapKernelLauncher, the kernel-launcher property):
+ * its own function, called per launch with the same struct and the
+ * engine's CUDA stream, that launches a kernel compiled into it (nvcc,
+ * kernel<<<...>>>), or computes on the CPU backend.
+ *
  * Stability: the structs only grow at their end, and every change bumps
  * GST_CUDA_OVERLAP_KERNEL_ABI_VERSION, which is each struct's first field.
  * A kernel may refuse a version it does not know (return without writing
@@ -173,6 +179,46 @@ extern "C"
       * launch);
   typedef int (*GstCudaOverlapAudioKernelCpu) (const GstCudaOverlapAudioLaunch
       * launch);
+
+/* A host-side launcher: an application's or a plugin's own code run by the
+ * engine per launch, instead of a module (the elements' kernel-launcher
+ * property, a pointer to this struct; docs/custom-kernels.md, "Your own
+ * launcher").  The element copies the struct when the property is set and
+ * owns @user_data from then on: it calls @destroy (if not NULL) once,
+ * after the last call of the functions, when the launcher is replaced
+ * (set again, or NULL) or the element is finalized.
+ *
+ * The launch structs, the bands, the halo and the order of the calls are
+ * exactly those of a module's kernel: one call per plane of a video band,
+ * one per audio chunk, from the thread that queues that chunk (several
+ * chunks' calls may run at once on different threads).
+ *
+ * CUDA backend: @video (or @audio) queues the work on @cuda_stream (a
+ * cudaStream_t of the engine; the engine's CUDA context is current) and
+ * returns without waiting for it: with kernel<<<grid, block, 0,
+ * (cudaStream_t) cuda_stream>>> (launch), or any other stream-ordered
+ * work.  It returns 0, or anything else (a cudaError_t, say) to fail the
+ * frame with an element error that gives the value; the engine also
+ * checks cudaGetLastError () after each call.  NULL: the CUDA backend
+ * refuses the launcher.
+ * CPU backend: @video_cpu (or @audio_cpu) computes the launch on the
+ * calling thread with host pointers and returns 0.  NULL: the CPU backend
+ * refuses the launcher with a message that says so. */
+  typedef struct
+  {
+    uint32_t abi_version;       /* GST_CUDA_OVERLAP_KERNEL_ABI_VERSION */
+    uint32_t struct_size;       /* sizeof (GstCudaOverlapKernelLauncher) */
+    int (*video) (void *cuda_stream, const GstCudaOverlapVideoLaunch * launch,
+        void *user_data);
+    int (*audio) (void *cuda_stream, const GstCudaOverlapAudioLaunch * launch,
+        void *user_data);
+    int (*video_cpu) (const GstCudaOverlapVideoLaunch * launch,
+        void *user_data);
+    int (*audio_cpu) (const GstCudaOverlapAudioLaunch * launch,
+        void *user_data);
+    void *user_data;
+    void (*destroy) (void *user_data);
+  } GstCudaOverlapKernelLauncher;
 
 #ifdef __cplusplus
 }
