@@ -29,6 +29,10 @@ cp "$build"/examples/kernels/*.ptx "$build"/examples/kernels/*.cubin \
   "$build"/examples/kernels/*.so "$dest/examples/kernels/" 2>/dev/null || true
 cp "$build"/tests/kernels/*.ptx "$build"/tests/kernels/*.so \
   "$dest/tests/kernels/" 2>/dev/null || true
+# the examples the GPU suite runs (kernel-launcher, statistics)
+for t in launcher-app stats-summary; do
+  if [ -x "$build/examples/$t" ]; then cp "$build/examples/$t" "$dest/examples/"; fi
+done
 for t in cudaoverlap-bench cudaoverlap-check cudaoverlap-soak cudaoverlap-callcost; do
   if [ -x "$build/tools/$t" ]; then cp "$build/tools/$t" "$dest/tools/"; fi
 done
