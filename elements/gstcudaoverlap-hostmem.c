@@ -163,22 +163,6 @@ gst_cuda_overlap_pinned_allocator_new (gint device_id)
   return GST_ALLOCATOR (self);
 }
 
-void
-gst_cuda_overlap_pinned_allocator_prefill (GstAllocator * allocator,
-    gsize size, guint n)
-{
-  GstCudaOverlapPinnedAllocator *self;
-
-  if (!GST_IS_CUDA_OVERLAP_PINNED_ALLOCATOR (allocator) || n == 0)
-    return;
-  self = GST_CUDA_OVERLAP_PINNED_ALLOCATOR (allocator);
-  /* what pinned_mem_alloc asks for default parameters */
-  co_host_keep_prefill (co_host_keep_get_default (),
-      size + (gst_memory_alignment | 63), n, self->device_id);
-  GST_DEBUG_OBJECT (self, "%u buffers of %" G_GSIZE_FORMAT " bytes to be "
-      "page-locked in the background", n, size);
-}
-
 gboolean
 gst_cuda_overlap_is_pinned_memory (GstMemory * mem)
 {

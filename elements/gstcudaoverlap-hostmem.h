@@ -21,11 +21,6 @@ G_DECLARE_FINAL_TYPE (GstCudaOverlapPinnedAllocator,
 /* An allocator whose memory is page-locked with cudaHostAlloc on
  * @device_id (portable: usable by every CUDA context). */
 GstAllocator *gst_cuda_overlap_pinned_allocator_new (gint device_id);
-/* Has @n buffers of @size bytes (default allocation parameters) page-locked
- * in the background, for the pools of @allocator to take as they grow
- * (plugin/co-hostkeep.h). */
-void gst_cuda_overlap_pinned_allocator_prefill (GstAllocator * allocator,
-    gsize size, guint n);
 
 gboolean gst_cuda_overlap_is_pinned_memory (GstMemory * mem);
 

@@ -268,83 +268,26 @@ activate_pool (GstBufferPool * pool, guint n)
   return ok;
 }
 
-/* A pool of @n page-locked buffers of @size: CO_FIRST_BUFFERS made now (the
- * first frames), the rest page-locked in the background (or taken from
- * what earlier pools of the process gave back), so that the first frame
- * does not wait for the whole pool (plugin/co-hostkeep.h). */
+/* A pool of page-locked buffers: @first made now (the first frames), the
+ * rest made as frames need them, or taken from what earlier pools of the
+ * process gave back (plugin/co-hostkeep.h). */
 static gboolean
 activate_pinned (GstCudaOverlapFilter * self, GstBufferPool * pool,
-    gsize size, guint n)
+    gsize size, guint first)
 {
-  guint first = MIN (n, CO_FIRST_BUFFERS);
   gint64 t0 = g_get_monotonic_time ();
 
   if (!activate_pool (pool, first))
     return FALSE;
-  _gst_cuda_overlap_filter_want_pinned (self, size, n - first);
-  GST_INFO_OBJECT (self, "%u of %u buffers of %" G_GSIZE_FORMAT " bytes "
-      "ready in %.3f ms, %u more to come", first, n, size,
-      (g_get_monotonic_time () - t0) / 1000.0, n - first);
+  GST_INFO_OBJECT (self, "%u buffers of %" G_GSIZE_FORMAT " bytes ready in "
+      "%.3f ms", first, size, (g_get_monotonic_time () - t0) / 1000.0);
   return TRUE;
 }
 
-void
-_gst_cuda_overlap_filter_want_pinned (GstCudaOverlapFilter * self,
-    gsize size, guint n)
-{
-  GstCudaOverlapFilterPrivate *priv = PRIV (self);
-  guint i;
-
-  if (n == 0 || size == 0)
-    return;
-  g_mutex_lock (&priv->lock);
-  for (i = 0; i < priv->n_wants && priv->wants[i].size != size; i++);
-  if (i < G_N_ELEMENTS (priv->wants)) {
-    if (i == priv->n_wants) {
-      priv->wants[i].size = size;
-      priv->wants[i].n = 0;
-      priv->n_wants++;
-    }
-    priv->wants[i].n += n;
-    g_atomic_int_set (&priv->wants_pending, 1);
-  }
-  g_mutex_unlock (&priv->lock);
-}
-
-/* The push thread, once a frame is out: page-locking in the background
- * from now on does not delay the first frame (the driver serializes it
- * with the frame's calls).  priv->allocator is set before the push task
- * starts and cleared after it is joined. */
-void
-_gst_cuda_overlap_filter_issue_pinned (GstCudaOverlapFilter * self)
-{
-  GstCudaOverlapFilterPrivate *priv = PRIV (self);
-  GstAllocator *allocator = NULL;
-  gsize size[G_N_ELEMENTS (priv->wants)];
-  guint n[G_N_ELEMENTS (priv->wants)], i, k;
-
-  if (!g_atomic_int_get (&priv->wants_pending))
-    return;
-  g_mutex_lock (&priv->lock);
-  k = priv->n_wants;
-  for (i = 0; i < k; i++) {
-    size[i] = priv->wants[i].size;
-    n[i] = priv->wants[i].n;
-  }
-  priv->n_wants = 0;
-  g_atomic_int_set (&priv->wants_pending, 0);
-  if (priv->allocator)
-    allocator = gst_object_ref (priv->allocator);
-  g_mutex_unlock (&priv->lock);
-  for (i = 0; allocator && i < k; i++)
-    gst_cuda_overlap_pinned_allocator_prefill (allocator, size[i], n[i]);
-  gst_clear_object (&allocator);
-}
-
 /* Staged input (foreign memory that cannot be copied from directly) is
- * copied into these: page-locked, one per image in flight.  The output
- * size bounds the input (same caps, or the audio capacity); a larger input
- * gets a buffer of its own. */
+ * copied into these: page-locked, one per image in flight, made when the
+ * first frame is staged.  The output size bounds the input (same caps, or
+ * the audio capacity); a larger input gets a buffer of its own. */
 static gboolean
 build_staging (GstCudaOverlapFilter * self, gsize size, guint slots)
 {
@@ -356,7 +299,7 @@ build_staging (GstCudaOverlapFilter * self, gsize size, guint slots)
   gst_buffer_pool_config_set_params (config, NULL, size, 0, n);
   gst_buffer_pool_config_set_allocator (config, priv->allocator, NULL);
   if (!gst_buffer_pool_set_config (pool, config) ||
-      !activate_pinned (self, pool, size, n)) {
+      !activate_pinned (self, pool, size, 0)) {
     gst_object_unref (pool);
     return FALSE;
   }
@@ -403,7 +346,8 @@ build_pool (GstCudaOverlapFilter * self, CoEngine * e, GstCaps * caps,
   if (!priv->out_cuda)
     *pool = klass->make_pool (self, caps, out_size, priv->allocator, 0, max);
   /* staged input: host memory that cannot be copied from in place */
-  if ((cuda && !priv->out_cuda ? activate_pinned (self, *pool, out_size, min)
+  if ((cuda && !priv->out_cuda ? activate_pinned (self, *pool, out_size,
+              MIN (min, CO_FIRST_BUFFERS))
           : activate_pool (*pool, min)) && (!cuda || priv->in_cuda ||
           build_staging (self, out_size, co_engine_max_in_flight (e))))
     return TRUE;
@@ -719,8 +663,6 @@ teardown (GstCudaOverlapFilter * self)
   g_mutex_lock (&priv->lock);
   priv->engine = NULL;
   priv->in_flight_max = 0;
-  priv->n_wants = 0;
-  g_atomic_int_set (&priv->wants_pending, 0);
   pool = g_steal_pointer (&priv->pool);
   plain = g_steal_pointer (&priv->plain_pool);
   set_state_locked (self, LC_IDLE);

@@ -323,7 +323,7 @@ propose_allocation (GstCudaOverlapFilter * self, GstQuery * query)
   GstAllocationParams params;
   GstCaps *caps;
   gboolean need_pool;
-  guint n, first, size;
+  guint n, first;
 
   gst_query_parse_allocation (query, &caps, &need_pool);
   if (!caps || !priv->engine)
@@ -345,12 +345,11 @@ propose_allocation (GstCudaOverlapFilter * self, GstQuery * query)
   gst_query_add_allocation_param (query, priv->allocator, &params);
   if (!need_pool)
     return TRUE;
-  /* a few buffers now, the rest page-locked in the background: the pool
-   * grows (no maximum) into them */
+  /* a few buffers now: the pool grows (no maximum) as upstream needs,
+   * from the blocks earlier pools gave back where it can */
   first = MIN (n, CO_FIRST_BUFFERS);
-  size = _gst_cuda_overlap_filter_offer_pool (query,
+  _gst_cuda_overlap_filter_offer_pool (query,
       klass->make_pool (self, caps, 0, priv->allocator, first, 0), first);
-  _gst_cuda_overlap_filter_want_pinned (self, size, n - first);
   return TRUE;
 }
 

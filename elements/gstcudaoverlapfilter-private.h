@@ -39,8 +39,8 @@
 #include "gstcudaoverlapfilter.h"
 #include "co-tune.h"
 
-/* Page-locked buffers a pool makes before the first frame; the rest are
- * page-locked in the background (plugin/co-hostkeep.h). */
+/* Page-locked buffers a pool makes before the first frame; it makes the
+ * rest as frames need them (plugin/co-hostkeep.h). */
 #define CO_FIRST_BUFFERS 2
 
 G_BEGIN_DECLS GST_DEBUG_CATEGORY_EXTERN (gst_cuda_overlap_filter_debug);
@@ -122,15 +122,6 @@ typedef struct
   GstAllocator *allocator;      /* [S] page-locked on CUDA, else g_try_malloc */
   GstBufferPool *staging;       /* [S] input copies (CoMemPath STAGED), CUDA */
   gsize staging_size;           /* [S] */
-  /* page-locked buffers the pools will grow into, made in the background
-   * once the first frame is out (plugin/co-hostkeep.h): (size, count) */
-  struct
-  {
-    gsize size;
-    guint n;
-  } wants[4];                   /* [L] */
-  guint n_wants;                /* [L] */
-  gint wants_pending;           /* atomic: n_wants > 0, read per frame */
   guint in_flight_max;          /* [L] the engine's bound, for queries */
   guint batch;                  /* [L,S] images per engine frame, >= 1 */
   guint pool_min;               /* [S] output buffers allocated at build */
@@ -219,13 +210,6 @@ void _gst_cuda_overlap_filter_release_input (GstCudaOverlapFilterFrame * fr);
 void _gst_cuda_overlap_filter_drop_slot (GstCudaOverlapFilter * self,
     guint slot, guint n);
 GstFlowReturn _gst_cuda_overlap_filter_srcresult (GstCudaOverlapFilter * self);
-
-/* gstcudaoverlapfilter-life.c: @n more page-locked buffers of @size for
- * the pools, asked of the background once the first frame is out (issue:
- * the push thread, after that frame) */
-void _gst_cuda_overlap_filter_want_pinned (GstCudaOverlapFilter * self,
-    gsize size, guint n);
-void _gst_cuda_overlap_filter_issue_pinned (GstCudaOverlapFilter * self);
 
 /* gstcudaoverlapfilter-push.c */
 void _gst_cuda_overlap_filter_loop (GstCudaOverlapFilter * self);

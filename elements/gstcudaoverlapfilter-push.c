@@ -69,7 +69,6 @@ push_images (GstCudaOverlapFilter * self, GstCudaOverlapFilterFrame * frames,
     }
 
     _gst_cuda_overlap_filter_release_input (fr);
-    _gst_cuda_overlap_filter_issue_pinned (self);
     _gst_cuda_overlap_filter_record_frame (self, fr, cf, t2);
     if (priv->trace)
       co_trace_complete (priv->trace, 1, TID_PUSH, "push", "host", t2,

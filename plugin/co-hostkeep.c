@@ -2,11 +2,9 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Under keep->lock: the free blocks (most recently given first), their
- * bytes, the requests the thread has still to make (their bytes counted in
- * pending_bytes) and the size being made now.  Driver calls are made
- * without the lock.  One thread per keep, started on first need: it makes
- * the requested blocks in order, then frees blocks idle for idle_us.
+ * Under keep->lock: the free blocks (most recently given first) and their
+ * bytes.  Driver calls are made without the lock.  One thread per keep,
+ * started when a block is first kept: it frees blocks idle for idle_us.
  */
 #include "co-hostkeep.h"
 #include "co-hostreg.h"
@@ -19,13 +17,6 @@ typedef struct
   gint64 since;                 /* monotonic time it was given back */
 } CoKeptBlock;
 
-typedef struct
-{
-  gsize size;
-  guint n;
-  gint device_id;
-} CoKeepRequest;
-
 struct _CoHostKeep
 {
   GMutex lock;
@@ -36,9 +27,6 @@ struct _CoHostKeep
   gint64 idle_us;
   GQueue blocks;                /* CoKeptBlock, newest first */
   gsize kept_bytes;
-  GQueue requests;              /* CoKeepRequest, in order */
-  gsize pending_bytes;
-  gsize making;                 /* size being made (0: none) */
   GThread *thread;
   gboolean quit;
 };
@@ -52,41 +40,6 @@ co_host_keep_round (gsize size)
 }
 
 /* ---- the thread ----------------------------------------------------------- */
-
-/* Makes the first request's next block (called and returns locked). */
-static void
-make_one (CoHostKeep * keep)
-{
-  CoKeepRequest *req = g_queue_peek_head (&keep->requests);
-  gchar *why = NULL;
-  gpointer p;
-
-  keep->making = req->size;
-  g_mutex_unlock (&keep->lock);
-  p = keep->ops.alloc (req->size, req->device_id, keep->user_data, &why);
-  g_mutex_lock (&keep->lock);
-  keep->making = 0;
-  keep->pending_bytes -= req->size;
-  req->n--;
-  if (p) {
-    CoKeptBlock *b = g_new (CoKeptBlock, 1);
-
-    b->data = p;
-    b->size = req->size;
-    b->since = g_get_monotonic_time ();
-    g_queue_push_head (&keep->blocks, b);
-    keep->kept_bytes += b->size;
-  } else {
-    /* the pool will allocate for itself, and say why if it fails too */
-    g_debug ("cudaoverlap: page-locking ahead of need failed: %s", why);
-    g_free (why);
-    keep->pending_bytes -= (gsize) req->n * req->size;
-    req->n = 0;
-  }
-  if (req->n == 0)
-    g_free (g_queue_pop_head (&keep->requests));
-  g_cond_broadcast (&keep->cond);
-}
 
 /* Frees the blocks idle for idle_us (called and returns locked); the time
  * the oldest one left expires, or -1. */
@@ -125,12 +78,8 @@ keep_thread (gpointer data)
 
   g_mutex_lock (&keep->lock);
   while (!keep->quit) {
-    if (!g_queue_is_empty (&keep->requests)) {
-      make_one (keep);
-      continue;
-    }
     until = expire (keep);
-    if (keep->quit || !g_queue_is_empty (&keep->requests))
+    if (keep->quit)
       continue;
     if (until < 0)
       g_cond_wait (&keep->cond, &keep->lock);
@@ -189,7 +138,6 @@ co_host_keep_new (const CoHostKeepOps * ops, gpointer user_data,
   keep->max_bytes = max_bytes;
   keep->idle_us = idle_us;
   g_queue_init (&keep->blocks);
-  g_queue_init (&keep->requests);
   return keep;
 }
 
@@ -200,8 +148,6 @@ co_host_keep_free (CoHostKeep * keep)
     return;
   g_mutex_lock (&keep->lock);
   keep->quit = TRUE;
-  g_queue_clear_full (&keep->requests, g_free);
-  keep->pending_bytes = 0;
   g_cond_broadcast (&keep->cond);
   g_mutex_unlock (&keep->lock);
   if (keep->thread)
@@ -210,20 +156,6 @@ co_host_keep_free (CoHostKeep * keep)
   g_mutex_clear (&keep->lock);
   g_cond_clear (&keep->cond);
   g_free (keep);
-}
-
-/* Whether the thread has a block of @size to make (called locked). */
-static gboolean
-making_size (CoHostKeep * keep, gsize size)
-{
-  GList *l;
-
-  if (keep->making == size)
-    return TRUE;
-  for (l = keep->requests.head; l; l = l->next)
-    if (((CoKeepRequest *) l->data)->size == size)
-      return TRUE;
-  return FALSE;
 }
 
 /* A kept block of @size, removed from the keep (called locked). */
@@ -259,8 +191,7 @@ co_host_keep_take (CoHostKeep * keep, gsize size, gint device_id, gchar ** why)
     return NULL;
   }
   g_mutex_lock (&keep->lock);
-  while (!(p = take_kept (keep, rounded)) && making_size (keep, rounded))
-    g_cond_wait (&keep->cond, &keep->lock);
+  p = take_kept (keep, rounded);
   g_mutex_unlock (&keep->lock);
   if (!p)
     p = keep->ops.alloc (rounded, device_id, keep->user_data, why);
@@ -288,47 +219,7 @@ co_host_keep_give (CoHostKeep * keep, gpointer data, gsize size)
   g_queue_push_head (&keep->blocks, b);
   keep->kept_bytes += rounded;
   start_thread (keep);          /* to expire it */
-  g_cond_broadcast (&keep->cond);
-  g_mutex_unlock (&keep->lock);
-}
-
-/* Blocks of @size kept or still to make (called locked). */
-static guint
-count_size (CoHostKeep * keep, gsize size)
-{
-  GList *l;
-  guint n = keep->making == size ? 1 : 0;
-
-  for (l = keep->blocks.head; l; l = l->next)
-    n += ((CoKeptBlock *) l->data)->size == size;
-  for (l = keep->requests.head; l; l = l->next)
-    if (((CoKeepRequest *) l->data)->size == size)
-      n += ((CoKeepRequest *) l->data)->n;
-  return n;
-}
-
-void
-co_host_keep_prefill (CoHostKeep * keep, gsize size, guint n, gint device_id)
-{
-  gsize rounded = co_host_keep_round (size), room;
-  CoKeepRequest *req;
-  guint have;
-
-  g_mutex_lock (&keep->lock);
-  room = keep->max_bytes - MIN (keep->max_bytes,
-      keep->kept_bytes + keep->pending_bytes);
-  have = count_size (keep, rounded);
-  n = MIN (n - MIN (n, have), room / rounded);
-  if (n > 0 && !keep->quit) {
-    req = g_new (CoKeepRequest, 1);
-    req->size = rounded;
-    req->n = n;
-    req->device_id = device_id;
-    g_queue_push_tail (&keep->requests, req);
-    keep->pending_bytes += (gsize) n *rounded;
-    start_thread (keep);
-    g_cond_broadcast (&keep->cond);
-  }
+  g_cond_signal (&keep->cond);
   g_mutex_unlock (&keep->lock);
 }
 
@@ -358,26 +249,4 @@ co_host_keep_kept_bytes (CoHostKeep * keep)
   n = keep->kept_bytes;
   g_mutex_unlock (&keep->lock);
   return n;
-}
-
-guint
-co_host_keep_pending (CoHostKeep * keep)
-{
-  GList *l;
-  guint n = 0;
-
-  g_mutex_lock (&keep->lock);
-  for (l = keep->requests.head; l; l = l->next)
-    n += ((CoKeepRequest *) l->data)->n;
-  g_mutex_unlock (&keep->lock);
-  return n;
-}
-
-void
-co_host_keep_wait_idle (CoHostKeep * keep)
-{
-  g_mutex_lock (&keep->lock);
-  while (!g_queue_is_empty (&keep->requests) || keep->making)
-    g_cond_wait (&keep->cond, &keep->lock);
-  g_mutex_unlock (&keep->lock);
 }

@@ -42,8 +42,8 @@ G_BEGIN_DECLS
 /* Page-locked host memory (cudaHostAlloc, portable) on @device_id (< 0:
  * device 0).  NULL on failure, with @why set (free it). */
     gpointer co_host_alloc (gsize size, gint device_id, gchar ** why);
-/* The same without fault points (co-fault.h): background allocations
- * whose failure nobody waits for. */
+/* The same without fault points (co-fault.h): for a caller that counted
+ * the point already (co_host_keep_take). */
 gpointer co_host_alloc_quiet (gsize size, gint device_id, gchar ** why);
 void co_host_free (gpointer data);
 

@@ -2,9 +2,9 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * The fake driver hands out g_malloc'ed blocks, counts its calls, can be
- * slow (to catch a take racing the background thread) or fail, and checks
- * that no block is freed twice or handed out while in use.
+ * The fake driver hands out g_malloc'ed blocks, counts its calls, can
+ * fail, and checks that no block is freed twice or handed out while in
+ * use.
  */
 #include <string.h>
 #include <glib.h>
@@ -16,7 +16,6 @@ typedef struct
   GMutex lock;
   GHashTable *live;             /* block -> its size */
   guint n_alloc, n_free, bad;
-  gulong delay_us;
   gboolean fail;
 } Fake;
 
@@ -26,8 +25,6 @@ fake_alloc (gsize size, gint device_id, gpointer user_data, gchar ** why)
   Fake *f = user_data;
   gpointer p;
 
-  if (f->delay_us)
-    g_usleep (f->delay_us);
   g_mutex_lock (&f->lock);
   f->n_alloc++;
   if (f->fail) {
@@ -122,50 +119,7 @@ test_reuse (void)
   fake_check_clear (&f);
 }
 
-/* Made ahead in the background; a take waits for the block being made
- * rather than making one of its own; at most the maximum is made. */
-static void
-test_prefill (void)
-{
-  Fake f;
-  CoHostKeep *k;
-  gchar *why = NULL;
-  gpointer p[4];
-  guint i;
-
-  fake_init (&f);
-  f.delay_us = 30000;
-  k = co_host_keep_new (&fake_ops, &f, 10 * MIB, 60 * G_USEC_PER_SEC);
-  co_host_keep_prefill (k, 2 * MIB, 4, 0);
-  /* the first take comes before the thread made anything */
-  for (i = 0; i < 4; i++) {
-    p[i] = co_host_keep_take (k, 2 * MIB, 0, &why);
-    g_assert_nonnull (p[i]);
-  }
-  g_assert_cmpuint (f.n_alloc, ==, 4);
-  co_host_keep_wait_idle (k);
-  g_assert_cmpuint (f.n_alloc, ==, 4);
-  for (i = 0; i < 4; i++)
-    co_host_keep_give (k, p[i], 2 * MIB);
-  /* 8 MiB kept: room for one more 2 MiB block only */
-  co_host_keep_prefill (k, 2 * MIB, 5, 0);
-  g_assert_cmpuint (co_host_keep_pending (k) + f.n_alloc - 4, ==, 1);
-  co_host_keep_wait_idle (k);
-  g_assert_cmpuint (co_host_keep_kept_bytes (k), ==, 10 * MIB);
-  /* the kept blocks count: asking for 3 makes none */
-  co_host_keep_drop (k);
-  p[0] = co_host_keep_take (k, 2 * MIB, 0, &why);
-  co_host_keep_give (k, p[0], 2 * MIB);
-  co_host_keep_prefill (k, 2 * MIB, 3, 0);
-  co_host_keep_wait_idle (k);
-  g_assert_cmpuint (f.n_alloc, ==, 8);
-  co_host_keep_free (k);
-  g_assert_cmpuint (f.n_free, ==, 8);
-  fake_check_clear (&f);
-}
-
-/* A background failure leaves the take to the caller, which fails with
- * the driver's reason; nothing waits for good. */
+/* A failure says the driver's reason; nothing is kept of it. */
 static void
 test_failure (void)
 {
@@ -175,17 +129,12 @@ test_failure (void)
 
   fake_init (&f);
   f.fail = TRUE;
-  f.delay_us = 20000;
   k = co_host_keep_new (&fake_ops, &f, 10 * MIB, 60 * G_USEC_PER_SEC);
-  co_host_keep_prefill (k, MIB, 3, 0);
   g_assert_null (co_host_keep_take (k, MIB, 0, &why));
   g_assert_nonnull (why);
   g_assert_nonnull (strstr (why, "fake: no memory"));
   g_free (why);
-  co_host_keep_wait_idle (k);
-  g_assert_cmpuint (co_host_keep_pending (k), ==, 0);
-  /* one background try (the rest of the request dropped), one take */
-  g_assert_cmpuint (f.n_alloc, ==, 2);
+  g_assert_cmpuint (co_host_keep_kept_bytes (k), ==, 0);
   co_host_keep_free (k);
   fake_check_clear (&f);
 }
@@ -217,8 +166,8 @@ test_expiry (void)
 }
 
 /* Several threads taking and giving blocks of a few sizes while the
- * background thread makes more and expires some: a block is never in two
- * hands, never freed twice, and all are freed at the end. */
+ * keep's thread expires some: a block is never in two hands, never freed
+ * twice, and all are freed at the end. */
 typedef struct
 {
   CoHostKeep *k;
@@ -247,8 +196,6 @@ worker (gpointer data)
     }
     for (j = 0; j < size / 4; j += 4096)
       p[j] = tag;
-    if (g_rand_int_range (r, 0, 4) == 0)
-      co_host_keep_prefill (w->k, size, 2, 0);
     g_thread_yield ();
     for (j = 0; j < size / 4; j += 4096)
       if (p[j] != tag)
@@ -290,7 +237,6 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/hostkeep/round", test_round);
   g_test_add_func ("/hostkeep/reuse", test_reuse);
-  g_test_add_func ("/hostkeep/prefill", test_prefill);
   g_test_add_func ("/hostkeep/failure", test_failure);
   g_test_add_func ("/hostkeep/expiry", test_expiry);
   g_test_add_func ("/hostkeep/threads", test_threads);
