@@ -6,6 +6,8 @@
  * bytes.  Driver calls are made without the lock.  One thread per keep,
  * started when a block is first kept: it frees blocks idle for idle_us.
  */
+#include <unistd.h>
+
 #include "co-hostkeep.h"
 #include "co-hostreg.h"
 #include "co-fault.h"
@@ -114,6 +116,15 @@ cuda_free (gpointer data, gpointer user_data)
 
 static const CoHostKeepOps cuda_ops = { cuda_alloc, cuda_free };
 
+gsize
+co_host_keep_default_max (void)
+{
+  long pages = sysconf (_SC_PHYS_PAGES), page = sysconf (_SC_PAGESIZE);
+  guint64 ram = pages > 0 && page > 0 ? (guint64) pages * page : 0;
+
+  return (gsize) MIN ((guint64) 4 << 30, MAX (ram / 8, (guint64) 256 << 20));
+}
+
 CoHostKeep *
 co_host_keep_get_default (void)
 {
@@ -121,7 +132,7 @@ co_host_keep_get_default (void)
 
   if (g_once_init_enter (&keep))
     g_once_init_leave (&keep, co_host_keep_new (&cuda_ops, NULL,
-            CO_HOST_KEEP_MAX_BYTES, CO_HOST_KEEP_IDLE_US));
+            co_host_keep_default_max (), CO_HOST_KEEP_IDLE_US));
   return keep;
 }
 

@@ -8,8 +8,8 @@
  * one 4K element held ~20 such frames, all made at caps time: every new
  * pipeline's first frame waited ~350 ms for them.  Now a pool makes two
  * buffers before the first frame and grows as frames need more, and a
- * block a pool frees is kept (up to CO_HOST_KEEP_MAX_BYTES in all, for
- * CO_HOST_KEEP_IDLE_US after its last use) for the next pool of the
+ * block a pool frees is kept (up to co_host_keep_default_max() bytes in
+ * all, for CO_HOST_KEEP_IDLE_US after its last use) for the next pool of the
  * process that asks for that size: a second pipeline starts, and grows,
  * without page-locking anything.  (Making the rest ahead of need on a
  * background thread was tried, H200 2026-12-01: the driver serializes the
@@ -28,7 +28,6 @@
 #include <glib.h>
 
 G_BEGIN_DECLS
-#define CO_HOST_KEEP_MAX_BYTES ((gsize) 1 << 30)
 #define CO_HOST_KEEP_IDLE_US (10 * G_USEC_PER_SEC)
 typedef struct _CoHostKeep CoHostKeep;
 
@@ -40,6 +39,11 @@ typedef struct
   void (*free) (gpointer data, gpointer user_data);
 } CoHostKeepOps;
 
+/* What the process's keep holds at most: an eighth of the host's memory,
+ * at most 4 GiB (a 4K pipeline's pools, with an upstream that holds 32
+ * frames of our pool, are ~1.4 GB: all of it must fit for a second
+ * pipeline to start without page-locking). */
+gsize co_host_keep_default_max (void);
 /* The process's keep (cudaHostAlloc / cudaFreeHost), made on first use. */
 CoHostKeep *co_host_keep_get_default (void);
 /* A keep of its own (tests): @max_bytes kept at most, each block for

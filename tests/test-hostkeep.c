@@ -80,6 +80,9 @@ test_round (void)
   g_assert_cmpuint (co_host_keep_round (4097), ==, 8192);
   g_assert_cmpuint (co_host_keep_round (MIB), ==, MIB);
   g_assert_cmpuint (co_host_keep_round (MIB + 1), ==, MIB + 65536);
+  /* the process's keep: between 256 MiB and 4 GiB */
+  g_assert_cmpuint (co_host_keep_default_max (), >=, 256 * MIB);
+  g_assert_cmpuint (co_host_keep_default_max (), <=, 4096 * MIB);
   /* a 4K RGBA frame with two different alignments: one block size */
   g_assert_cmpuint (co_host_keep_round (33177600 + 63), ==,
       co_host_keep_round (33177600 + 127));
