@@ -278,8 +278,11 @@ install_output_properties (GObjectClass * gobject_class)
           "downstream holds buffers (an encoder's look-ahead, a tee branch, "
           "an application), the output pool grows up to this instead of "
           "waiting; past it, output buffers are plain memory (one warning), "
-          "whose device-to-host copies are synchronous. At least the "
-          "buffers in flight are always allocated. Freed at READY",
+          "whose device-to-host copies are synchronous. The pool makes 2 "
+          "buffers before the first frame and the rest as frames need them "
+          "(at least those in flight); at READY they go to the process's "
+          "keep of page-locked memory, for the next pipeline (freed after "
+          "10 s unused)",
           0, G_MAXUINT64, DEFAULT_POOL_BUDGET, rw | GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_TRACE_FILE,
       g_param_spec_string ("trace-file", "Trace file",
