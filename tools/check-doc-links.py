@@ -11,8 +11,13 @@ import re
 import subprocess
 import sys
 
-root = subprocess.run(["git", "rev-parse", "--show-toplevel"], capture_output=True,
-                      text=True, check=True).stdout.strip()
+try:
+    root = subprocess.run(["git", "rev-parse", "--show-toplevel"], capture_output=True,
+                          text=True, check=True,
+                          cwd=sys.argv[1] if len(sys.argv) > 1 else None).stdout.strip()
+except (OSError, subprocess.CalledProcessError):
+    print("SKIP: not a git checkout (the tracked *.md files are listed by git)")
+    sys.exit(77)
 os.chdir(root)
 files = subprocess.run(["git", "ls-files", "*.md"], capture_output=True, text=True,
                        check=True).stdout.split()
