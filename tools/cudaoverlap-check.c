@@ -609,6 +609,7 @@ run_pipeline (const RunSpec * sp, RunResult * res)
   const gchar *trace_dir;
   guint64 t_start = now_ns (), t_push1 = 0, t_push2 = 0;
   gboolean cupti_on = FALSE;
+  GThread *stopper;
   guint i;
 
   memset (res, 0, sizeof (*res));
@@ -768,11 +769,15 @@ done:
           &res->detail, &res->cupti_why))
     cupti_on = FALSE;
   res->cupti_ok = cupti_on;
+  /* joined without the lock: the stopper's state change waits for the
+   * streaming threads, which may be posting a message to on_bus (it takes
+   * the lock) */
   g_mutex_lock (&r.lock);
   r.closing = TRUE;
-  if (r.stopper)
-    g_thread_join (g_steal_pointer (&r.stopper));
+  stopper = g_steal_pointer (&r.stopper);
   g_mutex_unlock (&r.lock);
+  if (stopper)
+    g_thread_join (stopper);
   if (r.pipeline)
     gst_element_set_state (r.pipeline, GST_STATE_NULL);
   for (i = 0; i < RING; i++)
