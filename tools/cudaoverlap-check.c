@@ -1,9 +1,11 @@
-/* cudaoverlap-check: the measurements that issues 3 and 4 are judged by.
+/* cudaoverlap-check: the measurements that issues 3 and 4 are judged by,
+ * and the CUPTI rows of issues 15 and 16.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  *   cudaoverlap-check --video [--width 3840 --height 2160 --radius 32
- *       --frames 300 --streams 4 --chunks 4]
+ *       --frames 300 --streams 4 --chunks 4] [--props "PROP=VALUE ..."]
+ *   cudaoverlap-check --memory cuda-in[,cuda-out] [the video options]
  *   cudaoverlap-check --audio [--taps 255 --samples 1048576 --channels 2
  *       --buffers 200 --cpu-buffers N --cupti]
  *   cudaoverlap-check --taps-sweep [--samples ... --channels ... --buffers]
@@ -23,7 +25,38 @@
  *   efficiency, computed by the same co-stats arithmetic, are set beside
  *   the element's whole-run cudaoverlap-stats (CUDA events).  Then the
  *   first 3 outputs of the timed overlap run are compared byte for byte
- *   with those of the same 3 input frames through backend=cpu.
+ *   with those of the same 3 input frames through backend=cpu.  CUPTI's
+ *   kernel records are not filtered by name: every kernel of the process
+ *   counts; the log lists them by name.
+ * --props (video and --memory, issue 16): element properties appended to
+ *   the description after the others, so they override them: `operation=
+ *   custom kernel-module=build/examples/kernels/sobel.ptx kernel-name=
+ *   co_sobel kernel-halo=1` runs a user's kernel beside CUPTI, and a row
+ *   says how many CUPTI kernel records carry kernel-name (none: FAIL).  The
+ *   CPU reference runs with the same --props: for operation=custom it runs
+ *   the kernel's CPU implementation, so --props must also name
+ *   kernel-cpu-library and kernel-cpu-symbol; without them the outputs are
+ *   not compared (the log and the summary say so).  The overlap-efficiency
+ *   threshold (>= 0.8) is box blur's: with operation=custom it is reported,
+ *   not judged.
+ * --memory (issue 15): the element with CUDA memory on one side, mode
+ *   overlap: cuda-in is `appsrc ! cudaupload ! video/x-raw(memory:
+ *   CUDAMemory) ! cudavideofilter ! video/x-raw ! appsink`, fed from 8
+ *   malloc()ed (pageable) frames, then from 8 cudaHostAlloc()ed ones;
+ *   cuda-out is `appsrc ! cudavideofilter ! video/x-raw(memory:CUDAMemory)
+ *   ! cudadownload ! video/x-raw ! appsink`, fed from the element's pool.
+ *   Each timed run under CUPTI: a table of its memcpy records by copy kind
+ *   (HtoD, DtoH, DtoD, others) and CUPTI's source / destination memory kind
+ *   (pageable, pinned, device: CUpti_ActivityMemcpy srcKind / dstKind),
+ *   with count, bytes, busy time (union) and the part of it during kernels
+ *   (intersection with the union of the kernel intervals, co-intervals),
+ *   and the streams (those running kernels are the element's); then the
+ *   uploads and downloads against kernel time, the element's marked (by the
+ *   pipeline: cudaupload makes the uploads of cuda-in, cudadownload the
+ *   downloads of cuda-out).  Not judged (info rows); the first 3 outputs
+ *   against the CPU backend as for --video.  Skipped, with the reason, on
+ *   --backend cpu, without a CUDA device, or without nvcodec's cudaupload /
+ *   cudadownload.
  * --audio (issue 4): F32LE interleaved, `samples` frames per channel per
  *   buffer, from 8 malloc()ed buffers each wrapped once in a GstMemory (the
  *   element registers them with cudaHostRegister once); a fresh GstBuffer
@@ -62,6 +95,7 @@
 
 #include "bench-common.h"
 #include "bench-cupti.h"
+#include "co-intervals.h"
 
 #define RING 8
 #define VIDEO_WARMUP 20
@@ -90,7 +124,8 @@ static gint opt_width = 3840, opt_height = 2160, opt_radius = 32;
 static gint opt_frames = 300, opt_streams = 4, opt_chunks = 4;
 static gint opt_taps = 255, opt_samples = 1048576, opt_channels = 2;
 static gint opt_buffers = 200, opt_cpu_buffers = -1;
-static gchar *opt_backend;
+static gchar *opt_backend, *opt_props, *opt_memory;
+static gchar **props_argv;      /* --props, split like a shell */
 
 /* ---- shared state --------------------------------------------------------- */
 
@@ -102,6 +137,8 @@ typedef struct
 } HostRing;
 
 static HostRing vring, aring;
+static HostRing pring;          /* --memory cuda-in: vring's frames again,
+                                 * in cudaHostAlloc()ed memory */
 static GstVideoInfo vinfo;
 static GstCaps *vcaps, *acaps;
 static GstClockTime vdur, adur;
@@ -117,7 +154,7 @@ static const gchar *verdict_names[] = { "n/a", "info", "PASS", "FAIL" };
 typedef struct
 {
   gchar check[80];
-  gchar value[112];
+  gchar value[200];
   gchar threshold[40];
   gint verdict;
 } SumRow;
@@ -210,6 +247,76 @@ host_ring_clear (HostRing * r)
   memset (r, 0, sizeof (*r));
 }
 
+static void pinned_ring_clear (void);
+
+/* vring's frames again in page-locked memory (cudaHostAlloc, portable:
+ * page-locked for every context, nvcodec's too), each wrapped once: the
+ * page-locked input of --memory cuda-in.  FALSE with *why when
+ * CUDA cannot allocate it. */
+static gboolean
+pinned_ring_init (gchar ** why)
+{
+  guint i;
+
+  if (pring.size)
+    return TRUE;
+  for (i = 0; i < RING; i++) {
+    void *p = NULL;
+    cudaError_t e = cudaHostAlloc (&p, vring.size, cudaHostAllocPortable);
+
+    if (e != cudaSuccess) {
+      *why = g_strdup_printf ("cudaHostAlloc of %" G_GSIZE_FORMAT " bytes: %s",
+          vring.size, cudaGetErrorString (e));
+      break;
+    }
+    memcpy (p, vring.data[i], vring.size);
+    pring.data[i] = p;
+    pring.mem[i] = gst_memory_new_wrapped (0, p, vring.size, 0, vring.size,
+        NULL, NULL);
+  }
+  if (i < RING) {
+    pinned_ring_clear ();
+    return FALSE;
+  }
+  pring.size = vring.size;
+  return TRUE;
+}
+
+static void
+pinned_ring_clear (void)
+{
+  guint i;
+
+  for (i = 0; i < RING; i++) {
+    if (pring.mem[i])
+      gst_memory_unref (pring.mem[i]);
+    if (pring.data[i])
+      cudaFreeHost (pring.data[i]);
+  }
+  memset (&pring, 0, sizeof (pring));
+}
+
+/* The value of the last KEY=VALUE of --props, NULL when it has none. */
+static const gchar *
+props_get (const gchar * key)
+{
+  const gchar *v = NULL;
+  gsize n = strlen (key);
+  guint i;
+
+  for (i = 0; props_argv && props_argv[i]; i++)
+    if (!strncmp (props_argv[i], key, n) && props_argv[i][n] == '=')
+      v = props_argv[i] + n + 1;
+  return v;
+}
+
+/* --props sets operation=custom: a user's kernel instead of box blur */
+static gboolean
+props_custom (void)
+{
+  return !g_strcmp0 (props_get ("operation"), "custom");
+}
+
 /* FIR taps, random with a fixed seed per count, about unit gain */
 static gdouble *
 make_taps (guint n)
@@ -237,6 +344,9 @@ typedef struct
   gboolean cupti;               /* record with CUPTI when on CUDA */
   guint n_taps;                 /* audio */
   const gdouble *taps;
+  const gchar *memory;          /* video: NULL (system memory), "cuda-in",
+                                 * "cuda-out" */
+  gboolean app_pinned;          /* cuda-in: input from pring, not vring */
 } RunSpec;
 
 typedef struct
@@ -257,6 +367,7 @@ typedef struct
   gchar *cupti_why;
   CoStatsSummary cupti;
   guint64 cupti_records;
+  BenchCuptiDetail detail;      /* CUPTI's records themselves */
 } RunResult;
 
 typedef struct
@@ -290,6 +401,7 @@ run_result_clear (RunResult * r)
   for (i = 0; i < r->n_kept; i++)
     gst_clear_buffer (&r->kept[i]);
   g_free (r->kept);
+  bench_cupti_detail_clear (&r->detail);
   memset (r, 0, sizeof (*r));
 }
 
@@ -366,6 +478,11 @@ on_sample (GstAppSink * sink, gpointer data)
     return GST_FLOW_FLUSHING;
   buf = gst_sample_get_buffer (sample);
   i = GST_BUFFER_OFFSET (buf);
+  /* an element of nvcodec's that would not carry the offset over: the
+   * index from the timestamp (i * duration) */
+  if (i == GST_BUFFER_OFFSET_NONE && GST_BUFFER_PTS_IS_VALID (buf) &&
+      !r->sp->audio && vdur > 0)
+    i = (GST_BUFFER_PTS (buf) + vdur / 2) / vdur;
   g_mutex_lock (&r->lock);
   if (i >= r->sp->n || r->seen[i]) {
     r->stray++;
@@ -485,13 +602,14 @@ run_pipeline (const RunSpec * sp, RunResult * res)
   GstBus *bus = NULL;
   GstBufferPool *pool = NULL;
   GstBuffer *held[RING] = { NULL, };
-  HostRing *ring = sp->audio ? &aring : &vring;
+  HostRing *ring = sp->audio ? &aring : sp->app_pinned ? &pring : &vring;
   GstClockTime dur = sp->audio ? adur : vdur;
   GError *err = NULL;
   gchar *desc, *trace;
   const gchar *trace_dir;
   guint64 t_start = now_ns (), t_push1 = 0, t_push2 = 0;
   gboolean cupti_on = FALSE;
+  GThread *stopper;
   guint i;
 
   memset (res, 0, sizeof (*res));
@@ -511,20 +629,27 @@ run_pipeline (const RunSpec * sp, RunResult * res)
     g_printerr ("[check] cannot create %s: %s\n", trace_dir,
         g_strerror (errno));
   trace =
-      trace_dir ? g_strdup_printf (" trace-file=%s/trace-%s-%s-%s.json",
-      trace_dir, sp->audio ? "audio" : "video",
-      sp->serial ? "serial" : "overlap", sp->backend) : g_strdup ("");
+      trace_dir ? g_strdup_printf (" trace-file=%s/trace-%s%s%s-%s-%s.json",
+      trace_dir, sp->audio ? "audio" : "video", sp->memory ? "-" : "",
+      sp->memory ? sp->memory : "", sp->serial ? "serial" : "overlap",
+      sp->backend) : g_strdup ("");
   if (sp->audio)
     desc = g_strdup_printf ("appsrc name=src ! cudaaudiofilter name=filter "
         "operation=fir mode=%s streams=%u chunks=%u backend=%s "
         "stats-interval=0%s ! appsink name=sink", sp->serial ? "serial" :
         "overlap", sp->streams, sp->chunks, sp->backend, trace);
   else
-    desc = g_strdup_printf ("appsrc name=src ! cudavideofilter name=filter "
+    /* --props last: they override what comes before (operation=custom) */
+    desc = g_strdup_printf ("appsrc name=src ! %scudavideofilter name=filter "
         "operation=box-blur radius=%d mode=%s streams=%u chunks=%u "
-        "backend=%s stats-interval=0%s ! appsink name=sink", opt_radius,
+        "backend=%s stats-interval=0%s %s ! %sappsink name=sink",
+        !g_strcmp0 (sp->memory, "cuda-in") ? "cudaupload ! "
+        "video/x-raw(memory:CUDAMemory) ! " : "", opt_radius,
         sp->serial ? "serial" : "overlap", sp->streams, sp->chunks,
-        sp->backend, trace);
+        sp->backend, trace, opt_props ? opt_props : "",
+        !g_strcmp0 (sp->memory, "cuda-in") ? "video/x-raw ! " :
+        !g_strcmp0 (sp->memory, "cuda-out") ?
+        "video/x-raw(memory:CUDAMemory) ! cudadownload ! video/x-raw ! " : "");
   g_free (trace);
   r.pipeline = gst_parse_launch (desc, &err);
   g_free (desc);
@@ -564,7 +689,8 @@ run_pipeline (const RunSpec * sp, RunResult * res)
   if (r.error)
     goto done;
 
-  if (!sp->audio) {
+  /* cuda-in: appsrc feeds cudaupload, the ring itself is the input */
+  if (!sp->audio && g_strcmp0 (sp->memory, "cuda-in")) {
     gchar *why = NULL;
 
     pool = video_pool_ring (src, held, &why);
@@ -582,6 +708,11 @@ run_pipeline (const RunSpec * sp, RunResult * res)
     res->input_note = g_strdup_printf ("the element's page-locked pool "
         "(ALLOCATION query), %u buffers filled once, a gst_buffer_copy () "
         "per push", RING);
+  else if (!g_strcmp0 (sp->memory, "cuda-in"))
+    res->input_note = g_strdup_printf ("%u %s frames, each wrapped once in a "
+        "GstMemory, a fresh GstBuffer per push, into cudaupload", RING,
+        sp->app_pinned ? "cudaHostAlloc()ed (page-locked)" :
+        "malloc()ed (pageable)");
   else
     res->input_note = g_strdup_printf ("%u malloc()ed %s, each wrapped once "
         "in a GstMemory, a fresh GstBuffer per push%s", RING,
@@ -634,15 +765,19 @@ run_pipeline (const RunSpec * sp, RunResult * res)
   g_mutex_unlock (&r.lock);
 
 done:
-  if (cupti_on && !bench_cupti_stop (&res->cupti, &res->cupti_records,
-          &res->cupti_why))
+  if (cupti_on && !bench_cupti_stop_detail (&res->cupti, &res->cupti_records,
+          &res->detail, &res->cupti_why))
     cupti_on = FALSE;
   res->cupti_ok = cupti_on;
+  /* joined without the lock: the stopper's state change waits for the
+   * streaming threads, which may be posting a message to on_bus (it takes
+   * the lock) */
   g_mutex_lock (&r.lock);
   r.closing = TRUE;
-  if (r.stopper)
-    g_thread_join (g_steal_pointer (&r.stopper));
+  stopper = g_steal_pointer (&r.stopper);
   g_mutex_unlock (&r.lock);
+  if (stopper)
+    g_thread_join (stopper);
   if (r.pipeline)
     gst_element_set_state (r.pipeline, GST_STATE_NULL);
   for (i = 0; i < RING; i++)
@@ -912,13 +1047,10 @@ video_compare (GstBuffer * a, GstBuffer * b, guint idx, gchar * msg, gsize size)
 }
 
 static void
-run_video (void)
+video_setup (void)
 {
-  RunResult warm, timed[2], cpu;
-  const GstStructure *passport = NULL;
-  gchar *pp = NULL;
-  guint m;
-
+  if (vcaps)
+    return;
   gst_video_info_set_format (&vinfo, GST_VIDEO_FORMAT_RGBA, opt_width,
       opt_height);
   vinfo.fps_n = 60;
@@ -928,10 +1060,189 @@ run_video (void)
   fprintf (stderr, "[check] video: filling %u random %dx%d RGBA frames\n",
       RING, opt_width, opt_height);
   host_ring_init (&vring, vinfo.size, FALSE, SEED);
+}
 
-  printf ("\n## video: cudavideofilter operation=box-blur radius=%d, %dx%d "
-      "RGBA (%" G_GSIZE_FORMAT " bytes), %d frames per timed run\n\n",
-      opt_radius, opt_width, opt_height, vinfo.size, opt_frames);
+/* What the element runs: "operation=box-blur radius=R" and --props. */
+static gchar *
+video_op_desc (void)
+{
+  return g_strdup_printf ("operation=box-blur radius=%d%s%s", opt_radius,
+      opt_props ? ", then --props " : "", opt_props ? opt_props : "");
+}
+
+/* The first VIDEO_KEEP frames through backend=cpu with the same properties
+ * (--props included), run once and kept for every comparison. */
+static RunResult vref;
+static gint vref_state;         /* 0 not run, 1 ok, -1 failed */
+
+static gboolean
+video_cpu_reference (void)
+{
+  RunSpec c = { "video cpu reference", FALSE, FALSE, "cpu", opt_streams,
+    opt_chunks, MIN (VIDEO_KEEP, (guint) opt_frames), VIDEO_KEEP, FALSE, 0,
+    NULL, NULL, FALSE
+  };
+
+  if (vref_state == 0)
+    vref_state = run_pipeline (&c, &vref) ? 1 : -1;
+  return vref_state > 0;
+}
+
+/* The first outputs of @t against the CPU backend's, byte for byte; the
+ * summary rows say "@label outputs ...".  With operation=custom the CPU
+ * backend runs the kernel's CPU implementation (kernel-cpu-library and
+ * -symbol of --props); without them the outputs are not compared, and the
+ * log says so. */
+static void
+video_check_outputs (const RunResult * t, const gchar * label)
+{
+  gchar check[96], msg[256] = "";
+  const gchar *lib = props_get ("kernel-cpu-library");
+  const gchar *sym = props_get ("kernel-cpu-symbol");
+  guint same = 0, i;
+
+  g_snprintf (check, sizeof (check), "%s outputs identical to the CPU "
+      "backend", label);
+  printf ("\n### %s outputs against the CPU backend\n\n", label);
+  if (!t->ok) {
+    printf ("not compared: the timed run failed\n");
+    sum_add (V_FAIL, check, "all, byte for byte", "the run failed");
+    failed_check = TRUE;
+    return;
+  }
+  if (props_custom () && (!lib || !sym)) {
+    printf ("outputs NOT compared: --props sets operation=custom without "
+        "kernel-cpu-library and kernel-cpu-symbol, so the CPU backend cannot "
+        "run the same kernel (give both to compare byte for byte)\n");
+    sum_add (V_NA, check, "all, byte for byte", "not compared: --props names "
+        "no kernel-cpu-library/-symbol");
+    return;
+  }
+  if (props_custom ())
+    printf ("reference: the CPU backend running the same kernel's CPU "
+        "implementation (%s in %s), the same --props\n", sym, lib);
+  if (!video_cpu_reference ()) {
+    printf ("the CPU backend run FAILED: %s\n", vref.error);
+    sum_add (V_FAIL, check, "all, byte for byte", "CPU run failed: %s",
+        vref.error);
+    failed_check = TRUE;
+    return;
+  }
+  for (i = 0; i < vref.n_kept; i++) {
+    if (i >= t->n_kept || !t->kept[i] || !vref.kept[i]) {
+      g_snprintf (msg, sizeof (msg), "frame %u: output missing", i);
+      break;
+    }
+    if (!video_compare (t->kept[i], vref.kept[i], i, msg, sizeof (msg)))
+      break;
+    same++;
+  }
+  if (same == vref.n_kept) {
+    printf ("outputs identical to the CPU backend: %u/%u (the first %u "
+        "frames of the timed run, backend %s, every picture byte)\n", same,
+        vref.n_kept, vref.n_kept, stat_str (t->whole, "backend"));
+    sum_add (V_PASS, check, "all, byte for byte", "%u/%u", same, vref.n_kept);
+  } else {
+    printf ("outputs DIFFER from the CPU backend: %u/%u identical; first "
+        "difference: %s\n", same, vref.n_kept, msg);
+    sum_add (V_FAIL, check, "all, byte for byte", "%u/%u; %s", same,
+        vref.n_kept, msg);
+    failed_check = TRUE;
+  }
+}
+
+static gint
+count_desc (gconstpointer a, gconstpointer b, gpointer data)
+{
+  guint ca = GPOINTER_TO_UINT (g_hash_table_lookup (data, a));
+  guint cb = GPOINTER_TO_UINT (g_hash_table_lookup (data, b));
+
+  return ca < cb ? 1 : ca > cb ? -1 : g_strcmp0 (a, b);
+}
+
+/* CUPTI's kernel records by name, most launched first: "NAME xN, ..."; and
+ * in *matched the records whose name is or contains @want (NULL: none). */
+static gchar *
+kernel_names (const BenchCuptiDetail * d, const gchar * want, guint * matched)
+{
+  GHashTable *h = g_hash_table_new (g_direct_hash, g_direct_equal);
+  GString *s = g_string_new (NULL);
+  GList *keys, *l;
+  guint i, shown = 0;
+
+  *matched = 0;
+  for (i = 0; d->kernels && i < d->kernels->len; i++) {
+    const gchar *n = g_array_index (d->kernels, BenchCuptiKernel, i).name;
+
+    g_hash_table_insert (h, (gpointer) n,
+        GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (h, n)) + 1));
+    if (want && *want && strstr (n, want))
+      (*matched)++;
+  }
+  keys = g_list_sort_with_data (g_hash_table_get_keys (h), count_desc, h);
+  for (l = keys; l; l = l->next, shown++) {
+    if (shown == 8) {
+      g_string_append_printf (s, ", ... (%u names)", g_hash_table_size (h));
+      break;
+    }
+    g_string_append_printf (s, "%s%.80s x%u", shown ? ", " : "",
+        (const gchar *) l->data, GPOINTER_TO_UINT (g_hash_table_lookup (h,
+                l->data)));
+  }
+  if (!keys)
+    g_string_append (s, "none");
+  g_list_free (keys);
+  g_hash_table_unref (h);
+  return g_string_free (s, FALSE);
+}
+
+/* After the CUPTI table of a video run: the kernels CUPTI saw by name, and
+ * with operation=custom whether the user's kernel is among them (every
+ * kernel record counts in CUPTI's kernel-ns whatever its name: nothing is
+ * filtered by name; this row says the custom kernel's launches are what
+ * was measured). */
+static void
+video_cupti_kernels (const RunResult * r, const gchar * mode)
+{
+  const gchar *want = props_custom ()? props_get ("kernel-name") : NULL;
+  guint matched = 0, all;
+  gchar *names, check[80];
+  gint v;
+
+  if (!r->cupti_ok)
+    return;
+  names = kernel_names (&r->detail, want, &matched);
+  all = r->detail.kernels ? r->detail.kernels->len : 0;
+  printf ("CUPTI kernel records by name (all of them count in kernel-ns, "
+      "none is filtered out): %s\n", names);
+  g_free (names);
+  if (!props_custom ())
+    return;
+  v = matched > 0 ? V_PASS : V_FAIL;
+  printf ("custom kernel %s: %u of %u CUPTI kernel records carry its name "
+      "(%s)\n", want ? want : "(no kernel-name)", matched, all,
+      v == V_PASS ? "its launches are measured" :
+      "FAIL: CUPTI saw no launch of it");
+  g_snprintf (check, sizeof (check), "video %s: custom kernel in CUPTI", mode);
+  sum_add (v, check, ">= 1 record", "%u of %u kernel records named %s",
+      matched, all, want ? want : "?");
+  note_verdict (v);
+}
+
+static void
+run_video (void)
+{
+  RunResult warm, timed[2];
+  const GstStructure *passport = NULL;
+  gchar *pp = NULL, *op;
+  guint m;
+
+  video_setup ();
+  op = video_op_desc ();
+  printf ("\n## video: cudavideofilter %s, %dx%d RGBA (%" G_GSIZE_FORMAT
+      " bytes), %d frames per timed run\n\n", op, opt_width, opt_height,
+      vinfo.size, opt_frames);
+  g_free (op);
   printf ("Per mode: a warm-up pipeline of %d frames, then the timed one "
       "(frame 1 pushed and waited for, then the others); stats-interval=0, "
       "appsink sync=false.\n", VIDEO_WARMUP);
@@ -941,7 +1252,7 @@ run_video (void)
     const gchar *mode = serial ? "serial" : "overlap";
     RunSpec w = { NULL, FALSE, serial, opt_backend,
       serial ? 1 : opt_streams, serial ? 1 : opt_chunks, VIDEO_WARMUP, 0,
-      FALSE, 0, NULL
+      FALSE, 0, NULL, NULL, FALSE
     };
     RunSpec t = w;
     gchar wn[48], tn[48], worst[96] = "";
@@ -978,23 +1289,29 @@ run_video (void)
         "frames/s\n", opt_frames - 1, opt_frames, timed[m].wall_s,
         timed[m].rate, opt_frames, timed[m].rate_all);
     v = print_cupti_table (&timed[m], worst, sizeof (worst));
+    video_cupti_kernels (&timed[m], mode);
     {
       gdouble eff = stat_dbl (timed[m].whole, "overlap-efficiency");
       gboolean cuda = on_cuda (&timed[m]);
-      gint ve = !cuda ? V_NA : serial ? (eff <= SERIAL_EFF_MAX ? V_PASS :
-          V_FAIL) : (eff >= OVERLAP_EFF_MIN ? V_PASS : V_FAIL);
+      /* the overlap threshold is box blur's (issue 3): for a user's
+       * kernel the efficiency is reported, not judged */
+      gboolean judged = serial || !props_custom ();
+      gint ve = !cuda ? V_NA : !judged ? V_INFO : serial ?
+          (eff <= SERIAL_EFF_MAX ? V_PASS : V_FAIL) :
+          (eff >= OVERLAP_EFF_MIN ? V_PASS : V_FAIL);
       gchar check[80];
 
       printf ("\nverdict: %s overlap-efficiency %.4f %s %.2f: %s%s\n", mode,
           eff, serial ? "<=" : ">=", serial ? SERIAL_EFF_MAX : OVERLAP_EFF_MIN,
-          verdict_names[ve], cuda ? "" : " (CPU backend: no copies to "
-          "overlap)");
+          verdict_names[ve], !cuda ? " (CPU backend: no copies to "
+          "overlap)" : judged ? "" : " (operation=custom: box blur's "
+          "threshold, not judged)");
       printf ("verdict: busy times and efficiency within %.0f%% of CUPTI: "
           "%s%s%s%s\n", 100 * CUPTI_TOL, verdict_names[v], *worst ? " (" :
           "", worst, *worst ? ")" : "");
       g_snprintf (check, sizeof (check), "video %s overlap-efficiency", mode);
-      sum_add (ve, check, serial ? "<= 0.05" : ">= 0.8", "%.4f%s", eff,
-          cuda ? "" : " (CPU backend)");
+      sum_add (ve, check, !judged ? "-" : serial ? "<= 0.05" : ">= 0.8",
+          "%.4f%s", eff, cuda ? "" : " (CPU backend)");
       note_verdict (ve);
       g_snprintf (check, sizeof (check), "video %s: element vs CUPTI", mode);
       if (v == V_NA)
@@ -1022,56 +1339,322 @@ run_video (void)
   g_free (pp);
 
   /* the same first frames through the CPU backend */
-  printf ("\n### video outputs against the CPU backend\n\n");
-  if (timed[1].ok) {
-    RunSpec c = { "video cpu reference", FALSE, FALSE, "cpu", opt_streams,
-      opt_chunks, MIN (VIDEO_KEEP, (guint) opt_frames), VIDEO_KEEP, FALSE, 0,
-      NULL
-    };
-    guint same = 0, i;
-    gchar msg[256] = "";
-
-    if (run_pipeline (&c, &cpu)) {
-      for (i = 0; i < cpu.n_kept; i++) {
-        if (!timed[1].kept[i] || !cpu.kept[i]) {
-          g_snprintf (msg, sizeof (msg), "frame %u: output missing", i);
-          break;
-        }
-        if (!video_compare (timed[1].kept[i], cpu.kept[i], i, msg,
-                sizeof (msg)))
-          break;
-        same++;
-      }
-      if (same == cpu.n_kept) {
-        printf ("outputs identical to the CPU backend: %u/%u (the first %u "
-            "frames of the timed overlap run, backend %s, every picture "
-            "byte)\n", same, cpu.n_kept, cpu.n_kept,
-            stat_str (timed[1].whole, "backend"));
-        sum_add (V_PASS, "video outputs identical to the CPU backend",
-            "all, byte for byte", "%u/%u", same, cpu.n_kept);
-      } else {
-        printf ("outputs DIFFER from the CPU backend: %u/%u identical; first "
-            "difference: %s\n", same, cpu.n_kept, msg);
-        sum_add (V_FAIL, "video outputs identical to the CPU backend",
-            "all, byte for byte", "%u/%u; %s", same, cpu.n_kept, msg);
-        failed_check = TRUE;
-      }
-    } else {
-      printf ("the CPU backend run FAILED: %s\n", cpu.error);
-      sum_add (V_FAIL, "video outputs identical to the CPU backend",
-          "all, byte for byte", "CPU run failed: %s", cpu.error);
-      failed_check = TRUE;
-    }
-    run_result_clear (&cpu);
-  } else {
-    printf ("not compared: the timed overlap run failed\n");
-    sum_add (V_FAIL, "video outputs identical to the CPU backend",
-        "all, byte for byte", "overlap run failed");
-    failed_check = TRUE;
-  }
+  video_check_outputs (&timed[1], "video");
   for (m = 0; m < 2; m++)
     run_result_clear (&timed[m]);
-  host_ring_clear (&vring);
+}
+
+/* ---- CUDA memory in or out: an independent profile of the copies ------- */
+
+typedef struct
+{
+  guint kind, src, dst;
+  guint count;
+  guint64 bytes;
+  GArray *iv;                   /* CoInterval */
+  GHashTable *streams;
+} CopyGroup;
+
+static void
+copy_group_free (gpointer p)
+{
+  CopyGroup *g = p;
+
+  g_array_unref (g->iv);
+  g_hash_table_unref (g->streams);
+  g_free (g);
+}
+
+/* Of @g's streams, how many also ran kernels. */
+static guint
+streams_with_kernels (GHashTable * streams, GHashTable * kstreams)
+{
+  GHashTableIter it;
+  gpointer k;
+  guint n = 0;
+
+  g_hash_table_iter_init (&it, streams);
+  while (g_hash_table_iter_next (&it, &k, NULL))
+    n += g_hash_table_contains (kstreams, k);
+  return n;
+}
+
+/* Union of the copies of one kind (all memory kinds) and its intersection
+ * with the union of the kernels (@kiv: normalized). */
+static void
+kind_overlap (const BenchCuptiDetail * d, guint kind, const CoInterval * kiv,
+    guint nk, guint64 * busy, guint64 * ovl, guint * count)
+{
+  GArray *iv = g_array_new (FALSE, FALSE, sizeof (CoInterval));
+  guint i;
+
+  *count = 0;
+  for (i = 0; i < d->copies->len; i++) {
+    const BenchCuptiCopy *c = &g_array_index (d->copies, BenchCuptiCopy, i);
+    CoInterval x = { c->start, c->end };
+
+    if (c->copy_kind != kind)
+      continue;
+    g_array_append_val (iv, x);
+    (*count)++;
+  }
+  *busy = co_intervals_union_measure ((CoInterval *) iv->data, iv->len);
+  *ovl = co_intervals_intersection_measure_sorted ((CoInterval *) iv->data,
+      iv->len, kiv, nk);
+  g_array_unref (iv);
+}
+
+/* The table of CUPTI's copies by kind and source / destination memory,
+ * each with its busy time and the part of it that overlaps kernels; then
+ * who made which copy (by the pipeline) and the element's copies against
+ * kernel time.  @mode: "cuda-in" or "cuda-out".  Returns a one-line
+ * summary (free it) or NULL when CUPTI did not record. */
+static gchar *
+print_copy_profile (const RunResult * r, const gchar * mode)
+{
+  const BenchCuptiDetail *d = &r->detail;
+  const guint main_kinds[3] = { bench_cupti_copy_kind_htod (),
+    bench_cupti_copy_kind_dtoh (), bench_cupti_copy_kind_dtod ()
+  };
+  gboolean in = !strcmp (mode, "cuda-in");
+  GPtrArray *groups = g_ptr_array_new_with_free_func (copy_group_free);
+  GHashTable *kstreams = g_hash_table_new (g_direct_hash, g_direct_equal);
+  GString *sum = g_string_new (NULL);
+  CoInterval *kiv;
+  guint nk, i, pass;
+  guint64 kbusy, busy, ovl;
+  guint count;
+
+  if (!r->cupti_ok || !d->copies || !d->kernels) {
+    printf ("\nCUPTI: %s\n", r->cupti_why ? r->cupti_why : "no records");
+    g_ptr_array_unref (groups);
+    g_hash_table_unref (kstreams);
+    g_string_free (sum, TRUE);
+    return NULL;
+  }
+  kiv = g_new (CoInterval, MAX (d->kernels->len, 1));
+  for (i = 0; i < d->kernels->len; i++) {
+    const BenchCuptiKernel *k = &g_array_index (d->kernels,
+        BenchCuptiKernel, i);
+
+    kiv[i].start = k->start;
+    kiv[i].end = k->end;
+    g_hash_table_add (kstreams, GUINT_TO_POINTER (k->stream + 1));
+  }
+  nk = co_intervals_normalize (kiv, d->kernels->len);
+  kbusy = co_intervals_union_measure_sorted (kiv, nk);
+
+  for (i = 0; i < d->copies->len; i++) {
+    const BenchCuptiCopy *c = &g_array_index (d->copies, BenchCuptiCopy, i);
+    CoInterval x = { c->start, c->end };
+    CopyGroup *g = NULL;
+    guint j;
+
+    for (j = 0; j < groups->len && !g; j++) {
+      CopyGroup *h = g_ptr_array_index (groups, j);
+
+      if (h->kind == c->copy_kind && h->src == c->src_kind &&
+          h->dst == c->dst_kind)
+        g = h;
+    }
+    if (!g) {
+      g = g_new0 (CopyGroup, 1);
+      g->kind = c->copy_kind;
+      g->src = c->src_kind;
+      g->dst = c->dst_kind;
+      g->iv = g_array_new (FALSE, FALSE, sizeof (CoInterval));
+      g->streams = g_hash_table_new (g_direct_hash, g_direct_equal);
+      g_ptr_array_add (groups, g);
+    }
+    g->count++;
+    g->bytes += c->bytes;
+    g_array_append_val (g->iv, x);
+    g_hash_table_add (g->streams, GUINT_TO_POINTER (c->stream + 1));
+  }
+
+  printf ("\n| copy | source -> destination (CUPTI) | count | MB | MB per "
+      "copy | busy ms (union) | of it during kernels, ms | share | streams "
+      "(of them running kernels) |\n"
+      "|---|---|--:|--:|--:|--:|--:|--:|--:|\n");
+  /* HtoD, DtoH, DtoD always (a 0 row says there was none), then others */
+  for (pass = 0; pass < 4; pass++) {
+    gboolean any = FALSE;
+
+    for (i = 0; i < groups->len; i++) {
+      CopyGroup *g = g_ptr_array_index (groups, i);
+      gboolean main_kind = g->kind == main_kinds[0] ||
+          g->kind == main_kinds[1] || g->kind == main_kinds[2];
+
+      if (pass < 3 ? g->kind != main_kinds[pass] : main_kind)
+        continue;
+      any = TRUE;
+      busy = co_intervals_union_measure ((CoInterval *) g->iv->data,
+          g->iv->len);
+      ovl = co_intervals_intersection_measure_sorted ((CoInterval *)
+          g->iv->data, g->iv->len, kiv, nk);
+      printf ("| %s | %s -> %s | %u | %.1f | %.3f | %.3f | %.3f | %.3f | %u "
+          "(%u) |\n", bench_cupti_copy_kind_name (g->kind),
+          bench_cupti_memory_kind_name (g->src),
+          bench_cupti_memory_kind_name (g->dst), g->count, g->bytes / 1e6,
+          g->bytes / 1e6 / g->count, busy / 1e6, ovl / 1e6,
+          busy ? (gdouble) ovl / busy : 0, g_hash_table_size (g->streams),
+          streams_with_kernels (g->streams, kstreams));
+      g_string_append_printf (sum, "%s%s %s>%s x%u", sum->len ? ", " : "",
+          bench_cupti_copy_kind_name (g->kind),
+          bench_cupti_memory_kind_name (g->src),
+          bench_cupti_memory_kind_name (g->dst), g->count);
+    }
+    if (!any && pass < 3)
+      printf ("| %s | none | 0 | 0 | - | 0 | 0 | - | 0 |\n",
+          bench_cupti_copy_kind_name (main_kinds[pass]));
+  }
+  printf ("| kernels | - | %u | - | - | %.3f | - | - | %u |\n",
+      d->kernels->len, kbusy / 1e6, g_hash_table_size (kstreams));
+
+  {
+    guint m;
+    gchar *names = kernel_names (d, NULL, &m);
+
+    printf ("\nCUPTI: every memcpy and kernel record of the process from "
+        "just before the first push to EOS (%s's copies as well as the "
+        "element's); busy = union of the intervals, \"during kernels\" = its "
+        "intersection with the union of all kernel intervals; streams: "
+        "distinct CUDA streams of the row's copies, in brackets those that "
+        "also ran kernels (the element's streams). Kernels by name: %s\n",
+        in ? "cudaupload" : "cudadownload", names);
+    g_free (names);
+  }
+  /* by the pipeline: cudaupload makes only HtoD copies, cudadownload only
+   * DtoH; the element the others */
+  for (pass = 0; pass < 2; pass++) {
+    guint kind = main_kinds[pass];
+    gboolean element = in ? pass == 1 : pass == 0;
+
+    kind_overlap (d, kind, kiv, nk, &busy, &ovl, &count);
+    printf ("- %s (%s %s, by the pipeline): %u copies, %.3f ms busy, %.3f ms "
+        "of it during kernels = %.1f%%\n", bench_cupti_copy_kind_name (kind),
+        element ? "the element's" : in ? "cudaupload's" : "cudadownload's",
+        pass == 0 ? "uploads" : "downloads", count, busy / 1e6, ovl / 1e6,
+        busy ? 100.0 * ovl / busy : 0);
+    if (element)
+      g_string_append_printf (sum, "; element %s during kernels %.1f%% of "
+          "%.1f ms", pass == 0 ? "H2D" : "D2H", busy ? 100.0 * ovl / busy : 0,
+          busy / 1e6);
+  }
+  printf ("- the element's own statistics (events): h2d %.3f ms, kernel "
+      "%.3f ms, d2h %.3f ms, overlap-efficiency %.4f\n",
+      bench_stat_u64 (r->whole, "h2d-ns") / 1e6,
+      bench_stat_u64 (r->whole, "kernel-ns") / 1e6,
+      bench_stat_u64 (r->whole, "d2h-ns") / 1e6,
+      stat_dbl (r->whole, "overlap-efficiency"));
+  g_free (kiv);
+  g_ptr_array_unref (groups);
+  g_hash_table_unref (kstreams);
+  return g_string_free (sum, FALSE);
+}
+
+/* --memory cuda-in[,cuda-out]: the element with CUDA memory on one side,
+ * nvcodec's cudaupload / cudadownload on the other, each timed run under
+ * CUPTI; what CUPTI saw of the copies, and the first outputs against the
+ * CPU backend. */
+static void
+run_memory (void)
+{
+  gchar **modes = g_strsplit (opt_memory, ",", -1), *why = NULL, *op;
+  guint m;
+
+  op = video_op_desc ();
+  printf ("\n## CUDA memory (--memory %s): cudavideofilter %s, %dx%d RGBA, "
+      "%d frames per timed run, mode overlap %d x %d, backend %s\n\n",
+      opt_memory, op, opt_width, opt_height, opt_frames, opt_streams,
+      opt_chunks, opt_backend);
+  g_free (op);
+  if (!strcmp (opt_backend, "cpu"))
+    why = g_strdup ("--backend cpu: CUDA memory needs the CUDA backend");
+  else if (!have_cuda)
+    why = g_strdup_printf ("no CUDA device (%s)", cuda_why);
+  else if (!bench_have_feature ("cudaupload") || !bench_have_feature
+      ("cudadownload"))
+    why = g_strdup ("nvcodec's cudaupload / cudadownload are not in the "
+        "registry (gst-plugins-bad's nvcodec plugin)");
+  if (why) {
+    printf ("skipped: %s\n", why);
+    sum_add (V_NA, "CUDA memory: CUPTI profile of the copies", "-",
+        "skipped: %s", why);
+    g_free (why);
+    g_strfreev (modes);
+    return;
+  }
+  video_setup ();
+  printf ("Per run: a warm-up pipeline of %d frames, then the timed one "
+      "under CUPTI. cuda-in: `appsrc ! cudaupload ! "
+      "video/x-raw(memory:CUDAMemory) ! cudavideofilter ! video/x-raw ! "
+      "appsink`, fed from malloc()ed (pageable) frames, then from "
+      "cudaHostAlloc()ed (page-locked) ones; cuda-out: `appsrc ! "
+      "cudavideofilter ! video/x-raw(memory:CUDAMemory) ! cudadownload ! "
+      "video/x-raw ! appsink`, fed from the element's pool as the video "
+      "runs. Both: the element's properties as for --video (mode overlap), "
+      "the first %d outputs against the CPU backend.\n",
+      VIDEO_WARMUP, VIDEO_KEEP);
+
+  for (m = 0; modes[m]; m++) {
+    gboolean in = !strcmp (modes[m], "cuda-in");
+    guint k;
+
+    for (k = 0; k < (in ? 2u : 1u); k++) {
+      RunSpec w = { NULL, FALSE, FALSE, opt_backend, opt_streams, opt_chunks,
+        VIDEO_WARMUP, 0, FALSE, 0, NULL, in ? "cuda-in" : "cuda-out", k == 1
+      };
+      RunSpec t = w;
+      RunResult warm, res;
+      gchar label[80], wn[96], tn[96], *sum;
+
+      if (in)
+        g_snprintf (label, sizeof (label), "memory cuda-in (%s input)",
+            k ? "pinned" : "pageable");
+      else
+        g_snprintf (label, sizeof (label), "memory cuda-out");
+      printf ("\n### %s\n\n", label);
+      if (k == 1 && !pinned_ring_init (&why)) {
+        printf ("skipped: %s\n", why);
+        sum_add (V_NA, label, "-", "skipped: %s", why);
+        g_clear_pointer (&why, g_free);
+        continue;
+      }
+      g_snprintf (wn, sizeof (wn), "%s warm-up", label);
+      g_snprintf (tn, sizeof (tn), "%s timed", label);
+      w.name = wn;
+      t.name = tn;
+      t.n = opt_frames;
+      t.keep = VIDEO_KEEP;
+      t.cupti = TRUE;
+      if (!run_pipeline (&w, &warm))
+        failed_check = TRUE;
+      run_result_clear (&warm);
+      run_pipeline (&t, &res);
+      if (!res.ok) {
+        printf ("RUN FAILED: %s\n", res.error);
+        failed_check = TRUE;
+        sum_add (V_FAIL, label, "-", "run failed: %s", res.error);
+        run_result_clear (&res);
+        continue;
+      }
+      print_run_line (&res);
+      printf ("- wall: %u frames (2..%u) in %.3f s = %.1f frames/s; all %u "
+          "from the first push: %.1f frames/s\n", opt_frames - 1, opt_frames,
+          res.wall_s, res.rate, opt_frames, res.rate_all);
+      sum = print_copy_profile (&res, t.memory);
+      if (sum)
+        sum_add (V_INFO, label, "-", "%.1f fps; %s", res.rate, sum);
+      else
+        sum_add (V_NA, label, "-", "%s", res.cupti_why ? res.cupti_why :
+            "CUPTI: no records");
+      g_free (sum);
+      video_check_outputs (&res, label);
+      run_result_clear (&res);
+    }
+  }
+  g_strfreev (modes);
 }
 
 /* ---- audio ---------------------------------------------------------------- */
@@ -1485,6 +2068,16 @@ main (int argc, char **argv)
     {"taps-sweep", 0, 0, G_OPTION_ARG_NONE, &opt_sweep,
         "Audio FIR overlap over taps 15 ... 4095: kernel against copy "
           "time per buffer", NULL},
+    {"memory", 0, 0, G_OPTION_ARG_STRING, &opt_memory,
+          "Video with CUDA memory on one side: cuda-in (cudaupload before "
+          "the element), cuda-out (cudadownload after it) or cuda-in,cuda-out; "
+          "an independent CUPTI profile of the copies (issue 15)",
+        "MODES"},
+    {"props", 0, 0, G_OPTION_ARG_STRING, &opt_props,
+        "Video: more element properties, after the others (so they "
+          "override them), e.g. \"operation=custom kernel-module=K.ptx "
+          "kernel-name=k kernel-halo=1 kernel-cpu-library=libk.so "
+          "kernel-cpu-symbol=k_cpu\" (issue 16)", "\"PROP=VALUE ...\""},
     {"cupti", 0, 0, G_OPTION_ARG_NONE, &opt_cupti,
         "Audio: also compare the serial and overlap runs with CUPTI", NULL},
     {"backend", 0, 0, G_OPTION_ARG_STRING, &opt_backend,
@@ -1523,10 +2116,31 @@ main (int argc, char **argv)
           "CUPTI, outputs against the CPU backend (issues 3 and 4)", entries,
           &argc, &argv))
     return 2;
-  if (!opt_video && !opt_audio && !opt_sweep) {
-    fprintf (stderr, "nothing to do: give --video, --audio and/or "
+  if (!opt_video && !opt_audio && !opt_sweep && !opt_memory) {
+    fprintf (stderr, "nothing to do: give --video, --memory, --audio and/or "
         "--taps-sweep (see --help)\n");
     return 2;
+  }
+  if (opt_props && !g_shell_parse_argv (opt_props, NULL, &props_argv, NULL)) {
+    fprintf (stderr, "--props: cannot parse \"%s\"\n", opt_props);
+    return 2;
+  }
+  for (i = 0; props_argv && props_argv[i]; i++)
+    if (!strchr (props_argv[i], '=')) {
+      fprintf (stderr, "--props: \"%s\" is not PROP=VALUE\n", props_argv[i]);
+      return 2;
+    }
+  if (opt_memory) {
+    gchar **m = g_strsplit (opt_memory, ",", -1);
+    gboolean ok = m[0] != NULL;
+
+    for (i = 0; m[i]; i++)
+      ok &= !strcmp (m[i], "cuda-in") || !strcmp (m[i], "cuda-out");
+    g_strfreev (m);
+    if (!ok) {
+      fprintf (stderr, "--memory: cuda-in, cuda-out or cuda-in,cuda-out\n");
+      return 2;
+    }
   }
   if (strcmp (opt_backend, "auto") && strcmp (opt_backend, "cuda") &&
       strcmp (opt_backend, "cpu")) {
@@ -1568,8 +2182,13 @@ main (int argc, char **argv)
   g_date_time_unref (now);
   g_free (date);
 
+  if (opt_props)
+    printf ("- element properties added (--props, video and memory runs): "
+        "%s\n", opt_props);
   if (opt_video)
     run_video ();
+  if (opt_memory)
+    run_memory ();
   if (opt_audio)
     run_audio ();
   if (opt_sweep)
@@ -1588,6 +2207,12 @@ main (int argc, char **argv)
       "all checks passed (verdicts marked n/a were not judged)");
 
   host_ring_clear (&aring);
+  host_ring_clear (&vring);
+  pinned_ring_clear ();
+  run_result_clear (&vref);
+  g_strfreev (props_argv);
+  g_free (opt_props);
+  g_free (opt_memory);
   if (acaps)
     gst_caps_unref (acaps);
   if (vcaps)

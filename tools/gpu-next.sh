@@ -14,7 +14,13 @@
 #    the build has them;
 # 5. operation=custom (issue 16) against the built-in invert in the bench,
 #    Sobel 4K as operation=custom against the raw loop of the same kernel,
-#    and the Sobel example under memcheck.
+#    and the Sobel example under memcheck;
+# 6. cudaoverlap-check beside CUPTI (~90 s at most): issue 16's row "statistics
+#    and trace of a custom kernel, CUPTI agreement" (Sobel 4K as
+#    operation=custom, serial and overlap 4 x 1, outputs against the CPU
+#    backend running co_sobel_cpu) and issue 15's independent profile
+#    (--memory cuda-in,cuda-out: which copies CUPTI saw, pageable or pinned,
+#    and how much of them ran during kernels).
 # Logs: $OUT/next-logs.tgz, re-packed after every step; a table last.
 #
 # Prepare here (the H200 is sm_90; all families do not fit the carry):
@@ -26,7 +32,7 @@
 #   mkdir -p build-gpu/arch100 && cp build-arch100/elements/*.so build-gpu/arch100/
 #   ../shared/tools/gpu-prepare.sh build-gpu     (then carry .gpu and build-gpu)
 set -u
-# CO_NEXT_STEPS: some of suites gamma arch sanitizer custom (default all;
+# CO_NEXT_STEPS: some of suites gamma arch sanitizer custom check (default all;
 # the suites alone may take most of one call: split over two calls)
 steps=${CO_NEXT_STEPS:-}
 want() { [ -z "$steps" ] || [[ " $steps " == *" $1 "* ]]; }
@@ -117,6 +123,28 @@ if want custom && [ -x "$b" ] && [ -f "$k/invert.ptx" ] &&
     videotestsrc num-buffers=4 pattern=snow ! video/x-raw,format=RGBA,width=161,height=93 ! cudavideofilter backend=cuda operation=custom "kernel-module=$k/sobel.ptx" kernel-name=co_sobel kernel-halo=1 chunks=5 streams=3 ! fakesink \
     > "$out/custom-sanitizer.log" 2>&1
   sum+=("sanitizer memcheck custom sobel rc $?")
+  pack
+fi
+
+# 6. cudaoverlap-check beside CUPTI: a custom kernel (issue 16) and the
+#    CUDA-memory paths' copies (issue 15)
+k=$here/$build/examples/kernels
+if want check && [ -x "$c" ] && fits 90 "check"; then
+  if [ -f "$k/sobel.ptx" ]; then
+    timeout 40 "$c" --video --frames 300 --streams 4 --chunks 1 \
+      --props "operation=custom kernel-module=$k/sobel.ptx kernel-name=co_sobel kernel-halo=1 kernel-cpu-library=$k/libco-sobel-cpu.so kernel-cpu-symbol=co_sobel_cpu" \
+      > "$out/check-custom-sobel.log" 2>&1
+    sum+=("check custom sobel rc $? (0 all passed, 3 a performance verdict failed)")
+    mapfile -t rows < <(grep -E '^\| video (serial|overlap)(:| overlap-eff)|^\| video outputs' "$out/check-custom-sobel.log" | cut -c1-160)
+    for l in "${rows[@]}"; do sum+=("  $l"); done
+  else
+    sum+=("check custom sobel: skipped, no $k/sobel.ptx")
+  fi
+  timeout 45 "$c" --memory cuda-in,cuda-out --radius 16 --frames 300 --streams 4 --chunks 4 \
+    > "$out/check-memory.log" 2>&1
+  sum+=("check memory rc $?")
+  mapfile -t rows < <(grep -E '^\| (memory|CUDA memory)' "$out/check-memory.log" | cut -c1-200)
+  for l in "${rows[@]}"; do sum+=("  $l"); done
   pack
 fi
 
