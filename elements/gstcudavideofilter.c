@@ -321,25 +321,6 @@ gst_cuda_overlap_video_filter_get_property (GObject * object, guint id,
   GST_OBJECT_UNLOCK (self);
 }
 
-/* The ABI's pixel format (gst/cudaoverlap/cudaoverlap-kernel.h): its
- * values follow FORMATS' order. */
-static guint32
-abi_format (GstVideoFormat format)
-{
-  static const GstVideoFormat order[] = { GST_VIDEO_FORMAT_GRAY8,
-    GST_VIDEO_FORMAT_GRAY16_LE, GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRA,
-    GST_VIDEO_FORMAT_ARGB, GST_VIDEO_FORMAT_ABGR, GST_VIDEO_FORMAT_RGBx,
-    GST_VIDEO_FORMAT_BGRx, GST_VIDEO_FORMAT_xRGB, GST_VIDEO_FORMAT_xBGR,
-    GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420
-  };
-  guint i;
-
-  for (i = 0; i < G_N_ELEMENTS (order); i++)
-    if (order[i] == format)
-      return GST_CUDA_OVERLAP_KERNEL_FORMAT_GRAY8 + i;
-  return GST_CUDA_OVERLAP_KERNEL_FORMAT_UNKNOWN;
-}
-
 /* operation=custom (object lock): the kernel's description, its geometry
  * and the engine's spec; FALSE when the kernel does not take the format. */
 static gboolean
@@ -352,7 +333,8 @@ configure_custom (GstCudaOverlapVideoFilter * self, CoEngineConfig * cfg,
   guint i;
 
   if (!gst_cuda_overlap_custom_configure (&self->custom,
-          GST_VIDEO_INFO_NAME (info), abi_format (GST_VIDEO_INFO_FORMAT (info)),
+          GST_VIDEO_INFO_NAME (info),
+          gst_cuda_overlap_kernel_format_from_name (GST_VIDEO_INFO_NAME (info)),
           FALSE, cfg, error))
     return FALSE;
   run->width = GST_VIDEO_INFO_WIDTH (info);

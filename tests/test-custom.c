@@ -466,6 +466,27 @@ static const gchar *const abi_formats[] = { "GRAY8", "GRAY16_LE", "RGBA",
   "BGRA", "ARGB", "ABGR", "RGBx", "BGRx", "xRGB", "xBGR", "NV12", "I420"
 };
 
+/* The header's name lookup against this test's own list; prefixes,
+ * extensions and other formats are no match. */
+GST_START_TEST (test_format_names)
+{
+  static const gchar *const not_abi[] = { "NV21", "RGB", "RGBA64_LE", "GRAY",
+    "I420_10LE", "", "rgba"
+  };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (abi_formats); i++)
+    fail_unless_equals_int (gst_cuda_overlap_kernel_format_from_name
+        (abi_formats[i]), GST_CUDA_OVERLAP_KERNEL_FORMAT_GRAY8 + i);
+  for (i = 0; i < G_N_ELEMENTS (not_abi); i++)
+    fail_unless_equals_int (gst_cuda_overlap_kernel_format_from_name
+        (not_abi[i]), GST_CUDA_OVERLAP_KERNEL_FORMAT_UNKNOWN);
+  fail_unless_equals_int (gst_cuda_overlap_kernel_format_from_name (NULL),
+      GST_CUDA_OVERLAP_KERNEL_FORMAT_UNKNOWN);
+}
+
+GST_END_TEST;
+
 /* Output == input through co_abi_check_video, which checks every field
  * against docs/custom-kernels.md (the element error names the violation's
  * number otherwise). */
@@ -1008,6 +1029,7 @@ custom_suite (void)
   tcase_add_loop_test (tc, test_invert_example, 0, 8);
   tcase_add_loop_test (tc, test_sobel_batch, 0, 3);
   tcase_add_loop_test (tc, test_switch_midstream, 0, 2);
+  tcase_add_test (tc, test_format_names);
   tcase_add_loop_test (tc, test_abi_video, 0, 2 * G_N_ELEMENTS (abi_formats));
   tcase_add_test (tc, test_kernel_formats);
 

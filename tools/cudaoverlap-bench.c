@@ -976,25 +976,6 @@ memory_rows (gboolean want_cuda, const gchar * cuda_why)
   }
 }
 
-/* The ABI's pixel format of @f (gst/cudaoverlap/cudaoverlap-kernel.h: the
- * element's FORMATS order, as in gstcudavideofilter.c). */
-static guint32
-abi_format (GstVideoFormat f)
-{
-  static const GstVideoFormat order[] = { GST_VIDEO_FORMAT_GRAY8,
-    GST_VIDEO_FORMAT_GRAY16_LE, GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRA,
-    GST_VIDEO_FORMAT_ARGB, GST_VIDEO_FORMAT_ABGR, GST_VIDEO_FORMAT_RGBx,
-    GST_VIDEO_FORMAT_BGRx, GST_VIDEO_FORMAT_xRGB, GST_VIDEO_FORMAT_xBGR,
-    GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420
-  };
-  guint i;
-
-  for (i = 0; i < G_N_ELEMENTS (order); i++)
-    if (order[i] == f)
-      return GST_CUDA_OVERLAP_KERNEL_FORMAT_GRAY8 + i;
-  return GST_CUDA_OVERLAP_KERNEL_FORMAT_UNKNOWN;
-}
-
 /* --op custom: the kernel-* properties of --props, set on a cudavideofilter
  * of our own and read back (the element's own parsing), for the raw rows
  * and the expected outputs.  NULL with a message when --props is not
@@ -1032,7 +1013,9 @@ custom_from_props (GstVideoFormat vfmt)
             i));
   g_value_unset (&params);
   gst_object_unref (e);
-  c->run.format = abi_format (vfmt);
+  c->run.format =
+      gst_cuda_overlap_kernel_format_from_name (gst_video_format_to_string
+      (vfmt));
   c->run.halo = halo;
   c->run.width = opt_width;
   for (i = 0; i < (guint) bench_gst.fr.lay.n_planes; i++)

@@ -76,6 +76,28 @@ extern "C"
     GST_CUDA_OVERLAP_KERNEL_FORMAT_I420 = 12,   /* Y; U; V, 2x2 subsampled */
   } GstCudaOverlapKernelFormat;
 
+/* The GstVideoFormat names of the values from GRAY8 (1) on, in order. */
+#define GST_CUDA_OVERLAP_KERNEL_FORMAT_NAMES \
+  "GRAY8", "GRAY16_LE", "RGBA", "BGRA", "ARGB", "ABGR", "RGBx", "BGRx", \
+  "xRGB", "xBGR", "NV12", "I420"
+
+/* The value of the format named @name (as gst_video_format_to_string ()
+ * names it), or GST_CUDA_OVERLAP_KERNEL_FORMAT_UNKNOWN. */
+  static inline GstCudaOverlapKernelFormat
+      gst_cuda_overlap_kernel_format_from_name (const char *name)
+  {
+    static const char *const names[] = { GST_CUDA_OVERLAP_KERNEL_FORMAT_NAMES };
+    unsigned i, k;
+
+    for (i = 0; name && i < sizeof (names) / sizeof (names[0]); i++) {
+      for (k = 0; names[i][k] && names[i][k] == name[k]; k++);
+      if (!names[i][k] && !name[k])
+        return (GstCudaOverlapKernelFormat)
+            (GST_CUDA_OVERLAP_KERNEL_FORMAT_GRAY8 + i);
+    }
+    return GST_CUDA_OVERLAP_KERNEL_FORMAT_UNKNOWN;
+  }
+
 /* The sample formats (GstAudioFormat names), interleaved, native endian. */
   typedef enum
   {
@@ -223,4 +245,4 @@ extern "C"
 #ifdef __cplusplus
 }
 #endif
-#endif                          /* __GST_CUDA_OVERLAP_KERNEL_H__ */
+#endif /* __GST_CUDA_OVERLAP_KERNEL_H__ */
