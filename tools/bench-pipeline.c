@@ -470,13 +470,14 @@ pump_bus (RunState * st, GstBus * bus, GstMessageType until,
   return FALSE;
 }
 
+/* Writes ring frame @r into @buf, mapped as @info. */
 static void
-fill_pool_buffer (GstBuffer * buf, gint r)
+fill_pool_buffer_as (GstBuffer * buf, const GstVideoInfo * info, gint r)
 {
   GstVideoFrame vf;
   gint p, y;
 
-  if (!gst_video_frame_map (&vf, &bench_gst.info, buf, GST_MAP_WRITE))
+  if (!gst_video_frame_map (&vf, info, buf, GST_MAP_WRITE))
     g_error ("cannot map a pool buffer for writing");
   for (p = 0; p < bench_gst.fr.lay.n_planes; p++) {
     const BenchPlane *bp = &bench_gst.fr.lay.planes[p];
@@ -490,6 +491,12 @@ fill_pool_buffer (GstBuffer * buf, gint r)
   gst_video_frame_unmap (&vf);
 }
 
+static void
+fill_pool_buffer (GstBuffer * buf, gint r)
+{
+  fill_pool_buffer_as (buf, &bench_gst.info, r);
+}
+
 /* A CUDA-memory buffer filled with ring frame @r: written through its
  * system-memory staging (GST_MAP_WRITE), then mapped GST_MAP_CUDA, which
  * makes libgstcuda upload it now (in its own context), not in a run. */
@@ -497,20 +504,8 @@ static void
 fill_cuda_buffer (GstBuffer * buf, const GstVideoInfo * info, gint r)
 {
   GstVideoFrame vf;
-  gint p, y;
 
-  if (!gst_video_frame_map (&vf, info, buf, GST_MAP_WRITE))
-    g_error ("cannot map a CUDA input buffer for writing");
-  for (p = 0; p < bench_gst.fr.lay.n_planes; p++) {
-    const BenchPlane *bp = &bench_gst.fr.lay.planes[p];
-    guint8 *d = GST_VIDEO_FRAME_PLANE_DATA (&vf, p);
-    gsize ds = GST_VIDEO_FRAME_PLANE_STRIDE (&vf, p);
-
-    for (y = 0; y < bp->height; y++)
-      memcpy (d + y * ds, bench_gst.fr.ring[r] + bp->offset + y * bp->stride,
-          MIN (ds, bp->stride));
-  }
-  gst_video_frame_unmap (&vf);
+  fill_pool_buffer_as (buf, info, r);
   if (!gst_video_frame_map (&vf, info, buf, GST_MAP_READ | MAP_CUDA))
     g_error ("cannot map a CUDA input buffer (GST_MAP_CUDA)");
   gst_video_frame_unmap (&vf);
