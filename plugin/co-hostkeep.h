@@ -3,8 +3,8 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * Pure C (GLib and cudart, no GStreamer).  Page-locking is slow (a 4K RGBA
- * frame, 33 MB, takes ~17 ms of cudaHostAlloc on the H200's host, and the
- * driver serializes the process's other calls with it), and the pools of
+ * frame, 33 MB, takes ~17 ms of cudaHostAlloc on the H200's host, and other
+ * CUDA calls of the process were seen to wait meanwhile), and the pools of
  * one 4K element held ~20 such frames, all made at caps time: every new
  * pipeline's first frame waited ~350 ms for them.  Now a pool makes two
  * buffers before the first frame and grows as frames need more, and a
@@ -12,9 +12,9 @@
  * all, for CO_HOST_KEEP_IDLE_US after its last use) for the next pool of the
  * process that asks for that size: a second pipeline starts, and grows,
  * without page-locking anything.  (Making the rest ahead of need on a
- * background thread was tried, H200 2026-12-01: the driver serializes the
- * streaming threads' calls with it, so the first frames waited for it
- * anyway and throughput fell to 0.4 x while it ran.)
+ * background thread was tried, H200 2026-12-01: the streaming threads'
+ * calls waited for it, so the first frames waited anyway, and the bench's
+ * pinned rows fell to 0.38 x raw while it ran.)
  *
  * Sizes are rounded up (4 KiB below 1 MiB, 64 KiB above), so that pools
  * of the same caps with slightly different alignment share blocks.
