@@ -89,6 +89,9 @@ typedef struct
   guint batch;                  /* the automatic batch, for configure */
   CoWaitMode wait;              /* in effect */
   gboolean spin_token;          /* counted in the process's spinners */
+  gint share_slot;              /* counted in sharers[share_slot] of
+                                 * gstcudaoverlapfilter-tune.c; -1: not */
+  guint device_engines;         /* on the device at the build, with this */
   guint prev_batch;             /* of the previous build; 0: none */
   /* chain's measures */
   guint64 t_begin, cpu_begin, last_exit, cpu_exit;

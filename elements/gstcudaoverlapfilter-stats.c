@@ -218,6 +218,7 @@ _gst_cuda_overlap_filter_post_passport (GstCudaOverlapFilter * self,
   pp.submit_thread = priv->submit_thread;
   pp.auto_settings = priv->tune.active;
   pp.auto_reason = priv->tune.active ? priv->tune.choice.reason : "";
+  pp.device_engines = priv->tune.device_engines;
   pp.backend = gst_cuda_overlap_enum_nick (GST_TYPE_CUDA_OVERLAP_BACKEND,
       co_engine_backend (priv->engine));
   pp.operation = klass->operation_nick (self);

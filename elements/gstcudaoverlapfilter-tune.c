@@ -24,6 +24,13 @@
  * token of `spinners` (explicit wait-mode=spin too); the rules spin only
  * while fewer than CO_TUNE_MAX_SPINNERS are held.
  *
+ * Devices are shared process-wide the same way: each built engine holds a
+ * token of `sharers` for its device (the CPU backend is one more "device"),
+ * and the rules give each engine its part of the device's hardware queues
+ * (of the cores).  An engine sees the others when it is built and when it
+ * decides with its measures; one built earlier is not rebuilt when more
+ * come (its next build sees them).
+ *
  * Threads: everything here is the streaming thread's ([S] in
  * gstcudaoverlapfilter-private.h), except tune_pushed(), the push thread's,
  * which writes the device measures and then sets `measured` (atomic).
@@ -49,6 +56,11 @@ enum
 
 /* Engines of the process that wait by spinning. */
 static gint spinners;
+
+/* Engines of the process built per device: [0] the CPU backend, [1 + n]
+ * CUDA device n (the last slot also counts any device beyond). */
+#define SHARE_SLOTS 17
+static gint sharers[SHARE_SLOTS];
 
 static guint64
 thread_cpu_ns (void)
@@ -84,6 +96,42 @@ release_spin_token (GstCudaOverlapFilterTune * t)
   t->spin_token = FALSE;
 }
 
+static gint
+share_slot_of (gboolean cpu_backend, gint device_id)
+{
+  return cpu_backend ? 0 : 1 + CLAMP (device_id, 0, SHARE_SLOTS - 2);
+}
+
+/* The other engines of the process on @slot's device (ours not counted). */
+static guint
+other_sharers (GstCudaOverlapFilterTune * t, gint slot)
+{
+  gint n = g_atomic_int_get (&sharers[slot]);
+
+  if (t->share_slot == slot)
+    n--;
+  return MAX (n, 0);
+}
+
+static void
+take_share_token (GstCudaOverlapFilterTune * t, gint slot)
+{
+  if (t->share_slot == slot)
+    return;
+  if (t->share_slot >= 0)
+    g_atomic_int_add (&sharers[t->share_slot], -1);
+  g_atomic_int_add (&sharers[slot], 1);
+  t->share_slot = slot;
+}
+
+static void
+release_share_token (GstCudaOverlapFilterTune * t)
+{
+  if (t->share_slot >= 0)
+    g_atomic_int_add (&sharers[t->share_slot], -1);
+  t->share_slot = -1;
+}
+
 /* Upstream's LATENCY answer: live or not (no answer: not live). */
 static gboolean
 upstream_live (GstCudaOverlapFilter * self)
@@ -97,10 +145,11 @@ upstream_live (GstCudaOverlapFilter * self)
   return live;
 }
 
-/* What the element knows before any frame (spinners aside). */
+/* What the element knows before any frame (spinners and sharers aside);
+ * @slot: its device's place in sharers. */
 static void
 static_input (GstCudaOverlapFilter * self, GstCaps * caps,
-    const CoEngineConfig * cfg, CoTuneInput * in)
+    const CoEngineConfig * cfg, CoTuneInput * in, gint * slot)
 {
   GstCudaOverlapFilterClass *klass = GST_CUDA_OVERLAP_FILTER_GET_CLASS (self);
   CoDeviceInfo info;
@@ -111,6 +160,7 @@ static_input (GstCudaOverlapFilter * self, GstCaps * caps,
   in->cpu_backend = co_engine_probe (cfg->backend, cfg->device_id, &info) ==
       CO_BACKEND_CPU;
   in->copy_engines = MAX (info.async_engine_count, 0);
+  *slot = share_slot_of (in->cpu_backend, info.device_id);
   in->host_cores = g_get_num_processors ();
   in->live = upstream_live (self);
   in->user_streams = cfg->streams;
@@ -139,16 +189,19 @@ auto_config (GstCudaOverlapFilter * self, GstCaps * caps, CoEngineConfig * cfg)
 {
   GstCudaOverlapFilterTune *t = &PRIV (self)->tune;
   CoTuneInput in;
+  gint slot;
 
-  static_input (self, caps, cfg, &in);
+  static_input (self, caps, cfg, &in, &slot);
   if (t->phase == TUNE_NEW || memcmp (&in, &t->key, sizeof (in)) != 0) {
     t->key = in;
     in.spinners = g_atomic_int_get (&spinners);
+    in.sharers = other_sharers (t, slot);
     co_tune_decide (&in, &t->choice);
     t->phase = TUNE_MEASURING;
   } else if (t->phase == TUNE_APPLYING) {
     t->phase = TUNE_DONE;
   }
+  take_share_token (t, slot);
   t->cpu_backend = in.cpu_backend;
   t->active = !in.user_streams || !in.user_chunks || !in.user_wait ||
       (in.can_batch && !in.user_batch);
@@ -181,6 +234,7 @@ _gst_cuda_overlap_filter_tune_config (GstCudaOverlapFilter * self,
     t->batch = 1;
     t->cpu_backend = co_engine_probe (cfg->backend, cfg->device_id, &info)
         == CO_BACKEND_CPU;
+    take_share_token (t, share_slot_of (t->cpu_backend, info.device_id));
     if (auto_wait)
       cfg->wait = CO_WAIT_BLOCKING;
   } else {
@@ -191,6 +245,7 @@ _gst_cuda_overlap_filter_tune_config (GstCudaOverlapFilter * self,
       !take_spin_token (t, auto_wait))
     cfg->wait = CO_WAIT_BLOCKING;       /* the budget went meanwhile */
   t->wait = cfg->wait;
+  t->device_engines = g_atomic_int_get (&sharers[t->share_slot]);
   if (t->phase == TUNE_MEASURING && t->active)
     measure_start (t);
 }
@@ -230,6 +285,7 @@ redecide (GstCudaOverlapFilter * self)
   CoTuneChoice ch;
 
   in.spinners = g_atomic_int_get (&spinners) - (t->spin_token ? 1 : 0);
+  in.sharers = other_sharers (t, t->share_slot);
   *m = t->dev;
   m->frames = t->n_host;
   m->host_cpu_ns = t->host_cpu / t->n_host;
@@ -343,6 +399,7 @@ _gst_cuda_overlap_filter_tune_reset (GstCudaOverlapFilter * self)
   GstCudaOverlapFilterTune *t = &PRIV (self)->tune;
 
   release_spin_token (t);
+  release_share_token (t);
   g_atomic_int_set (&t->measure, FALSE);
   t->phase = TUNE_NEW;
   t->prev_batch = 0;

@@ -36,8 +36,8 @@
  * `device-name`, `compute-capability`, `pci-bus-id`, `driver-version`,
  * `runtime-version`, `async-engine-count`, `concurrent-kernels`, `streams`,
  * `chunks`, `max-in-flight`, `batch`, `mode`, `wait-mode`, `submit-thread`,
- * `auto`, `auto-reason`, `backend`, `operation`, `memory-in`, `memory-out`,
- * `caps`, `frame-bytes`, `plugin-version`.
+ * `auto`, `auto-reason`, `device-engines`, `backend`, `operation`,
+ * `memory-in`, `memory-out`, `caps`, `frame-bytes`, `plugin-version`.
  * <!-- fields:cudaoverlap-passport names end -->
  *
  * `cudaoverlap-stats`:
@@ -196,8 +196,9 @@ install_engine_properties (GObjectClass * gobject_class)
           "Number of CUDA streams (CPU backend: worker threads) that chunks "
           "are spread over (overlap mode). 0: automatic: the copy engines "
           "+ 1 (at least 2), two per chunk for live sources; CPU backend: "
-          "one per core, at most 8", 0, CO_MAX_STREAMS,
-          DEFAULT_STREAMS, rw | GST_PARAM_MUTABLE_READY));
+          "one per core, at most 8; elements of one process on one device "
+          "share its 8 hardware queues (CPU backend: the cores)", 0,
+          CO_MAX_STREAMS, DEFAULT_STREAMS, rw | GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_CHUNKS,
       g_param_spec_uint ("chunks", "Chunks",
           "Number of chunks each frame is split into, each copied and "
@@ -337,6 +338,7 @@ gst_cuda_overlap_filter_init (GstCudaOverlapFilter * self)
   priv->pool_budget = DEFAULT_POOL_BUDGET;
   priv->qos_proportion = 1.0;
   priv->qos_earliest = GST_CLOCK_TIME_NONE;
+  priv->tune.share_slot = -1;   /* holds no device share */
   gst_segment_init (&priv->segment, GST_FORMAT_UNDEFINED);
   priv->srcresult = GST_FLOW_FLUSHING;
 }

@@ -151,6 +151,11 @@ static const CoField passport_fields[] = {
         "of the first frames once taken; empty when nothing was chosen. "
         "The message has the reason of its build; the `passport` property "
         "the latest (also a measured choice that kept the settings)"},
+  {"device-engines", PASSPORT (device_engines), 0, "engines",
+      "engines of the process on this one's device when it was built, "
+        "itself included (the CPU backend counts as one device): the "
+        "automatic `streams` share the device's 8 hardware queues (the CPU "
+        "backend: the cores) among them"},
   {"backend", PASSPORT (backend), 0, "",
       "backend in use: `cuda` or `cpu`"},
   {"operation", PASSPORT (operation), 0, "",

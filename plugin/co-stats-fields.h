@@ -96,6 +96,7 @@ extern "C"
     bool submit_thread;
     bool auto_settings;
     const char *auto_reason;
+    unsigned int device_engines;
     const char *backend;
     const char *operation;
     const char *memory_in;

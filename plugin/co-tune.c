@@ -45,10 +45,11 @@ say (CoTuneChoice * out, const char *fmt, ...)
   va_end (ap);
 }
 
+/* The cores, shared by the process's engines on the CPU backend. */
 static unsigned
 cpu_workers (const CoTuneInput * in)
 {
-  return clampu (in->host_cores, 1, CPU_MAX_WORKERS);
+  return clampu (in->host_cores / (in->sharers + 1), 1, CPU_MAX_WORKERS);
 }
 
 static bool
@@ -113,6 +114,26 @@ auto_chunks (const CoTuneInput * in, CoTuneChoice * out)
   return c;
 }
 
+/* Non-live engines of one process on one device: their streams within the
+ * device's hardware queues, each at least 2 and a stream per band. */
+static unsigned
+share_queues (const CoTuneInput * in, unsigned chunks, unsigned s,
+    CoTuneChoice * out)
+{
+  unsigned engines = in->sharers + 1;
+  unsigned cap = CO_TUNE_DEVICE_QUEUES / engines;
+
+  if (cap < 2)
+    cap = 2;
+  if (cap < chunks)
+    cap = chunks;
+  if (s <= cap)
+    return s;
+  say (out, ", then %u (%u engines share the device's %u hardware queues)",
+      cap, engines, CO_TUNE_DEVICE_QUEUES);
+  return cap;
+}
+
 static unsigned
 auto_streams (const CoTuneInput * in, unsigned chunks, CoTuneChoice * out)
 {
@@ -121,8 +142,12 @@ auto_streams (const CoTuneInput * in, unsigned chunks, CoTuneChoice * out)
 
   if (in->cpu_backend) {
     s = cpu_workers (in);
-    say (out, ", streams %u (a worker per core, at most %u)", s,
-        CPU_MAX_WORKERS);
+    if (in->sharers)
+      say (out, ", streams %u (%u cores shared by %u engines, at most %u)",
+          s, in->host_cores, in->sharers + 1, CPU_MAX_WORKERS);
+    else
+      say (out, ", streams %u (a worker per core, at most %u)", s,
+          CPU_MAX_WORKERS);
     return s;
   }
   if (in->live && 2 * chunks > s) {
@@ -135,6 +160,8 @@ auto_streams (const CoTuneInput * in, unsigned chunks, CoTuneChoice * out)
     say (out, ", streams %u (%u copy engines%s + 1)", s, engines,
         in->copy_engines ? "" : " assumed");
   }
+  if (!in->live && in->sharers)
+    s = share_queues (in, chunks, s, out);
   return clampu (s, 2, MAX_STREAMS);
 }
 

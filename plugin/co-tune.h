@@ -31,7 +31,17 @@
  *    budget: at most CO_TUNE_MAX_SPINNERS spinning elements per process,
  *    and none whose frames keep the device busy over half the frame
  *    interval;
- *  - CPU backend: a worker thread per core (at most 8) and, for frames of
+ *  - many engines in one process (non-live, GPU): the streams of the
+ *    engines on one device stay within its CO_TUNE_DEVICE_QUEUES hardware
+ *    work queues (CUDA_DEVICE_MAX_CONNECTIONS, 8 unless the application
+ *    sets it): beyond them streams share a queue, and one engine's copy
+ *    then waits behind another's kernel in it.  Each takes
+ *    max (2, chunks, queues / engines) at most (8 1080p pipelines at 4
+ *    streams each were 32 streams on 8 queues: 0.857 x raw at 0c9229b);
+ *    the in-flight bound follows the streams (max (4, streams + 2)), so
+ *    the frames queued on the device stay bounded too;
+ *  - CPU backend: a worker thread per core (at most 8), the cores shared
+ *    by the process's engines on the CPU backend, and, for frames of
  *    256 KiB or more, a band per worker, so one frame's bands run at once;
  *    batch as on the GPU; never spin (the CPU backend ignores it);
  *  - audio (no batch): the same rules on the buffer size (measured from
@@ -61,6 +71,9 @@ extern "C"
 /* Spinning elements per process at most (each keeps a core busy while
  * its frames are in flight). */
 #define CO_TUNE_MAX_SPINNERS 2
+/* Hardware work queues of a device (CUDA_DEVICE_MAX_CONNECTIONS' default):
+ * the engines of a process on one device share them. */
+#define CO_TUNE_DEVICE_QUEUES 8
 /* FIR filters from this many taps up are heavy (audio). */
 #define CO_TUNE_HEAVY_TAPS 480
 #define CO_TUNE_REASON_MAX 400
@@ -109,6 +122,8 @@ extern "C"
     CoTuneCost cost;
     bool can_batch;             /* the element has a batch (video) */
     unsigned spinners;          /* other elements of the process spinning */
+    unsigned sharers;           /* other engines of the process on the same
+                                 * device (CPU backend: on the CPU backend) */
     unsigned user_streams;      /* explicit values; 0: automatic */
     unsigned user_chunks;
     unsigned user_batch;

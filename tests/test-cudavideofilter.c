@@ -3842,6 +3842,63 @@ GST_START_TEST (test_auto_redecide)
 
 GST_END_TEST;
 
+/* Elements of one process on one device share it: each built engine is
+ * counted (the passport's device-engines, itself included), the automatic
+ * streams of each new one take the others into account (the CPU backend:
+ * the cores; a GPU: its 8 hardware queues), and an element that stops is
+ * no longer counted. */
+GST_START_TEST (test_auto_device_share)
+{
+  GRand *rand = g_rand_new_with_seed (co_test_seed ("test_auto_device_share",
+          0));
+  GstVideoInfo info;
+  GstHarness *h[3];
+  GstBus *bus[3];
+  AutoRun r[3], last;
+  guint base = 0, i, n, s;
+
+  for (i = 0; i < 3; i++) {
+    gchar *ctx = g_strdup_printf ("[device share, element %u]", i);
+
+    h[i] = make_auto_harness (FALSE, &bus[i]);
+    gst_harness_set_src_caps (h[i], caps_of (GST_VIDEO_FORMAT_RGBA, 64, 48,
+            &info));
+    run_auto (h[i], bus[i], &info, 4, rand, ctx, &r[i]);
+    g_free (ctx);
+    n = pp_uint (r[i].passport, "device-engines");
+    s = pp_uint (r[i].passport, "streams");
+    if (i == 0)
+      base = n;
+    fail_unless (base >= 1);
+    fail_unless_equals_int (n, base + i);
+    if (i > 0)
+      fail_unless (s <= pp_uint (r[i - 1].passport, "streams"), "%"
+          GST_PTR_FORMAT, r[i].passport);
+    if (!g_strcmp0 (gst_structure_get_string (r[i].passport, "backend"), "cpu")) {
+      fail_unless_equals_int (s, CLAMP (g_get_num_processors () / n, 1, 8));
+      if (n > 1)
+        fail_unless (strstr (gst_structure_get_string (r[i].passport,
+                    "auto-reason"), "shared by") != NULL, "%" GST_PTR_FORMAT,
+            r[i].passport);
+    }
+  }
+  for (i = 0; i < 3; i++) {
+    gst_structure_free (r[i].passport);
+    teardown_harness_with_bus (h[i], bus[i]);
+  }
+  /* the three stopped: a new one counts as the first did */
+  h[0] = make_auto_harness (FALSE, &bus[0]);
+  gst_harness_set_src_caps (h[0], caps_of (GST_VIDEO_FORMAT_RGBA, 64, 48,
+          &info));
+  run_auto (h[0], bus[0], &info, 4, rand, "[device share, after]", &last);
+  fail_unless_equals_int (pp_uint (last.passport, "device-engines"), base);
+  gst_structure_free (last.passport);
+  teardown_harness_with_bus (h[0], bus[0]);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
 /* In a pipeline: videotestsrc is-live=true gets the live settings (batch
  * 1); without is-live, the non-live ones. */
 GST_START_TEST (test_auto_pipeline_live)
@@ -3951,6 +4008,7 @@ cudavideofilter_suite (void)
   tcase_add_test (tc, test_auto_explicit_kept);
   tcase_add_loop_test (tc, test_auto_redecide, 0, 2);
   tcase_add_loop_test (tc, test_auto_pipeline_live, 0, 2);
+  tcase_add_test (tc, test_auto_device_share);
 
   return s;
 }

@@ -120,6 +120,25 @@ static const Case cases[] = {
           .user_batch = 3}, 1, 1, 3, FALSE, "batch 3 (set)"},
   {"fewer rows than bands", {H200 (B_4K, 2),.live = TRUE}, 4, 2, 1, TRUE,
       "chunks 2"},
+  /* engines sharing the device's 8 hardware queues */
+  {"1080p RGBA non-live, one other engine on the device",
+      {H200 (B_1080, 1080),.sharers = 1}, 4, 1, 1, FALSE, "copy engines"},
+  {"1080p RGBA non-live, 3 engines on the device", {H200 (B_1080, 1080),
+          .sharers = 2}, 2, 1, 1, FALSE, "3 engines share"},
+  {"1080p RGBA non-live, 8 engines on the device", {H200 (B_1080, 1080),
+          .sharers = 7}, 2, 1, 1, FALSE, "8 hardware queues"},
+  {"4K RGBA box-blur r=16, 8 engines: a stream per band still",
+        {H200 (B_4K, 2160),.sharers = 7,.measured = {.frames = 30,.h2d_ns =
+                    630 * US,.kernel_ns = 900 * US,.d2h_ns = 610 * US,.busy_ns =
+                    950 * US,.host_cpu_ns = 120 * US}}, 4, 4, 1, FALSE,
+      "kernel at least"},
+  {"4K RGBA live, 8 engines: latency first", {H200 (B_4K, 2160),.live =
+              TRUE,.sharers = 7}, 8, 4, 1, TRUE, "two per band"},
+  {"CPU backend, 16 cores, 4 engines", {H200 (B_4K, 2160),.cpu_backend =
+              TRUE,.host_cores = 16,.sharers = 3}, 4, 4, 1, FALSE,
+      "16 cores shared by 4"},
+  {"CPU backend, 2 cores, 2 engines", {H200 (B_4K, 2160),.cpu_backend =
+              TRUE,.host_cores = 2,.sharers = 1}, 1, 1, 1, FALSE, "shared"},
 };
 
 static void
@@ -189,6 +208,7 @@ test_random (void)
     in.cost = g_rand_boolean (r) ? CO_TUNE_COST_HEAVY : CO_TUNE_COST_LIGHT;
     in.can_batch = in.media == CO_TUNE_VIDEO;
     in.spinners = g_rand_int_range (r, 0, 4);
+    in.sharers = g_rand_boolean (r) ? 0 : g_rand_int_range (r, 1, 40);
     in.user_streams = g_rand_boolean (r) ? 0 : g_rand_int_range (r, 1, 33);
     in.user_chunks = g_rand_boolean (r) ? 0 : g_rand_int_range (r, 1, 65);
     in.user_batch = g_rand_boolean (r) ? 0 : g_rand_int_range (r, 1, 17);
@@ -229,6 +249,14 @@ test_random (void)
           in.spinners < CO_TUNE_MAX_SPINNERS);
     if (!in.cpu_backend && !in.user_streams)
       g_assert_cmpuint (ch.streams, >=, MIN (ch.chunks, 32));
+    /* engines sharing a device stay within its queues (or at 2 each, or
+     * a stream per band); on the CPU backend, within the cores */
+    if (!in.cpu_backend && !in.user_streams && !in.live && in.sharers)
+      g_assert_cmpuint (ch.streams, <=, MAX (MAX (2, ch.chunks),
+              CO_TUNE_DEVICE_QUEUES / (in.sharers + 1)));
+    if (in.cpu_backend && !in.user_streams)
+      g_assert_cmpuint (ch.streams, <=, MAX (1,
+              in.host_cores / (in.sharers + 1)));
   }
   g_rand_free (r);
 }

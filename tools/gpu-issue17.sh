@@ -44,9 +44,13 @@ step defaults-4k-live 90 --frames "$(n 200)" --only raw,overlap,pinned --streams
 # application page-locked rings, fresh memory per frame, the pool
 step input-4k 120 --frames "$(n 300)" --only raw,overlap --streams 4 --chunks 1 \
   --input pinned,registered,wrapped,fresh,app-pinned --defaults
-# eight pipelines at once, defaults, recurring memory
+# eight pipelines at once, defaults, recurring memory (the defaults share the
+# device's 8 hardware queues: 2 streams each), and the control: the same
+# eight at 4 x 1 set (the defaults before the device was shared: 32 streams)
 step pipelines-1080p 120 --width 1920 --height 1080 --frames "$(n 1000)" \
   --only raw,overlap,registered --defaults --pipelines 8
+step pipelines-1080p-s4 100 --width 1920 --height 1080 --frames "$(n 1000)" \
+  --only raw,overlap,registered --streams 4 --chunks 1 --pipelines 8
 # box blur r = 16: the bench checks invert only, so this row is the element's
 # own check tool, defaults against 4 x 1 and 4 x 4 (its statistics)
 if [ -z "$steps" ] || [[ " $steps " == *" blur16 "* ]]; then
