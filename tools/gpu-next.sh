@@ -5,7 +5,8 @@
 # 1. every suite with CO_TEST_BACKEND=cuda (tests/run-gpu-tests.sh): the
 #    CUDA runs of passthrough, QoS, metas, automatic settings, CUDA memory;
 # 2. the open gamma finding (docs/RELIABILITY.md): its torture seed three
-#    times, with the gamma table uploads logged;
+#    times, with the gamma table uploads logged; then fresh seeds of the
+#    same cases for a bounded time (step "seeds");
 # 3. a build the GPU cannot run (BUILD/arch100: the plugin built with
 #    -Dcuda-architectures=100, see below): backend=auto must warn and run on
 #    the CPU, backend=cuda must fail naming compute capability 9.0 and sm_100;
@@ -32,7 +33,7 @@
 #   mkdir -p build-gpu/arch100 && cp build-arch100/elements/*.so build-gpu/arch100/
 #   ../shared/tools/gpu-prepare.sh build-gpu     (then carry .gpu and build-gpu)
 set -u
-# CO_NEXT_STEPS: some of suites gamma arch sanitizer custom check (default all;
+# CO_NEXT_STEPS: some of suites gamma seeds arch sanitizer custom check (default all;
 # the suites alone may take most of one call: split over two calls)
 steps=${CO_NEXT_STEPS:-}
 want() { [ -z "$steps" ] || [[ " $steps " == *" $1 "* ]]; }
@@ -60,6 +61,34 @@ for i in 1 2 3; do
   sum+=("gamma seed run $i rc $?")
 done
 pack
+
+# 2b. the finding's kind of race, with fresh seeds: the CUDA torture's
+#     property and caps cases (rebuilds and gamma changes racing flushing
+#     seeks) at scale 2 (~25 s each), one seed per run, for up to
+#     CO_NEXT_SEEDS_S seconds (default 150); every output compared; the
+#     seeds and their frame totals in seeds.log
+if want seeds && fits "${CO_NEXT_SEEDS_S:-150}" "fresh seeds"; then
+  t_end=$(( $(date +%s) + ${CO_NEXT_SEEDS_S:-150} - 50 ))
+  n_seed=0; n_bad=0
+  while [ "$(date +%s)" -lt "$t_end" ]; do
+    seed=$(printf '0x%08x' $(( (RANDOM << 16) ^ RANDOM ^ (n_seed << 24) )))
+    CO_TEST_BACKEND=cuda CK_FORK=no CO_TEST_SEED=$seed CO_TORTURE_SCALE=2 \
+      GST_CHECKS=test_props_vs_seeks,test_caps_renegotiation \
+      timeout 50 "$torture" > "$out/seed-$seed.log" 2>&1
+    rc=$?
+    n_seed=$((n_seed + 1))
+    if [ $rc = 0 ]; then
+      echo "seed $seed ok: $(grep -c ' in, ' "$out/seed-$seed.log") runs" >> "$out/seeds.log"
+      grep -h ' in, ' "$out/seed-$seed.log" >> "$out/seeds-runs.log"
+      rm -f "$out/seed-$seed.log"
+    else
+      n_bad=$((n_bad + 1))
+      echo "seed $seed FAILED rc $rc (seed-$seed.log)" >> "$out/seeds.log"
+    fi
+  done
+  sum+=("fresh seeds: $n_seed runs, $n_bad failed")
+  pack
+fi
 
 # 3. a build this GPU cannot run
 if want arch && [ -d "$here/$build/arch100" ] && fits 60 "unrunnable build"; then
