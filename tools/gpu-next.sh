@@ -10,7 +10,7 @@
 # 3. a build the GPU cannot run (BUILD/arch100: the plugin built with
 #    -Dcuda-architectures=100, see below): backend=auto must warn and run on
 #    the CPU, backend=cuda must fail naming compute capability 9.0 and sm_100;
-# 4. compute-sanitizer memcheck and racecheck on the CUDA-memory paths
+# 4. compute-sanitizer memcheck, racecheck and synccheck on the CUDA-memory paths
 #    (cudaupload ! cudavideofilter ! cudadownload and the mixed ones), when
 #    the build has them;
 # 5. operation=custom (issue 16) against the built-in invert in the bench,
@@ -106,9 +106,9 @@ fi
 
 # 4. compute-sanitizer on the CUDA-memory paths
 if want sanitizer && gst-inspect-1.0 cudaupload > /dev/null 2>&1 &&
-  fits 120 "sanitizer"; then
+  fits 150 "sanitizer"; then
   cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
-  for tool in memcheck racecheck; do
+  for tool in memcheck racecheck synccheck; do
     for p in "cudaupload ! video/x-raw(memory:CUDAMemory) ! cudavideofilter operation=box-blur radius=3 chunks=3 streams=2 backend=cuda ! video/x-raw(memory:CUDAMemory) ! cudadownload" \
              "cudaupload ! video/x-raw(memory:CUDAMemory) ! cudavideofilter operation=invert backend=cuda ! video/x-raw" \
              "cudavideofilter operation=gamma gamma=2.2 backend=cuda ! video/x-raw(memory:CUDAMemory) ! cudadownload"; do
