@@ -131,6 +131,7 @@ co_cpu_worker_main (gpointer data)
   g_mutex_lock (&c->lock);
   for (;;) {
     CoCpuJob job;
+    gulong jitter;
     gchar *err;
 
     while (!c->quit && w->count == 0) {
@@ -145,6 +146,9 @@ co_cpu_worker_main (gpointer data)
     w->count--;
     g_mutex_unlock (&c->lock);
 
+    jitter = co_fault_worker_jitter_us ();
+    if (jitter)
+      g_usleep (jitter);
     err = co_cpu_run_chunk (c, job.frame, job.chunk);
 
     g_mutex_lock (&c->lock);

@@ -137,4 +137,20 @@ co_fault_submit_delay_us (void)
   return (gulong) g_atomic_int_get (&co_fault_delay_us);
 }
 
+static gint co_fault_jitter_us;
+
+void
+co_test_set_worker_jitter_us (gulong us)
+{
+  g_atomic_int_set (&co_fault_jitter_us, (gint) MIN (us, G_MAXINT));
+}
+
+gulong
+co_fault_worker_jitter_us (void)
+{
+  gint max = g_atomic_int_get (&co_fault_jitter_us);
+
+  return max > 0 ? (gulong) g_random_int_range (0, max + 1) : 0;
+}
+
 #endif /* CO_FAULT_INJECTION */

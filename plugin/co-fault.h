@@ -26,6 +26,12 @@
  * so that the hand-over's races show on the fast CPU backend; the engine
  * reads it through co_fault_submit_delay_us(), the constant 0 in release
  * builds.
+ *
+ * co_test_set_worker_jitter_us() (exported likewise) makes each worker of
+ * the CPU backend sleep a random 0..us before each chunk it runs, so that
+ * chunks and frames finish late and out of step across streams as device
+ * work does (co_fault_worker_jitter_us(): the sleep for one chunk, the
+ * constant 0 in release builds).
  */
 #ifndef __CO_FAULT_H__
 #define __CO_FAULT_H__
@@ -49,9 +55,13 @@ guint64 co_fault_injected (void);
 /* The submit thread's sleep before each frame, in us (0: none). */
 void co_test_set_submit_delay_us (gulong us);
 gulong co_fault_submit_delay_us (void);
+/* The CPU workers' random sleep before each chunk, at most @us (0: none). */
+void co_test_set_worker_jitter_us (gulong us);
+gulong co_fault_worker_jitter_us (void);
 #else
 #define co_fault_hit(point) FALSE
 #define co_fault_submit_delay_us() 0
+#define co_fault_worker_jitter_us() 0
 #endif
     G_END_DECLS
 #endif /* __CO_FAULT_H__ */

@@ -14,7 +14,7 @@ G_BEGIN_DECLS
 /* co_fault_arm (point, nth): from the nth call of point on, every call
  * fails; (NULL, -1) disarms. */
 typedef void (*CoTestFaultArm) (const gchar * point, gint64 nth);
-/* co_test_set_submit_delay_us (us) */
+/* co_test_set_submit_delay_us (us), co_test_set_worker_jitter_us (us) */
 typedef void (*CoTestSetDelay) (gulong us);
 
 /* The symbol @name of the loaded cudaoverlap plugin, or NULL when the

@@ -66,6 +66,7 @@
 
 #include "co-reference.h"
 #include "co-test-util.h"
+#include "co-test-fault.h"
 
 /* CO_TORTURE_SLOW: deadlines times this (under compute-sanitizer or
  * valgrind, where everything runs many times slower) */
@@ -237,7 +238,28 @@ typedef struct
   GString *errors;
   guint n_errors;
   gint64 t0;
+  guint jitter_us;              /* the CPU workers' random delay per chunk */
 } Case;
+
+/* Every other seed, the CPU backend's workers sleep a random 0..300 us
+ * before each chunk (a -Dfault-injection test hook): chunks and frames
+ * then finish late and out of step across streams, as device work does.
+ * No effect on the CUDA backend, nor in builds without the hook. */
+#define JITTER_US 300
+
+static void
+set_worker_jitter (guint us)
+{
+  static CoTestSetDelay set;
+  static gsize once;
+
+  if (g_once_init_enter (&once)) {
+    set = co_test_plugin_symbol ("co_test_set_worker_jitter_us");
+    g_once_init_leave (&once, 1);
+  }
+  if (set)
+    set (us);
+}
 
 static Case *
 case_begin (const gchar * name, gint i)
@@ -259,8 +281,13 @@ case_begin (const gchar * name, gint i)
   wd.seed = c->seed;
   g_mutex_unlock (&wd.lock);
   act_clear_all ();
-  g_print ("%s: seed 0x%08x (base 0x%08x), backend=%s, scale %u\n", c->name,
-      c->seed, co_test_base_seed, co_test_backend, torture_scale);
+  c->jitter_us = (c->seed >> 7) & 1 ? JITTER_US : 0;
+  set_worker_jitter (c->jitter_us);
+  g_print ("%s: seed 0x%08x (base 0x%08x), backend=%s, scale %u",
+      c->name, c->seed, co_test_base_seed, co_test_backend, torture_scale);
+  if (c->jitter_us && !g_strcmp0 (co_test_backend, "cpu"))
+    g_print (", CPU workers' jitter 0..%u us", c->jitter_us);
+  g_print ("\n");
   return c;
 }
 
@@ -310,6 +337,7 @@ case_end (Case * c)
   guint n;
 
   wd_phase (PHASE_S, "end of the test");
+  set_worker_jitter (0);
   g_print ("%s: %s in %.1f s\n", c->name, c->n_errors ? "FAILED" : "passed",
       (g_get_monotonic_time () - c->t0) / 1e6);
   n = c->n_errors;
