@@ -146,6 +146,17 @@ gboolean bench_run_concurrent (const BenchRunSpec * sp, guint n,
  * around the mean in the log.  FALSE if any of them is invalid. */
 gboolean bench_aggregate (GArray * rows, guint n, const gchar * name,
     const gchar * unit);
+/* bench-procs.c: @n copies of @sp at once, each in a child process
+ * (--processes): @argv, the bench and the row's options, is run once per
+ * child with --child-of-processes=K added; a row per process and the
+ * aggregate appended to @rows; FALSE if any failed.
+ * bench_process_child: the child's side (--child-of-processes K, process
+ * K of @n, the row's @mode): its pipeline warmed up, primed, started by
+ * the parent, its row reported; the exit status. */
+gboolean bench_run_processes (const BenchRunSpec * sp, guint n,
+    const gchar * mode, const gchar * const *argv, GArray * rows);
+int bench_process_child (const BenchRunSpec * sp, guint warmup, guint k,
+    guint n, const gchar * mode);
 /* A fresh pipeline fed its first frame at once (--first-frame): fills
  * @row (p50: first push to its output, ms); FALSE on an error. */
 gboolean bench_first_frame (const BenchRunSpec * sp, const gchar * mode,
