@@ -93,15 +93,14 @@ bench_aggregate (GArray * rows, guint n, const gchar * name, const gchar * unit)
   BenchRow all;
   guint64 t0 = G_MAXUINT64, t1 = 0, frames = 0;
   gdouble sum = 0, lo = INFINITY, hi = 0, cpu = 0;
-  gboolean ok = TRUE;
-  guint i;
+  guint i, failed = 0;
 
   bench_row_init (&all, name, first->mode, first->input, first->streams,
       first->chunks);
   for (i = 0; i < n; i++) {
     const BenchRow *r = first + i;
 
-    ok &= !r->invalid;
+    failed += r->invalid;
     all.checked += r->checked;
     all.bad += r->bad;
     all.streams = r->streams;
@@ -117,23 +116,24 @@ bench_aggregate (GArray * rows, guint n, const gchar * name, const gchar * unit)
     hi = MAX (hi, r->fps);
   }
   all.frames = frames;
-  all.invalid = !ok;
-  all.fps = ok && t1 > t0 ? frames * 1e9 / (gdouble) (t1 - t0) : NAN;
+  all.invalid = failed > 0;
+  all.fps = !failed && t1 > t0 ? frames * 1e9 / (gdouble) (t1 - t0) : NAN;
   all.gbps = all.fps * 2.0 * bench_gst.fr.lay.size / 1e9;
-  all.cpu_ms = ok && frames ? cpu / frames : NAN;
-  if (ok)
+  all.cpu_ms = !failed && frames ? cpu / frames : NAN;
+  if (!failed)
     g_snprintf (all.check, sizeof (all.check), "ok %" G_GUINT64_FORMAT "/%"
         G_GUINT64_FORMAT, all.checked, all.checked);
   else
-    g_snprintf (all.check, sizeof (all.check), "INVALID %" G_GUINT64_FORMAT
-        "/%" G_GUINT64_FORMAT " bad", all.bad, all.checked);
+    g_snprintf (all.check, sizeof (all.check), "INVALID: %u of %u %s, %"
+        G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT " bad", failed, n, name,
+        all.bad, all.checked);
   g_array_append_val (rows, all);
-  if (ok)
+  if (!failed)
     bench_note ("%s %s %s: aggregate %.1f frames/s (all timed frames, first "
         "push to last output of any); per %s %.1f .. %.1f, mean %.1f (%.3f "
         ".. %.3f x the mean)", name, all.mode, all.input, all.fps, unit, lo,
         hi, sum / n, lo * n / sum, hi * n / sum);
-  return ok;
+  return !failed;
 }
 
 /* The first output of @sink, checked against ring frame 0's invert. */

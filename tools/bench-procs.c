@@ -174,8 +174,8 @@ child_start (gboolean primed, gpointer data)
   if (!primed)
     return;
   if (!fgets (line, sizeof (line), stdin) || strcmp (line, "start\n")) {
-    fprintf (stderr, "[bench] process %u: no start from the parent (it "
-        "aborted the run): exiting\n", GPOINTER_TO_UINT (data));
+    fprintf (stderr, "[bench] %s: no start from the parent (it aborted "
+        "the run): exiting\n", (const gchar *) data);
     fflush (stderr);
     _exit (3);
   }
@@ -193,9 +193,9 @@ bench_process_child (const BenchRunSpec * spec, guint warmup, guint k,
   warm.frames = MAX (warmup, 1);
   if (!bench_run_pipeline (&warm, NULL, NULL))
     bench_note ("the warm-up run failed");
-  sp.start_hook = child_start;
-  sp.start_data = GUINT_TO_POINTER (k);
   g_snprintf (name, sizeof (name), "process %u/%u", k, n);
+  sp.start_hook = child_start;
+  sp.start_data = name;
   bench_row_init (&row, name, mode, bench_input_names[sp.input], sp.streams,
       sp.chunks);
   row.frames = sp.frames;
@@ -314,33 +314,41 @@ child_read (Child * c)
   }
 }
 
-/* Reads the children's lines until @done holds for each or the deadline
- * (g_get_monotonic_time); FALSE at the deadline. */
+/* Reads the children's lines until @done holds for each, @stop (if set)
+ * for one, or the deadline (g_get_monotonic_time); TRUE when @done holds for
+ * each. */
 static gboolean
 children_poll (Child * c, guint n, gint64 deadline,
-    gboolean (*done) (const Child * c))
+    gboolean (*done) (const Child * c), gboolean (*stop) (const Child * c))
 {
   struct pollfd *fds = g_new0 (struct pollfd, n);
-  gboolean all = FALSE;
+  guint *who = g_new0 (guint, n);
+  gboolean all = FALSE, stopped = FALSE;
   guint i, m;
 
-  while (!all) {
+  while (!all && !stopped) {
     gint64 left = deadline - g_get_monotonic_time ();
 
     for (i = m = 0; i < n; i++)
       if (!done (&c[i]) && c[i].out_fd >= 0) {
         fds[m].fd = c[i].out_fd;
-        fds[m++].events = POLLIN;
+        fds[m].events = POLLIN;
+        fds[m].revents = 0;
+        who[m++] = i;
       }
     all = m == 0;
     if (all || left <= 0)
       break;
     if (poll (fds, m, MIN (left / 1000 + 1, 1000)) < 0 && errno != EINTR)
       break;
+    /* only those with something to read (or at their end): no read blocks */
+    for (i = 0; i < m; i++)
+      if (fds[i].revents)
+        child_read (&c[who[i]]);
     for (i = 0; i < n; i++)
-      if (c[i].out_fd >= 0 && !done (&c[i]))
-        child_read (&c[i]);
+      stopped |= stop && stop (&c[i]);
   }
+  g_free (who);
   g_free (fds);
   return all;
 }
@@ -349,6 +357,13 @@ static gboolean
 done_ready (const Child * c)
 {
   return c->ready || c->not_ready || c->out_fd < 0;
+}
+
+/* it will not be ready: said so, or its output ended */
+static gboolean
+failed_ready (const Child * c)
+{
+  return c->not_ready || (!c->ready && c->out_fd < 0);
 }
 
 static gboolean
@@ -438,8 +453,7 @@ child_row (Child * c, const BenchRunSpec * sp, const gchar * mode,
 
   g_snprintf (name, sizeof (name), "process %u/%u", c->k, c->n);
   if (!c->have_row) {
-    bench_row_init (&r, name, mode, bench_input_names[sp->input],
-        sp->streams, sp->chunks);
+    bench_row_init (&r, name, mode, bench_input_names[sp->input], 0, 0);
     r.frames = sp->frames;
     r.invalid = TRUE;
   }
@@ -449,9 +463,7 @@ child_row (Child * c, const BenchRunSpec * sp, const gchar * mode,
     r.invalid = TRUE;
     if (!c->have_row || !g_str_has_prefix (r.check, "INVALID"))
       g_snprintf (r.check, sizeof (r.check), "INVALID: %s", c->why);
-    bench_note ("processes: process %u/%u %s%s", c->k, c->n, c->why,
-        c->have_row ? "" : " (its stderr is above)");
-    fprintf (stderr, "[bench] process %u/%u: %s\n", c->k, c->n, c->why);
+    bench_note ("processes: process %u/%u: %s", c->k, c->n, c->why);
   }
   g_array_append_val (rows, r);
 }
@@ -462,6 +474,7 @@ bench_run_processes (const BenchRunSpec * sp, guint n, const gchar * mode,
 {
   Child *c = g_new0 (Child, n);
   gboolean ready = TRUE, ok;
+  gint64 deadline;
   guint i;
 
   for (i = 0; i < n; i++) {
@@ -471,19 +484,20 @@ bench_run_processes (const BenchRunSpec * sp, guint n, const gchar * mode,
     bench_row_init (&c[i].row, "process", mode, "-", 0, 0);
     ready &= child_spawn (&c[i], argv);
   }
-  if (ready && !children_poll (c, n, g_get_monotonic_time () + READY_WAIT_US,
-          done_ready))
-    children_kill (c, n, done_ready, "not ready within 60 s");
-  for (i = 0; i < n; i++) {
+  deadline = g_get_monotonic_time () + READY_WAIT_US;
+  if (ready)
+    children_poll (c, n, deadline, done_ready, failed_ready);
+  for (i = 0; i < n; i++)
     ready &= c[i].ready;
-    if (!c[i].ready && c[i].out_fd < 0)
-      child_fail (&c[i], "ended before it was ready");
-  }
+  /* the ready ones will see their stdin close and exit */
+  if (!ready)
+    children_kill (c, n, done_ready, g_get_monotonic_time () >= deadline ?
+        "not ready within 60 s" : "not ready when the run was aborted");
   fprintf (stderr, "[bench] %s: %s\n", mode, ready ? "all ready, started" :
       "not all ready: aborted");
   children_start (c, n, ready);
   if (!children_poll (c, n, g_get_monotonic_time () + RUN_WAIT_US (sp->frames,
-              n), done_eof))
+              n), done_eof, NULL))
     children_kill (c, n, done_eof, "no row in time");
   children_reap (c, n);
   for (i = 0; i < n; i++) {
