@@ -9,7 +9,7 @@
  *       registered,peer] [--sweep] [--csv FILE] [--live FPS]
  *       [--live-frames N] [--op invert|custom] [--props "PROP=VALUE ..."]
  *       [--input pinned,registered,wrapped,fresh,app-pinned] [--defaults]
- *       [--pipelines N] [--first-frame]
+ *       [--pipelines N] [--processes N] [--first-frame]
  *       [--memory cuda-cuda,upload,download,blur-cuda-in]
  *
  * Rows (see --help and the notes printed under the table):
@@ -44,6 +44,19 @@
  *  pipelines    with --pipelines N: N pipelines of the overlap (or, with
  *               --defaults, the defaults) row at once in this process, a
  *               row each and the aggregate (bench-extra.c)
+ *  processes    with --processes N: the same N pipelines, each in a child
+ *               process of its own (the bench re-executed with the row's
+ *               options and --child-of-processes K, never forked alone: a
+ *               CUDA context does not survive fork); each warms up and
+ *               primes its pipeline, says "ready" on its stdout and waits
+ *               for the parent's "start" on its stdin; the parent starts all
+ *               once all are ready (60 s at most), then reads each one's row
+ *               (first push and last output on CLOCK_MONOTONIC, its own CPU
+ *               time per frame, its check) as a line; a row per process and
+ *               the aggregate, over the first push to the last output of
+ *               any.  A child that fails, crashes or overruns its bounded
+ *               wait is killed and named, its row and the aggregate INVALID
+ *               (bench-procs.c)
  *  first-frame  with --first-frame: the first frame of a fresh pipeline,
  *               first push to its output: cold (the process's first
  *               pipeline: it creates the CUDA context, which a child process
@@ -1166,8 +1179,9 @@ main (int argc, char **argv)
         "Also run N pipelines at once in this process (the defaults row "
           "with --defaults, else the overlap row), per input", "N"},
     {"processes", 0, 0, G_OPTION_ARG_INT, &opt_processes,
-        "Also run N pipelines at once, each in a child process of its own "
-          "(the rows of --pipelines; 1..64)", "N"},
+        "Also run N pipelines at once (1..64), each in a child process of "
+          "its own, started together once all are primed (the defaults row "
+          "with --defaults, else the overlap row), per input", "N"},
     {"first-frame", 0, 0, G_OPTION_ARG_NONE, &opt_first_frame,
         "Also time a fresh pipeline's first frame, cold (first pipeline "
           "of the process) and warm (a second one)", NULL},
