@@ -15,8 +15,9 @@
  *           pipeline primes (one frame, waited for)
  *   child   "ready" (or "not-ready": the priming failed)
  *   parent  "start" to every child at once, once all are ready; if one is
- *           not ready in READY_WAIT, crashed or said not-ready, it closes
- *           every child's stdin instead: the others exit with status 3
+ *           not ready in READY_WAIT, crashed or said not-ready, it kills
+ *           those not ready yet and closes the ready ones' stdin instead:
+ *           they exit with status 3
  *   child   pushes its timed frames, every output checked as in any row
  *   child   "note<TAB>TEXT" per line of its log, then "row<TAB>KEY=VALUE
  *           <TAB>..." (row_fields: frames, first push and last output on
@@ -46,7 +47,8 @@
 
 #define READY_WAIT_US (60 * G_USEC_PER_SEC)
 /* the run: a minute, and 50 ms per frame of every process */
-#define RUN_WAIT_US(frames, n) ((60 + (frames) * (n) / 20) * G_USEC_PER_SEC)
+#define RUN_WAIT_US(frames, n) \
+  ((60 + (gint64) (frames) * (n) / 20) * G_USEC_PER_SEC)
 #define REAP_WAIT_US (5 * G_USEC_PER_SEC)
 
 /* ---- the row line ------------------------------------------------------- */
@@ -226,11 +228,9 @@ typedef struct
   gchar why[96];                /* the first thing that went wrong */
 } Child;
 
+/* Records the first thing that went wrong with @c. */
 static void
 child_fail (Child * c, const gchar * fmt, ...)
-G_GNUC_PRINTF (2, 3);
-
-     static void child_fail (Child * c, const gchar * fmt, ...)
 {
   va_list ap;
 
@@ -241,7 +241,8 @@ G_GNUC_PRINTF (2, 3);
   va_end (ap);
 }
 
-/* in the child, between fork and exec */
+/* In the child, between fork and exec: it dies with the parent (with the
+ * thread that spawned it, the main one). */
 static void
 child_setup (gpointer data)
 {
