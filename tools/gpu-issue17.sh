@@ -69,7 +69,7 @@ echo "elapsed $(( $(date +%s) - T0 )) s"
 for f in "$out"/*.log; do
   echo "== $(basename "$f")"
   grep -E '^\| (raw-best|raw-latency|element|defaults|pipeline|process|first-frame)|^  (defaults|element)|^(auto|pipelines|processes|first-frame) |^RESULT' \
-    "$f" | awk '!seen[$0]++' | cut -c1-200 | head -30
+    "$f" | awk '!seen[$0]++' | cut -c1-200 | head -40
 done
 pack
 exit 0
