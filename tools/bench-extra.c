@@ -55,9 +55,6 @@ bench_run_concurrent (const BenchRunSpec * sp, guint n, const gchar * mode,
   Concurrent *c = g_new0 (Concurrent, n);
   GThread **threads = g_new0 (GThread *, n);
   BenchBarrier start;
-  BenchRow all;
-  guint64 t0 = G_MAXUINT64, t1 = 0, frames = 0;
-  gdouble sum = 0, lo = INFINITY, hi = 0;
   gboolean ok = TRUE;
   guint i;
 
@@ -73,51 +70,70 @@ bench_run_concurrent (const BenchRunSpec * sp, guint n, const gchar * mode,
     c[i].row.frames = sp->frames;
     threads[i] = g_thread_new ("bench-pipeline", concurrent_main, &c[i]);
   }
-  bench_row_init (&all, "pipelines", mode, bench_input_names[sp->input],
-      sp->streams, sp->chunks);
   for (i = 0; i < n; i++) {
-    BenchRow *r = &c[i].row;
-
     g_thread_join (threads[i]);
-    ok &= c[i].ok && !r->invalid;
+    c[i].row.invalid |= !c[i].ok;
+    /* the process's CPU time is shared: no figure per pipeline */
+    c[i].row.cpu_ms = NAN;
+    g_array_append_val (rows, c[i].row);
+  }
+  ok = bench_aggregate (rows, n, "pipelines", "pipeline");
+  bench_barrier_clear (&start);
+  g_free (threads);
+  g_free (c);
+  return ok;
+}
+
+/* See bench-gst.h.  cpu ms/frame: the rows' CPU time over all their
+ * frames (NAN when a row has none: the pipelines of one process). */
+gboolean
+bench_aggregate (GArray * rows, guint n, const gchar * name, const gchar * unit)
+{
+  const BenchRow *first = &g_array_index (rows, BenchRow, rows->len - n);
+  BenchRow all;
+  guint64 t0 = G_MAXUINT64, t1 = 0, frames = 0;
+  gdouble sum = 0, lo = INFINITY, hi = 0, cpu = 0;
+  guint i, failed = 0;
+
+  bench_row_init (&all, name, first->mode, first->input, first->streams,
+      first->chunks);
+  for (i = 0; i < n; i++) {
+    const BenchRow *r = first + i;
+
+    failed += r->invalid;
     all.checked += r->checked;
     all.bad += r->bad;
     all.streams = r->streams;
     all.chunks = r->chunks;
-    /* the process's CPU time is shared: no figure per pipeline */
-    r->cpu_ms = NAN;
-    g_array_append_val (rows, *r);
-    if (!c[i].ok || r->invalid)
+    if (r->invalid)
       continue;
     t0 = MIN (t0, r->t0_ns);
     t1 = MAX (t1, r->t1_ns);
     frames += r->frames;
     sum += r->fps;
+    cpu += r->cpu_ms * r->frames;
     lo = MIN (lo, r->fps);
     hi = MAX (hi, r->fps);
   }
   all.frames = frames;
-  all.invalid = !ok;
-  all.fps = ok && t1 > t0 ? frames * 1e9 / (gdouble) (t1 - t0) : NAN;
+  all.invalid = failed > 0;
+  all.fps = !failed && t1 > t0 ? frames * 1e9 / (gdouble) (t1 - t0) : NAN;
   all.gbps = all.fps * 2.0 * bench_gst.fr.lay.size / 1e9;
-  all.cpu_ms = NAN;
-  if (ok)
+  all.cpu_ms = !failed && frames ? cpu / frames : NAN;
+  if (!failed)
     g_snprintf (all.check, sizeof (all.check), "ok %" G_GUINT64_FORMAT "/%"
         G_GUINT64_FORMAT, all.checked, all.checked);
   else
-    g_snprintf (all.check, sizeof (all.check), "INVALID %" G_GUINT64_FORMAT
-        "/%" G_GUINT64_FORMAT " bad", all.bad, all.checked);
+    g_snprintf (all.check, sizeof (all.check), "INVALID: %u of %u %s, %"
+        G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT " bad", failed, n, name,
+        all.bad, all.checked);
   g_array_append_val (rows, all);
-  if (ok)
-    bench_note ("pipelines %s %s: aggregate %.1f frames/s (all timed "
-        "frames, first push to last output of any); per pipeline %.1f .. "
-        "%.1f, mean %.1f (%.3f .. %.3f x the mean)", mode,
-        bench_input_names[sp->input], all.fps, lo, hi, sum / n, lo * n / sum,
-        hi * n / sum);
-  bench_barrier_clear (&start);
-  g_free (threads);
-  g_free (c);
-  return ok;
+  if (!failed)
+    bench_note ("%s %s %s: aggregate %.1f frames/s (all timed frames, first "
+        "push to last output of any); per %s %.1f .. %.1f, mean %.1f (%.3f "
+        ".. %.3f x the mean)", name, all.mode, all.input, all.fps, unit, lo,
+        hi, sum / n, lo * n / sum, hi * n / sum);
+  return !failed;
 }
 
 /* The first output of @sink, checked against ring frame 0's invert. */

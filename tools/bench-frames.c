@@ -374,6 +374,18 @@ bench_compare (const BenchLayout * l,
 static GString *note_log;
 static GMutex note_lock;
 
+static void
+note_add (const gchar * s, gboolean to_stderr)
+{
+  g_mutex_lock (&note_lock);
+  if (to_stderr)
+    fprintf (stderr, "%s\n", s);
+  if (!note_log)
+    note_log = g_string_new (NULL);
+  g_string_append_printf (note_log, "%s\n", s);
+  g_mutex_unlock (&note_lock);
+}
+
 /* A line for stderr now and for the report's log (any thread). */
 void
 bench_note (const gchar * fmt, ...)
@@ -384,13 +396,16 @@ bench_note (const gchar * fmt, ...)
   va_start (ap, fmt);
   s = g_strdup_vprintf (fmt, ap);
   va_end (ap);
-  g_mutex_lock (&note_lock);
-  fprintf (stderr, "%s\n", s);
-  if (!note_log)
-    note_log = g_string_new (NULL);
-  g_string_append_printf (note_log, "%s\n", s);
-  g_mutex_unlock (&note_lock);
+  note_add (s, TRUE);
   g_free (s);
+}
+
+/* A line for the report's log only: one a --processes child has already
+ * written on the stderr it shares with the parent. */
+void
+bench_note_quiet (const gchar * line)
+{
+  note_add (line, FALSE);
 }
 
 const gchar *

@@ -66,6 +66,11 @@ typedef struct
   gboolean defaults;            /* no streams, chunks, mode: the element's
                                  * automatic settings (--defaults) */
   BenchBarrier *start;          /* if set: wait there before the timed frames */
+  /* if set: called where @start is waited for, once the priming frames came
+   * out (@primed TRUE), or on an error before (FALSE): --processes' child
+   * says it is ready there and waits for the parent's start */
+  void (*start_hook) (gboolean primed, gpointer data);
+  gpointer start_data;
   BenchMemPath mem;             /* --memory; NONE: the classic rows */
 } BenchRunSpec;
 
@@ -135,6 +140,23 @@ GstCaps *bench_caps_cuda (GstCaps * caps);
  * failed. */
 gboolean bench_run_concurrent (const BenchRunSpec * sp, guint n,
     const gchar * mode, GArray * rows);
+/* The aggregate of the last @n rows of @rows (a row per pipeline or
+ * process, named @unit in the log) appended to @rows as row @name: all their
+ * timed frames over the first push to the last output of any; the spread
+ * around the mean in the log.  FALSE if any of them is invalid. */
+gboolean bench_aggregate (GArray * rows, guint n, const gchar * name,
+    const gchar * unit);
+/* bench-procs.c: @n copies of @sp at once, each in a child process
+ * (--processes): @argv, the bench and the row's options, is run once per
+ * child with --child-of-processes=K added; a row per process and the
+ * aggregate appended to @rows; FALSE if any failed.
+ * bench_process_child: the child's side (--child-of-processes K, process
+ * K of @n, the row's @mode): its pipeline warmed up, primed, started by
+ * the parent, its row reported; the exit status. */
+gboolean bench_run_processes (const BenchRunSpec * sp, guint n,
+    const gchar * mode, const gchar * const *argv, GArray * rows);
+int bench_process_child (const BenchRunSpec * sp, guint warmup, guint k,
+    guint n, const gchar * mode);
 /* A fresh pipeline fed its first frame at once (--first-frame): fills
  * @row (p50: first push to its output, ms); FALSE on an error. */
 gboolean bench_first_frame (const BenchRunSpec * sp, const gchar * mode,

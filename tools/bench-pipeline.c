@@ -1029,6 +1029,8 @@ bench_run_pipeline (const BenchRunSpec * sp, BenchRow * row, gchar ** pool_note)
 
   if (sp->start)
     bench_barrier_wait (sp->start);
+  if (sp->start_hook)
+    sp->start_hook (TRUE, sp->start_data);
   st.started = TRUE;
   /* read /proc before the clocks start: it is not the element's work */
   tc0 = bench_thread_cpu ();
@@ -1060,6 +1062,8 @@ bench_run_pipeline (const BenchRunSpec * sp, BenchRow * row, gchar ** pool_note)
 done:
   if (sp->start && !st.started)
     bench_barrier_wait (sp->start);     /* the others must not wait for us */
+  if (sp->start_hook && !st.started)
+    sp->start_hook (FALSE, sp->start_data);
   bench_checker_wait_idle (st.checker);
   g_mutex_lock (&st.lock);
   if (st.stopper)

@@ -129,6 +129,7 @@ gboolean bench_compare (const BenchLayout * l,
 void
 bench_note (const gchar * fmt, ...)
 G_GNUC_PRINTF (1, 2);
+     void bench_note_quiet (const gchar * line);
      const gchar *bench_note_log (void);
      guint64 bench_now_ns (void);
      guint64 bench_cpu_ns (void);

@@ -9,7 +9,7 @@
  *       registered,peer] [--sweep] [--csv FILE] [--live FPS]
  *       [--live-frames N] [--op invert|custom] [--props "PROP=VALUE ..."]
  *       [--input pinned,registered,wrapped,fresh,app-pinned] [--defaults]
- *       [--pipelines N] [--first-frame]
+ *       [--pipelines N] [--processes N] [--first-frame]
  *       [--memory cuda-cuda,upload,download,blur-cuda-in]
  *
  * Rows (see --help and the notes printed under the table):
@@ -44,6 +44,19 @@
  *  pipelines    with --pipelines N: N pipelines of the overlap (or, with
  *               --defaults, the defaults) row at once in this process, a
  *               row each and the aggregate (bench-extra.c)
+ *  processes    with --processes N: the same N pipelines, each in a child
+ *               process of its own (the bench re-executed with the row's
+ *               options and --child-of-processes K, never forked alone: a
+ *               CUDA context does not survive fork); each warms up and
+ *               primes its pipeline, says "ready" on its stdout and waits
+ *               for the parent's "start" on its stdin; the parent starts all
+ *               once all are ready (60 s at most), then reads each one's row
+ *               (first push and last output on CLOCK_MONOTONIC, its own CPU
+ *               time per frame, its check) as a line; a row per process and
+ *               the aggregate, over the first push to the last output of
+ *               any.  A child that fails, crashes or overruns its bounded
+ *               wait is killed and named, its row and the aggregate INVALID
+ *               (bench-procs.c)
  *  first-frame  with --first-frame: the first frame of a fresh pipeline,
  *               first push to its output: cold (the process's first
  *               pipeline: it creates the CUDA context, which a child process
@@ -117,7 +130,7 @@ static gchar *opt_format, *opt_backend, *opt_only, *opt_csv, *opt_op;
 static gchar *opt_props, *opt_input, *opt_memory;
 static gboolean opt_sweep, opt_defaults, opt_first_frame, opt_context_ms;
 static gdouble opt_live;
-static gint opt_pipelines;
+static gint opt_pipelines, opt_processes, opt_child;
 
 /* state */
 static gboolean have_cuda;
@@ -609,7 +622,42 @@ app_ring_make (void)
       "plain memory (no CUDA: nothing to page-lock)");
 }
 
-/* --defaults and --pipelines rows, per input. */
+/* What a --processes child is run with: the bench and the options of the
+ * row of input @k (the child flag is added per child). */
+static gchar **
+child_argv (BenchInput k)
+{
+  GPtrArray *a = g_ptr_array_new ();
+  gchar *exe = g_file_read_link ("/proc/self/exe", NULL);
+
+  g_ptr_array_add (a, exe ? exe : g_strdup (g_get_prgname ()));
+  g_ptr_array_add (a, g_strdup_printf ("--width=%d", opt_width));
+  g_ptr_array_add (a, g_strdup_printf ("--height=%d", opt_height));
+  g_ptr_array_add (a, g_strdup_printf ("--format=%s", opt_format));
+  g_ptr_array_add (a, g_strdup_printf ("--frames=%d", opt_frames));
+  g_ptr_array_add (a, g_strdup_printf ("--warmup=%d", opt_warmup));
+  g_ptr_array_add (a, g_strdup_printf ("--backend=%s", opt_backend));
+  g_ptr_array_add (a, g_strdup_printf ("--streams=%d", opt_streams));
+  g_ptr_array_add (a, g_strdup_printf ("--chunks=%d", opt_chunks));
+  g_ptr_array_add (a, g_strdup_printf ("--op=%s", opt_op));
+  g_ptr_array_add (a, g_strdup_printf ("--input=%s", bench_input_names[k]));
+  g_ptr_array_add (a, g_strdup_printf ("--processes=%d", opt_processes));
+  if (opt_props)
+    g_ptr_array_add (a, g_strdup_printf ("--props=%s", opt_props));
+  if (opt_defaults)
+    g_ptr_array_add (a, g_strdup ("--defaults"));
+  g_ptr_array_add (a, NULL);
+  return (gchar **) g_ptr_array_free (a, FALSE);
+}
+
+static void
+extra_mode (gchar * mode, gsize size, gint n, const gchar * unit)
+{
+  g_snprintf (mode, size, "%d%s x %s", n, unit, opt_defaults ? "auto" :
+      "overlap");
+}
+
+/* --defaults, --pipelines and --processes rows, per input. */
 static void
 extra_rows (void)
 {
@@ -627,15 +675,43 @@ extra_rows (void)
     sp.defaults = opt_defaults;
     if (opt_defaults)
       pipeline_row ("defaults", sp);
-    if (opt_pipelines < 1 || (!opt_defaults && !k_overlap))
+    if (!opt_defaults && !k_overlap)
       continue;
-    warm = sp;
-    warm.frames = MAX (opt_warmup, 1);
-    bench_run_pipeline (&warm, NULL, NULL);
-    g_snprintf (mode, sizeof (mode), "%d x %s", opt_pipelines,
-        opt_defaults ? "auto" : "overlap");
-    bench_gst.failed |= !bench_run_concurrent (&sp, opt_pipelines, mode, rows);
+    if (opt_pipelines >= 1) {
+      warm = sp;
+      warm.frames = MAX (opt_warmup, 1);
+      bench_run_pipeline (&warm, NULL, NULL);
+      extra_mode (mode, sizeof (mode), opt_pipelines, "");
+      bench_gst.failed |= !bench_run_concurrent (&sp, opt_pipelines, mode,
+          rows);
+    }
+    if (opt_processes >= 1) {
+      gchar **argv = child_argv (k);
+
+      extra_mode (mode, sizeof (mode), opt_processes, " procs");
+      bench_gst.failed |= !bench_run_processes (&sp, opt_processes, mode,
+          (const gchar * const *) argv, rows);
+      g_strfreev (argv);
+    }
   }
+}
+
+/* --child-of-processes K: process K of --processes, the row of the one
+ * input of --input; the parent reads its stdout. */
+static int
+child_main (void)
+{
+  BenchRunSpec sp = { FALSE, FALSE, BENCH_IN_REGISTERED, opt_streams,
+    opt_chunks, opt_frames, FALSE, 0
+  };
+  gchar mode[32];
+  guint k;
+
+  for (k = 0; k < BENCH_N_INPUTS && !in_use[k]; k++);
+  sp.input = k < BENCH_N_INPUTS ? k : BENCH_IN_REGISTERED;
+  sp.defaults = opt_defaults;
+  extra_mode (mode, sizeof (mode), opt_processes, " procs");
+  return bench_process_child (&sp, opt_warmup, opt_child, opt_processes, mode);
 }
 
 /* --first-frame: the CUDA context's creation in a fresh process (a child),
@@ -1102,6 +1178,10 @@ main (int argc, char **argv)
     {"pipelines", 0, 0, G_OPTION_ARG_INT, &opt_pipelines,
         "Also run N pipelines at once in this process (the defaults row "
           "with --defaults, else the overlap row), per input", "N"},
+    {"processes", 0, 0, G_OPTION_ARG_INT, &opt_processes,
+        "Also run N pipelines at once (1..64), each in a child process of "
+          "its own, started together once all are primed (the defaults row "
+          "with --defaults, else the overlap row), per input", "N"},
     {"first-frame", 0, 0, G_OPTION_ARG_NONE, &opt_first_frame,
         "Also time a fresh pipeline's first frame, cold (first pipeline "
           "of the process) and warm (a second one)", NULL},
@@ -1112,6 +1192,9 @@ main (int argc, char **argv)
           "other rows", "LIST"},
     {"context-ms", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_NONE,
         &opt_context_ms, "Print the CUDA context's creation time", NULL},
+    {"child-of-processes", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_INT,
+          &opt_child, "Run as process K of --processes (bench-procs.c)",
+        "K"},
     {NULL}
   };
   GstVideoFormat vfmt;
@@ -1155,7 +1238,8 @@ main (int argc, char **argv)
   if (opt_width < 1 || opt_height < 1 || opt_frames < 1 || opt_warmup < 0 ||
       opt_streams < 1 || opt_streams > 32 || opt_chunks < 1 ||
       opt_chunks > 64 || opt_live < 0 || opt_live_frames < 1 ||
-      opt_pipelines < 0 || opt_pipelines > 64 || !parse_only () ||
+      opt_pipelines < 0 || opt_pipelines > 64 || opt_processes < 0 ||
+      opt_processes > 64 || opt_child < 0 || opt_child > 64 || !parse_only () ||
       !parse_memory ()) {
     fprintf (stderr, "invalid option value (see --help)\n");
     return 2;
@@ -1200,10 +1284,12 @@ main (int argc, char **argv)
   /* before anything in this process touches CUDA */
   if (opt_first_frame)
     first_frame_rows (argv[0], want_cuda);
-  if (want_cuda && (have_cuda = bench_cuda_probe (0, &cuda_why)))
+  if (want_cuda && (have_cuda = bench_cuda_probe (0, &cuda_why)) && !opt_child)
     gpu_passport = bench_cuda_passport (0);
   if (in_use[BENCH_IN_APP_PINNED])
     app_ring_make ();
+  if (opt_child)
+    return child_main ();
 
   /* untimed full checks, one per input */
   for (k = 0; k < BENCH_N_INPUTS; k++) {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Issue 17's rows (automatic settings, kinds of host memory, pipelines, first
-# frame) in one bounded command on the lent GPU machine:
+# Issue 17's rows (automatic settings, kinds of host memory, pipelines and
+# processes, first frame) in one bounded command on the lent GPU machine:
 #   source .gpu/gst/env.sh && tools/gpu-issue17.sh [build]
 # Every row checks every output frame (see cudaoverlap-bench); the raw
 # ceiling of the same call is in each log.  Logs and CSVs:
@@ -51,6 +51,10 @@ step pipelines-1080p 120 --width 1920 --height 1080 --frames "$(n 1000)" \
   --only raw,overlap,registered --defaults --pipelines 8
 step pipelines-1080p-s4 100 --width 1920 --height 1080 --frames "$(n 1000)" \
   --only raw,overlap,registered --streams 4 --chunks 1 --pipelines 8
+# the same eight, each in a process of its own (a CUDA context each, on the
+# one GPU)
+step processes-1080p 120 --width 1920 --height 1080 --frames "$(n 1000)" \
+  --only raw,overlap,registered --defaults --processes 8
 # box blur r = 16: the bench checks invert only, so this row is the element's
 # own check tool, defaults against 4 x 1 and 4 x 4 (its statistics)
 if [ -z "$steps" ] || [[ " $steps " == *" blur16 "* ]]; then
@@ -68,8 +72,8 @@ printf '%s\n' "${sum[@]}"
 echo "elapsed $(( $(date +%s) - T0 )) s"
 for f in "$out"/*.log; do
   echo "== $(basename "$f")"
-  grep -E '^\| (raw-best|raw-latency|element|defaults|pipeline|first-frame)|^  (defaults|element)|^(auto|pipelines|first-frame) |^RESULT' \
-    "$f" | awk '!seen[$0]++' | cut -c1-200 | head -30
+  grep -E '^\| (raw-best|raw-latency|element|defaults|pipeline|process|first-frame)|^  (defaults|element)|^(auto|pipelines|processes|first-frame) |^RESULT' \
+    "$f" | awk '!seen[$0]++' | cut -c1-200 | head -40
 done
 pack
 exit 0
