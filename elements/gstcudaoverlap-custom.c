@@ -247,6 +247,44 @@ gst_cuda_overlap_custom_get (GstCudaOverlapCustom * c, GParamSpec * pspec,
     g_value_set_string (value, strings[k]);
 }
 
+static gchar **format_names (const gchar * formats);
+
+/* kernel-formats: each name must be a format the element's sink pad takes
+ * (GStreamer's names, as in the caps); the others are left out of the
+ * caps anyway, so say so now, not with a "not-negotiated" later. */
+static void
+check_format_names (GstCudaOverlapFilter * filter, const gchar * formats)
+{
+  GstElementClass *klass = GST_ELEMENT_GET_CLASS (filter);
+  GstPadTemplate *t = gst_element_class_get_pad_template (klass, "sink");
+  GstCaps *tmpl = t ? gst_pad_template_get_caps (t) : NULL;
+  gchar **names = format_names (formats);
+  const gchar *media;
+  guint i;
+
+  if (!tmpl || gst_caps_is_empty (tmpl) || !names)
+    goto done;
+  media = gst_structure_get_name (gst_caps_get_structure (tmpl, 0));
+  for (i = 0; names[i]; i++) {
+    GstCaps *one = gst_caps_new_simple (media, "format", G_TYPE_STRING,
+        names[i], NULL);
+
+    if (!gst_caps_can_intersect (one, tmpl)) {
+      GST_WARNING_OBJECT (filter, "kernel-formats: \"%s\" is not a format "
+          "of this element: left out", names[i]);
+      g_warning ("%s: kernel-formats: \"%s\" is not a format this element "
+          "takes (GStreamer's names, as in the caps, e.g. %s): left out",
+          G_OBJECT_TYPE_NAME (filter), names[i], g_str_has_prefix (media,
+              "audio") ? "F32LE, S16LE" : "RGBA, GRAY8, GRAY16_LE, NV12");
+    }
+    gst_caps_unref (one);
+  }
+done:
+  g_strfreev (names);
+  if (tmpl)
+    gst_caps_unref (tmpl);
+}
+
 void
 gst_cuda_overlap_custom_set_property (GstCudaOverlapCustom * c,
     GstCudaOverlapFilter * filter, gboolean active, GParamSpec * pspec,
@@ -257,6 +295,8 @@ gst_cuda_overlap_custom_set_property (GstCudaOverlapCustom * c,
   GST_OBJECT_LOCK (filter);
   change = gst_cuda_overlap_custom_set (c, G_OBJECT (filter), pspec, value);
   GST_OBJECT_UNLOCK (filter);
+  if (change == GST_CUDA_OVERLAP_CUSTOM_CAPS)
+    check_format_names (filter, g_value_get_string (value));
   if (!active)
     return;
   /* takes effect with the next frame, after the ones in flight */

@@ -201,6 +201,9 @@ template_caps (GstCudaOverlapFilter * self, GstPad * pad)
     return tmpl;
   both = both_memories (allowed);
   res = gst_caps_intersect_full (tmpl, both, GST_CAPS_INTERSECT_FIRST);
+  /* a "not-negotiated" upstream is all a user sees of a format left out */
+  GST_INFO_OBJECT (pad, "operation=custom: kernel-formats lets through %"
+      GST_PTR_FORMAT, allowed);
   gst_caps_unref (both);
   gst_caps_unref (allowed);
   gst_caps_unref (tmpl);

@@ -722,7 +722,12 @@ rebuild (GstCudaOverlapFilter * self)
   g_mutex_unlock (&priv->lock);
   if (stopped)
     return GST_FLOW_FLUSHING;
-  return build (self, priv->caps) ? GST_FLOW_OK : GST_FLOW_ERROR;
+  if (build (self, priv->caps))
+    return GST_FLOW_OK;
+  g_mutex_lock (&priv->lock);
+  priv->build_failed = TRUE;
+  g_mutex_unlock (&priv->lock);
+  return GST_FLOW_ERROR;
 }
 
 /* New constants without a rebuild, when the subclass can. */
@@ -768,6 +773,11 @@ _gst_cuda_overlap_filter_ensure (GstCudaOverlapFilter * self)
     g_mutex_unlock (&priv->lock);
     return GST_FLOW_FLUSHING;
   }
+  if (!priv->engine && priv->build_failed && priv->dirty == LC_DIRTY_NONE) {
+    /* the same settings would fail the same way: posted once already */
+    g_mutex_unlock (&priv->lock);
+    return GST_FLOW_ERROR;
+  }
   dirty = priv->engine ? priv->dirty : LC_DIRTY_REBUILD;
   priv->dirty = LC_DIRTY_NONE;
   g_mutex_unlock (&priv->lock);
@@ -791,6 +801,9 @@ _gst_cuda_overlap_filter_set_caps (GstCudaOverlapFilter * self, GstCaps * caps)
 
   _gst_cuda_overlap_filter_drain (self);
   gst_caps_replace (&priv->caps, caps);
+  g_mutex_lock (&priv->lock);
+  priv->build_failed = FALSE;   /* new caps: worth a new try */
+  g_mutex_unlock (&priv->lock);
   ret = rebuild (self);
   return ret == GST_FLOW_OK || ret == GST_FLOW_FLUSHING;
 }
@@ -870,6 +883,7 @@ _gst_cuda_overlap_filter_teardown (GstCudaOverlapFilter * self)
   _gst_cuda_overlap_filter_tune_reset (self);
   g_mutex_lock (&priv->lock);
   priv->dirty = LC_DIRTY_NONE;
+  priv->build_failed = FALSE;
   g_mutex_unlock (&priv->lock);
   gst_caps_replace (&priv->caps, NULL);
   gst_caps_replace (&priv->src_caps, NULL);

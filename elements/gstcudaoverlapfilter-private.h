@@ -111,6 +111,9 @@ typedef struct
   GMutex lock;                  /* the state lock */
   LcState state;                /* [L] */
   LcDirty dirty;                /* [L] */
+  gboolean build_failed;        /* [L] the last build posted its error; no
+                                 * new build (and error) until something
+                                 * changes: a property, the caps, READY */
   gboolean flushing;            /* [L] FLUSH_START (or a lone FLUSH_STOP)
                                  * until FLUSH_STOP */
   gboolean shutdown;            /* [L] PAUSED→READY until READY→PAUSED */

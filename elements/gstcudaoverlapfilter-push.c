@@ -100,8 +100,8 @@ _gst_cuda_overlap_filter_loop (GstCudaOverlapFilter * self)
 
   if (cf->error) {
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
-        ("A device operation failed; the frame was dropped"), ("%s",
-            cf->error));
+        ("Processing a frame failed and it was dropped: %s", cf->error),
+        ("%s", cf->error));
     _gst_cuda_overlap_filter_drop_slot (self, cf->slot, n);
     co_engine_release (e, cf);
     set_srcresult (self, GST_FLOW_ERROR);

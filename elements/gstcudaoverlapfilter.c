@@ -520,6 +520,7 @@ mark_dirty (GstCudaOverlapFilter * self, LcDirty dirty)
 
   g_mutex_lock (&priv->lock);
   priv->dirty = MAX (priv->dirty, dirty);
+  priv->build_failed = FALSE;
   g_mutex_unlock (&priv->lock);
 }
 

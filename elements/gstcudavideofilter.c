@@ -422,6 +422,20 @@ effective_batch (GstCudaOverlapVideoFilter * self)
       gst_cuda_overlap_filter_auto_batch (GST_CUDA_OVERLAP_FILTER (self));
 }
 
+/* Rows of zeros around each band of a user's kernel (co-video.h). */
+#define CUSTOM_GUARD_ROWS 2
+
+/* Whether the CPU backend's kernels read and write the buffers in place:
+ * not in batches, which are laid out in its work memory like on the
+ * device, nor for a user's kernel, which gets its bands copied with only
+ * kernel-halo rows around them as on the device, so that a kernel reading
+ * beyond its halo goes wrong on the CPU backend too, not only on a GPU. */
+static gboolean
+cpu_direct (GstCudaOverlapVideoFilter * self)
+{
+  return self->batch_eff == 1 && self->desc.op != CO_VIDEO_OP_CUSTOM;
+}
+
 static gsize
 gst_cuda_overlap_video_filter_configure (GstCudaOverlapFilter * base,
     GstCaps * caps, CoEngineConfig * cfg, GError ** error)
@@ -446,6 +460,9 @@ gst_cuda_overlap_video_filter_configure (GstCudaOverlapFilter * base,
   GST_OBJECT_LOCK (self);
   d->op = self->operation;
   d->radius = self->radius;
+  /* a user's kernel that reads beyond kernel-halo reads zeros, on the
+   * CPU backend as on a GPU (see cpu_direct) */
+  d->guard_rows = d->op == CO_VIDEO_OP_CUSTOM ? CUSTOM_GUARD_ROWS : 0;
   self->batch_eff = effective_batch (self);
   if (d->op == CO_VIDEO_OP_CUSTOM && !configure_custom (self, cfg, error)) {
     GST_OBJECT_UNLOCK (self);
@@ -478,9 +495,8 @@ gst_cuda_overlap_video_filter_configure (GstCudaOverlapFilter * base,
     cfg->dev_out_size = d->out_image_stride * self->batch_eff;
   }
   cfg->const_size = LUT_BYTES;
-  /* the CPU backend's kernels read and write the buffers in place, except
-   * in batches (see prepare): no work memory */
-  cfg->cpu_direct = self->batch_eff == 1;
+  /* no work memory where the CPU backend works in place (see prepare) */
+  cfg->cpu_direct = cpu_direct (self);
   return GST_VIDEO_INFO_SIZE (&self->info);
 }
 
@@ -634,10 +650,8 @@ gst_cuda_overlap_video_filter_prepare (GstCudaOverlapFilter * base,
   GstCudaOverlapVideoFilter *self = GST_CUDA_OVERLAP_VIDEO_FILTER (base);
   FramePriv *fp = fr->priv;
   CoVideoPlanes in, out;
-  /* the CPU backend's kernels read and write the buffers in place, except
-   * in batches, which are laid out in its work memory like on the device */
-  gboolean cpu_direct = co_engine_backend (e) == CO_BACKEND_CPU &&
-      self->batch_eff == 1;
+  gboolean direct = co_engine_backend (e) == CO_BACKEND_CPU &&
+      cpu_direct (self);
   gint i;
 
   if (!map_input (self, fr, fp))
@@ -650,8 +664,8 @@ gst_cuda_overlap_video_filter_prepare (GstCudaOverlapFilter * base,
         ("could not map an output buffer"));
     return GST_FLOW_ERROR;
   }
-  planes_of (&fp->in, self->desc.n_planes, cpu_direct || self->in_cuda, &in);
-  planes_of (&fp->out, self->desc.n_planes, cpu_direct || self->out_cuda, &out);
+  planes_of (&fp->in, self->desc.n_planes, direct || self->in_cuda, &in);
+  planes_of (&fp->out, self->desc.n_planes, direct || self->out_cuda, &out);
   for (i = 0; i < self->desc.n_planes && !self->in_cuda; i++)
     gst_cuda_overlap_filter_frame_check_input (fr, in.data[i],
         plane_extent (&self->desc.planes[i], in.stride[i]));

@@ -332,9 +332,14 @@ co_custom_cuda_launch (CoCustomCuda * k, const CoChunk * ch, guint chunk,
   if (l.err == cudaSuccess)
     return TRUE;
   if (k->launcher && l.ret != 0) {
-    g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_KERNEL,
-        "operation=custom: the kernel-launcher's %s function returned %d "
-        "(chunk %u, plane %d)", k->name, l.ret, chunk, l.plane);
+    if (k->audio)
+      g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_KERNEL,
+          "operation=custom: the kernel-launcher's %s function returned %d "
+          "(chunk %u)", k->name, l.ret, chunk);
+    else
+      g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_KERNEL,
+          "operation=custom: the kernel-launcher's %s function returned %d "
+          "(chunk %u, plane %d)", k->name, l.ret, chunk, l.plane);
     return FALSE;
   }
   if (k->launcher) {
@@ -399,7 +404,8 @@ co_custom_cpu_load (const CoCustomSpec * spec, GError ** error)
   } else if (!g_module_symbol (k->mod, k->symbol, &k->func) || !k->func) {
     g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_KERNEL,
         "operation=custom: no function \"%s\" in kernel-cpu-library \"%s\": "
-        "%s", k->symbol, k->library, g_module_error ());
+        "%s; it must be an exported C function (in C++: extern \"C\")",
+        k->symbol, k->library, g_module_error ());
   } else {
     return k;
   }
@@ -455,6 +461,7 @@ co_custom_cpu_run (const CoCustomCpu * k, const CoChunk * ch, guint chunk,
   CoCustomCpuCall c = { (GstCudaOverlapVideoKernelCpu) k->func, -1,
     k->launcher
   };
+  gchar *where, *msg;
   int ret;
 
   if (ch->kind == CO_KERNEL_CUSTOM_VIDEO && !k->audio) {
@@ -470,11 +477,16 @@ co_custom_cpu_run (const CoCustomCpu * k, const CoChunk * ch, guint chunk,
   }
   if (ret == 0)
     return NULL;
+  if (k->audio)
+    where = g_strdup_printf ("chunk %u", chunk);
+  else
+    where = g_strdup_printf ("chunk %u, plane %d", chunk, c.plane);
   if (k->launcher)
-    return g_strdup_printf ("operation=custom: the kernel-launcher's %s "
-        "function returned %d (chunk %u, plane %d)", k->symbol, ret, chunk,
-        c.plane);
-  return g_strdup_printf ("operation=custom: kernel-cpu-symbol \"%s\" of "
-      "\"%s\" returned %d (chunk %u, plane %d)", k->symbol, k->library, ret,
-      chunk, c.plane);
+    msg = g_strdup_printf ("operation=custom: the kernel-launcher's %s "
+        "function returned %d (%s)", k->symbol, ret, where);
+  else
+    msg = g_strdup_printf ("operation=custom: kernel-cpu-symbol \"%s\" of "
+        "\"%s\" returned %d (%s)", k->symbol, k->library, ret, where);
+  g_free (where);
+  return msg;
 }

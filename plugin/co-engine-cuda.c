@@ -376,6 +376,13 @@ co_cuda_open_memory (CoEngine * e, CoCuda * c, GError ** error)
       e->frames[i].dev_in = c->dev_mem + i * (in_sz + out_sz);
       e->frames[i].dev_out = e->frames[i].dev_in + in_sz;
     }
+    if (e->cfg.custom) {
+      /* a user's kernel: the guard rows around its bands read as zeros
+       * (co-video.h); done before any frame's copy on another stream */
+      CK (cudaMemsetAsync, (c->dev_mem, 0, (in_sz + out_sz) * e->n_slots,
+              c->streams[0]));
+      CK (cudaStreamSynchronize, (c->streams[0]));
+    }
   }
   if (e->cfg.const_size > 0) {
     if (!co_cuda_malloc (&c->dev_const, e->cfg.const_size,

@@ -6,7 +6,8 @@
  * layout of one slot (see docs/architecture.md):
  *   dev_in:  for each band, for each plane, the band's input rows plus
  *            `radius` halo rows above and below (clamped to the plane),
- *            at the plane's device pitch.  Bands never share input memory,
+ *            at the plane's device pitch, between `guard_rows` rows of
+ *            zeros (custom kernels).  Bands never share input memory,
  *            so no chunk waits for another.  Absent for a direct input
  *            (CUDAMemory): the kernel reads the same rows where they are.
  *   dev_out: the whole output picture, plane after plane, at device pitch;
@@ -78,7 +79,7 @@ co_video_plan_sizes (const CoVideoDesc * d, guint chunks, gboolean in_direct,
 
       co_plane_rows (p, rows[b], rows[b + 1], &py0, &py1);
       co_halo_rows (d, p, py0, py1, &sy0, &sy1);
-      *in_size += p->dev_pitch * (sy1 - sy0);
+      *in_size += p->dev_pitch * (sy1 - sy0 + 2 * d->guard_rows);
     }
   }
 }
@@ -145,10 +146,11 @@ co_add_copy (CoCopy * list, guint * n, const guint8 * src, gsize spitch,
  * offset of the next input area. */
 static gsize
 co_band_input (CoChunk * ch, CoPlaneBand * pb, const CoFrame * f,
-    const CoVideoPlaneDesc * p, guint image, const CoBandRows * br,
-    gsize in_off, const CoVideoPlanes * in, gint i)
+    const CoVideoDesc * d, const CoVideoPlaneDesc * p, guint image,
+    const CoBandRows * br, gsize in_off, const CoVideoPlanes * in, gint i)
 {
   gsize stride = in->stride[i];
+  gsize guard = p->dev_pitch * d->guard_rows;
   const guint8 *src = in->data[i] + (gsize) br->sy0 * stride;
 
   pb->src_y0 = br->sy0;
@@ -158,13 +160,15 @@ co_band_input (CoChunk * ch, CoPlaneBand * pb, const CoFrame * f,
     pb->src_stride = stride;
     return in_off;
   }
+  /* the guard rows above, never written: zeros since the engine's open */
+  in_off += guard;
   if (image == 0) {
     pb->src = f->dev_in + in_off;
     pb->src_stride = p->dev_pitch;
   }
   co_add_copy (ch->h2d, &ch->n_h2d, src, stride, f->dev_in + in_off,
       p->dev_pitch, co_row_bytes (p), br->sy1 - br->sy0);
-  return in_off + p->dev_pitch * (br->sy1 - br->sy0);
+  return in_off + p->dev_pitch * (br->sy1 - br->sy0) + guard;
 }
 
 /* The kernel's output for plane @i of the band: the band's rows where they
@@ -240,7 +244,7 @@ co_plan_plane (const CoVideoDesc * d, CoChunk * ch, const CoFrame * f,
     return in_off;
   }
   co_band_output (ch, pb, f, p, image, &br, out_off, out, i);
-  return co_band_input (ch, pb, f, p, image, &br, in_off, in, i);
+  return co_band_input (ch, pb, f, d, p, image, &br, in_off, in, i);
 }
 
 guint

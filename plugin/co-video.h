@@ -26,6 +26,10 @@ typedef struct
 {
   CoVideoOp op;
   gint radius;                  /* box-blur; custom: kernel-halo */
+  gint guard_rows;              /* rows of zeros above and below each band's
+                                 * copied input (custom: a kernel reading
+                                 * beyond its halo reads them, not the
+                                 * neighbouring rows, on either backend) */
   const guint16 *lut;           /* in the engine's constant area */
   const CoCustomParams *custom; /* custom: the element's, unchanged while
                                  * frames are in flight */

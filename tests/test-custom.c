@@ -568,6 +568,75 @@ GST_START_TEST (test_abi_video)
 
 GST_END_TEST;
 
+/* A kernel that reads beyond its kernel-halo goes wrong on the CPU
+ * backend as on a GPU: its bands are copied with only their halo rows,
+ * between rows of zeros (not read in place, where the rows beyond would be
+ * the right ones).  co_shift_down_cpu reads one row above each band: with
+ * kernel-halo=1 every output row is the input's row above, with
+ * kernel-halo=0 the first row of every band but the first is not. */
+GST_START_TEST (test_halo_overreach)
+{
+  const gchar *caps = "video/x-raw,format=I420,width=33,height=17,"
+      "framerate=30/1";
+  gchar *lib = kpath (TRUE, "libco-abi-check-cpu.so");
+  GRand *rand = g_rand_new_with_seed (co_test_seed ("test_halo_overreach",
+          0));
+  guint halo;
+
+  if (on_cuda ()) {
+    g_free (lib);
+    g_rand_free (rand);
+    return;                     /* a CPU function */
+  }
+  for (halo = 0; halo <= 1; halo++) {
+    GstHarness *h = video_harness (caps, 2, 3);
+    GstCaps *c = gst_caps_from_string (caps);
+    GstVideoInfo info;
+    GstVideoFrame fi, fo;
+    GstBuffer *in, *out;
+    GstMapInfo mi;
+    guint pl, wrong = 0;
+    gint y;
+
+    fail_unless (gst_video_info_from_caps (&info, c));
+    gst_caps_unref (c);
+    g_object_set (h->element, "kernel-cpu-library", lib, "kernel-cpu-symbol",
+        "co_shift_down_cpu", "kernel-halo", halo, NULL);
+    gst_util_set_object_arg (G_OBJECT (h->element), "operation", "custom");
+    in = gst_buffer_new_allocate (NULL, info.size, NULL);
+    gst_buffer_map (in, &mi, GST_MAP_WRITE);
+    co_test_fill_random (rand, mi.data, mi.size);
+    /* no zero bytes: a row of zeros read beyond the halo shows */
+    for (y = 0; y < (gint) mi.size; y++)
+      mi.data[y] |= 1;
+    gst_buffer_unmap (in, &mi);
+    fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in)),
+        GST_FLOW_OK);
+    out = co_test_pull_buffer (h, "[halo overreach]");
+    fail_unless (gst_video_frame_map (&fi, &info, in, GST_MAP_READ));
+    fail_unless (gst_video_frame_map (&fo, &info, out, GST_MAP_READ));
+    for (pl = 0; pl < GST_VIDEO_INFO_N_PLANES (&info); pl++)
+      for (y = 0; y < GST_VIDEO_FRAME_COMP_HEIGHT (&fi, pl); y++)
+        wrong += memcmp ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&fi, pl) +
+            MAX (y - 1, 0) * GST_VIDEO_FRAME_PLANE_STRIDE (&fi, pl),
+            (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&fo, pl) +
+            y * GST_VIDEO_FRAME_PLANE_STRIDE (&fo, pl),
+            GST_VIDEO_FRAME_COMP_WIDTH (&fi, pl)) != 0;
+    /* halo 0: the first row of bands 1 and 2, in each of the 3 planes */
+    fail_unless (wrong == (halo ? 0 : 6), "kernel-halo=%u: %u rows are not "
+        "the input's row above", halo, wrong);
+    gst_video_frame_unmap (&fi);
+    gst_video_frame_unmap (&fo);
+    gst_buffer_unref (in);
+    gst_buffer_unref (out);
+    gst_harness_teardown (h);
+  }
+  g_rand_free (rand);
+  g_free (lib);
+}
+
+GST_END_TEST;
+
 /* kernel-formats narrows the caps; without it every format. */
 GST_START_TEST (test_kernel_formats)
 {
@@ -590,6 +659,11 @@ GST_START_TEST (test_kernel_formats)
   caps = gst_pad_query_caps (sink, NULL);
   fail_unless (gst_caps_can_intersect (caps, nv12));
   gst_caps_unref (caps);
+  /* names that are no format of the element: a warning each, when set */
+  ASSERT_WARNING (g_object_set (e, "kernel-formats", "RGBA, RGBZ", NULL));
+  ASSERT_WARNING (g_object_set (e, "kernel-formats", "rgba", NULL));
+  ASSERT_WARNING (g_object_set (e, "kernel-formats", "YUY2", NULL));
+  g_object_set (e, "kernel-formats", "GRAY8,RGBA;NV12", NULL);
   gst_caps_unref (rgba);
   gst_caps_unref (nv12);
   gst_object_unref (sink);
@@ -1032,6 +1106,7 @@ custom_suite (void)
   tcase_add_test (tc, test_format_names);
   tcase_add_loop_test (tc, test_abi_video, 0, 2 * G_N_ELEMENTS (abi_formats));
   tcase_add_test (tc, test_kernel_formats);
+  tcase_add_test (tc, test_halo_overreach);
 
   tc = co_test_new_tcase (s, "audio", leaks_teardown);
   tcase_add_loop_test (tc, test_biquad, 0, 6);

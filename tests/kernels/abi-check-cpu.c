@@ -11,6 +11,9 @@
  *   F32 samples carry the stream's frame index + 1 in every channel (0
  *   before the stream), so the history frames can be checked too.
  * co_fail_cpu: returns 3.
+ * co_shift_down_cpu: output row y = input row y - 1 (row 0 stays), every
+ *   plane: it reads one row above each band whatever kernel-halo says, as
+ *   a kernel written with a wrong halo would (kernel-halo must be 1).
  */
 #include <string.h>
 #include <gst/cudaoverlap/cudaoverlap-kernel.h>
@@ -18,6 +21,7 @@
 int co_abi_check_video (const GstCudaOverlapVideoLaunch * a);
 int co_abi_check_audio (const GstCudaOverlapAudioLaunch * a);
 int co_fail_cpu (const void *a);
+int co_shift_down_cpu (const GstCudaOverlapVideoLaunch * a);
 
 static int
 min_i (int a, int b)
@@ -141,4 +145,19 @@ int
 co_fail_cpu (const void *a)
 {
   return 3;
+}
+
+int
+co_shift_down_cpu (const GstCudaOverlapVideoLaunch * a)
+{
+  const GstCudaOverlapKernelPlane *p = &a->planes[a->plane];
+  int64_t rb = (int64_t) p->width * p->pixel_bytes;
+  int r;
+
+  for (r = 0; r < p->rows; r++) {
+    int from = p->y0 + r > 0 ? r - 1 : r;       /* band-relative */
+
+    memcpy (p->dst + r * p->dst_pitch, p->src + from * p->src_pitch, rb);
+  }
+  return 0;
 }
