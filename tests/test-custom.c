@@ -487,6 +487,34 @@ GST_START_TEST (test_format_names)
 
 GST_END_TEST;
 
+/* Rows of @out (every plane) that are not @in's row @shift above (row 0
+ * for the first ones); the first such plane and row in @pl0 and @y0. */
+static guint
+rows_differ (GstBuffer * in, GstBuffer * out, const GstVideoInfo * info,
+    gint shift, guint * pl0, gint * y0)
+{
+  GstVideoFrame fi, fo;
+  guint pl, n = 0;
+  gint y;
+
+  fail_unless (gst_video_frame_map (&fi, info, in, GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&fo, info, out, GST_MAP_READ));
+  for (pl = 0; pl < GST_VIDEO_INFO_N_PLANES (info); pl++)
+    for (y = 0; y < GST_VIDEO_FRAME_COMP_HEIGHT (&fi, pl); y++)
+      if (memcmp ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&fi, pl) +
+              MAX (y - shift, 0) * GST_VIDEO_FRAME_PLANE_STRIDE (&fi, pl),
+              (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&fo, pl) +
+              y * GST_VIDEO_FRAME_PLANE_STRIDE (&fo, pl),
+              GST_VIDEO_FRAME_COMP_WIDTH (&fi, pl) *
+              GST_VIDEO_FRAME_COMP_PSTRIDE (&fi, pl)) != 0 && n++ == 0) {
+        *pl0 = pl;
+        *y0 = y;
+      }
+  gst_video_frame_unmap (&fi);
+  gst_video_frame_unmap (&fo);
+  return n;
+}
+
 /* Output == input through co_abi_check_video, which checks every field
  * against docs/custom-kernels.md (the element error names the violation's
  * number otherwise). */
@@ -530,9 +558,8 @@ GST_START_TEST (test_abi_video)
       set_params (h->element, p, 5);
       gst_util_set_object_arg (G_OBJECT (h->element), "operation", "custom");
       for (i = 0; i < 2; i++) {
-        GstVideoFrame fi, fo;
-        guint pl;
-        gint y;
+        guint pl = 0;
+        gint y = 0;
 
         in = gst_buffer_new_allocate (NULL, info.size, NULL);
         gst_buffer_map (in, &mi, GST_MAP_WRITE);
@@ -541,19 +568,8 @@ GST_START_TEST (test_abi_video)
         fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in)),
             GST_FLOW_OK);
         out = co_test_pull_buffer (h, ctx);
-        fail_unless (gst_video_frame_map (&fi, &info, in, GST_MAP_READ));
-        fail_unless (gst_video_frame_map (&fo, &info, out, GST_MAP_READ));
-        for (pl = 0; pl < GST_VIDEO_INFO_N_PLANES (&info); pl++)
-          for (y = 0; y < GST_VIDEO_FRAME_COMP_HEIGHT (&fi, pl); y++)
-            fail_unless (memcmp ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&fi,
-                        pl) + y * GST_VIDEO_FRAME_PLANE_STRIDE (&fi, pl),
-                    (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&fo, pl) +
-                    y * GST_VIDEO_FRAME_PLANE_STRIDE (&fo, pl),
-                    GST_VIDEO_FRAME_COMP_WIDTH (&fi, pl) *
-                    GST_VIDEO_FRAME_COMP_PSTRIDE (&fi, pl)) == 0,
-                "%s: plane %u row %d differs from the input", ctx, pl, y);
-        gst_video_frame_unmap (&fi);
-        gst_video_frame_unmap (&fo);
+        fail_unless (rows_differ (in, out, &info, 0, &pl, &y) == 0,
+            "%s: plane %u row %d differs from the input", ctx, pl, y);
         gst_buffer_unref (in);
         gst_buffer_unref (out);
       }
@@ -592,11 +608,10 @@ GST_START_TEST (test_halo_overreach)
     GstHarness *h = video_harness (caps, 2, 3);
     GstCaps *c = gst_caps_from_string (caps);
     GstVideoInfo info;
-    GstVideoFrame fi, fo;
     GstBuffer *in, *out;
     GstMapInfo mi;
-    guint pl, wrong = 0;
-    gint y;
+    guint pl = 0, wrong;
+    gint y = 0;
 
     fail_unless (gst_video_info_from_caps (&info, c));
     gst_caps_unref (c);
@@ -613,20 +628,11 @@ GST_START_TEST (test_halo_overreach)
     fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in)),
         GST_FLOW_OK);
     out = co_test_pull_buffer (h, "[halo overreach]");
-    fail_unless (gst_video_frame_map (&fi, &info, in, GST_MAP_READ));
-    fail_unless (gst_video_frame_map (&fo, &info, out, GST_MAP_READ));
-    for (pl = 0; pl < GST_VIDEO_INFO_N_PLANES (&info); pl++)
-      for (y = 0; y < GST_VIDEO_FRAME_COMP_HEIGHT (&fi, pl); y++)
-        wrong += memcmp ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&fi, pl) +
-            MAX (y - 1, 0) * GST_VIDEO_FRAME_PLANE_STRIDE (&fi, pl),
-            (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&fo, pl) +
-            y * GST_VIDEO_FRAME_PLANE_STRIDE (&fo, pl),
-            GST_VIDEO_FRAME_COMP_WIDTH (&fi, pl)) != 0;
+    wrong = rows_differ (in, out, &info, 1, &pl, &y);
     /* halo 0: the first row of bands 1 and 2, in each of the 3 planes */
     fail_unless (wrong == (halo ? 0 : 6), "kernel-halo=%u: %u rows are not "
-        "the input's row above", halo, wrong);
-    gst_video_frame_unmap (&fi);
-    gst_video_frame_unmap (&fo);
+        "the input's row above (the first: plane %u row %d)", halo, wrong, pl,
+        y);
     gst_buffer_unref (in);
     gst_buffer_unref (out);
     gst_harness_teardown (h);
