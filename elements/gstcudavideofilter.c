@@ -178,6 +178,7 @@ struct _GstCudaOverlapVideoFilter
   GstCudaOverlapCustom custom;  /* operation=custom's properties */
 
   guint batch_eff;              /* in effect since configure */
+  gdouble gamma_eff;            /* the table's, read with the operation */
   gboolean in_cuda, out_cuda;   /* memory:CUDAMemory, since configure */
 };
 
@@ -460,6 +461,7 @@ gst_cuda_overlap_video_filter_configure (GstCudaOverlapFilter * base,
   GST_OBJECT_LOCK (self);
   d->op = self->operation;
   d->radius = self->radius;
+  self->gamma_eff = self->gamma;
   /* a user's kernel that reads beyond kernel-halo reads zeros, on the
    * CPU backend as on a GPU (see cpu_direct) */
   d->guard_rows = d->op == CO_VIDEO_OP_CUSTOM ? CUSTOM_GUARD_ROWS : 0;
@@ -500,18 +502,20 @@ gst_cuda_overlap_video_filter_configure (GstCudaOverlapFilter * base,
   return GST_VIDEO_INFO_SIZE (&self->info);
 }
 
-/* The gamma table into the engine's constant area (no frame in flight). */
+/* The gamma table into the engine's constant area (no frame in flight),
+ * for gamma_eff: the value read under the same lock as the operation the
+ * engine runs, so that no frame gets a gamma of one moment and an
+ * operation of another (a gamma read later, after the operation had
+ * changed, once gave a frame the operation gamma with a gamma set only
+ * when the operation was box-blur: docs/RELIABILITY.md). */
 static gboolean
 upload_lut (GstCudaOverlapVideoFilter * self, CoEngine * e, GError ** error)
 {
   guint32 max = self->desc.planes[0].comp_bytes == 2 ? 65535 : 255;
+  gdouble gamma = self->gamma_eff;
   guint16 *lut;
-  gdouble gamma;
   gboolean ret;
 
-  GST_OBJECT_LOCK (self);
-  gamma = self->gamma;
-  GST_OBJECT_UNLOCK (self);
   lut = g_new (guint16, max + 1);
   co_gamma_lut_fill (lut, max, gamma);
   ret = co_engine_set_const (e, lut, (max + 1) * sizeof (guint16), error);
@@ -549,6 +553,8 @@ gst_cuda_overlap_video_filter_update (GstCudaOverlapFilter * base,
       gst_cuda_overlap_custom_update (&self->custom) :
       (gint) self->radius == self->desc.radius)
       && effective_batch (self) == self->batch_eff;
+  if (same)
+    self->gamma_eff = self->gamma;
   GST_OBJECT_UNLOCK (self);
   if (!same)
     return FALSE;
