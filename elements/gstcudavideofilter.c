@@ -125,6 +125,7 @@
 #include <gst/video/video.h>
 
 #include "gstcudavideofilter.h"
+#include "co-fault.h"
 #include "gstcudaoverlap-cudamem.h"
 #include "gstcudaoverlap-custom.h"
 #include "co-video.h"
@@ -558,6 +559,9 @@ gst_cuda_overlap_video_filter_update (GstCudaOverlapFilter * base,
   GST_OBJECT_UNLOCK (self);
   if (!same)
     return FALSE;
+  /* tests: settings changed between the read and the table (co-fault.h) */
+  if (co_fault_update_delay_us ())
+    g_usleep (co_fault_update_delay_us ());
   return self->desc.op != CO_VIDEO_OP_GAMMA || upload_lut (self, e, error);
 }
 

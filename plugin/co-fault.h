@@ -32,6 +32,11 @@
  * chunks and frames finish late and out of step across streams as device
  * work does (co_fault_worker_jitter_us(): the sleep for one chunk, the
  * constant 0 in release builds).
+ *
+ * co_test_set_update_delay_us() (exported likewise) makes an element sleep
+ * that long in a change of constants without a rebuild, after it has read
+ * the settings and before it applies them (co_fault_update_delay_us(), 0
+ * in release builds), so that a test can change the settings in between.
  */
 #ifndef __CO_FAULT_H__
 #define __CO_FAULT_H__
@@ -55,6 +60,9 @@ guint64 co_fault_injected (void);
 /* The submit thread's sleep before each frame, in us (0: none). */
 void co_test_set_submit_delay_us (gulong us);
 gulong co_fault_submit_delay_us (void);
+/* The sleep inside an update of constants (0: none). */
+void co_test_set_update_delay_us (gulong us);
+gulong co_fault_update_delay_us (void);
 /* The CPU workers' random sleep before each chunk, at most @us (0: none). */
 void co_test_set_worker_jitter_us (gulong us);
 gulong co_fault_worker_jitter_us (void);
@@ -62,6 +70,7 @@ gulong co_fault_worker_jitter_us (void);
 #define co_fault_hit(point) FALSE
 #define co_fault_submit_delay_us() 0
 #define co_fault_worker_jitter_us() 0
+#define co_fault_update_delay_us() 0
 #endif
     G_END_DECLS
 #endif /* __CO_FAULT_H__ */

@@ -3130,6 +3130,97 @@ GST_START_TEST (test_gamma_updates)
 
 GST_END_TEST;
 
+/* Whether @out is @op's reference for @in. */
+static gboolean
+output_is (GstBuffer * out, const OpCfg * op, GstBuffer * in,
+    const GstVideoInfo * info)
+{
+  GstBuffer *exp = make_expected (op, in, info);
+  GstVideoFrame fe, fo;
+  gchar *msg = NULL;
+  gboolean same;
+
+  fail_unless (gst_video_frame_map (&fe, info, exp, GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&fo, info, out, GST_MAP_READ));
+  same = co_ref_compare (&fe, &fo, &msg);
+  gst_video_frame_unmap (&fe);
+  gst_video_frame_unmap (&fo);
+  gst_buffer_unref (exp);
+  g_free (msg);
+  return same;
+}
+
+static gpointer
+push_one (gpointer data)
+{
+  GstHarness *h = data;
+
+  return GINT_TO_POINTER (gst_harness_push (h, g_object_steal_data (G_OBJECT
+              (h->element), "co-test-buffer")));
+}
+
+/* A gamma applied without a rebuild is read with the operation it goes
+ * with.  gamma 1.7 is set; while the element applies it (held between
+ * reading the settings and making the table by a -Dfault-injection hook),
+ * the operation becomes box-blur and gamma 3: the frame must come out with
+ * gamma 1.7, or box-blur, never the operation gamma with gamma 3, a pair
+ * never set.  (Reading gamma after the operation did that: the H200's
+ * finding of docs/RELIABILITY.md, and seed 0x22a64d50 on the CPU backend
+ * with the workers' jitter.) */
+GST_START_TEST (test_gamma_read_with_operation)
+{
+  CoTestSetDelay set_delay =
+      co_test_plugin_symbol ("co_test_set_update_delay_us");
+  guint32 seed = co_test_seed ("test_gamma_read_with_operation", 0);
+  GRand *rand = g_rand_new_with_seed (seed);
+  const OpCfg g22 = { CO_REF_GAMMA, 2.2, 0 }, g17 = { CO_REF_GAMMA, 1.7, 0 };
+  const OpCfg g3 = { CO_REF_GAMMA, 3.0, 0 }, blur = { CO_REF_BOX_BLUR, 3.0, 3 };
+  GstHarness *h;
+  GstVideoInfo info;
+  GstBuffer *in, *out;
+  GQueue pending = G_QUEUE_INIT;
+  GThread *t;
+  gchar *ctx = g_strdup_printf ("[gamma read with the operation, I420 161x93 "
+      "backend=%s seed=0x%08x]", co_test_backend, seed);
+
+  if (!set_delay) {
+    g_print ("%s: no co_test_set_update_delay_us (built without "
+        "-Dfault-injection): skipped\n", ctx);
+    g_free (ctx);
+    g_rand_free (rand);
+    return;
+  }
+  h = make_harness (&g22, &co_test_run_cfgs[3]);
+  gst_harness_set_src_caps (h, caps_of (GST_VIDEO_FORMAT_I420, 161, 93, &info));
+  push_frame (h, rand, &info, &g22, &layout_default, 0, &pending, ctx);
+  pull_and_check (h, &info, &pending, ctx);
+
+  g_object_set (h->element, "gamma", g17.gamma, NULL);
+  set_delay (300 * 1000);
+  in = make_input (rand, &info, &layout_default);
+  g_object_set_data (G_OBJECT (h->element), "co-test-buffer",
+      gst_buffer_ref (in));
+  t = g_thread_new ("push", push_one, h);
+  g_usleep (100 * 1000);        /* the element is inside the update now */
+  gst_util_set_object_arg (G_OBJECT (h->element), "operation", "box-blur");
+  g_object_set (h->element, "radius", blur.radius, "gamma", g3.gamma, NULL);
+  fail_unless_equals_int (GPOINTER_TO_INT (g_thread_join (t)), GST_FLOW_OK);
+  set_delay (0);
+  out = co_test_pull_buffer (h, ctx);
+  fail_if (output_is (out, &g3, in, &info), "%s: the operation gamma with "
+      "the gamma set after the operation had changed", ctx);
+  fail_unless (output_is (out, &g17, in, &info) ||
+      output_is (out, &blur, in, &info), "%s: neither gamma 1.7 nor "
+      "box-blur radius 3", ctx);
+  gst_buffer_unref (out);
+  gst_buffer_unref (in);
+  teardown_harness (h);
+  g_free (ctx);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_batch_property_change)
 {
   guint32 seed = co_test_seed ("test_batch_property_change", 0);
@@ -3986,6 +4077,7 @@ cudavideofilter_suite (void)
   tcase_add_loop_test (tc, test_batch, 0, G_N_ELEMENTS (batch_cases));
   tcase_add_loop_test (tc, test_batch_flush, 0, 2);
   tcase_add_test (tc, test_batch_property_change);
+  tcase_add_test (tc, test_gamma_read_with_operation);
   tcase_add_loop_test (tc, test_gamma_updates, 0, 6);
   tcase_add_test (tc, test_same_buffer_repushed);
   tcase_add_loop_test (tc, test_shared_ring, 0, 3);
