@@ -521,8 +521,8 @@ upload_lut (GstCudaOverlapVideoFilter * self, CoEngine * e, GError ** error)
   co_gamma_lut_fill (lut, max, gamma);
   ret = co_engine_set_const (e, lut, (max + 1) * sizeof (guint16), error);
   g_free (lut);
-  /* the trail for the open finding of docs/RELIABILITY.md (a gamma change
-   * once seen not to take effect on the CUDA backend) */
+  /* each table in the debug log (how the gamma finding of
+   * docs/RELIABILITY.md was followed) */
   GST_DEBUG_OBJECT (self, "gamma table for %g uploaded to %p: %s", gamma,
       co_engine_const_ptr (e), ret ? "done" : "FAILED");
   return ret;
