@@ -398,6 +398,21 @@ gst_cuda_overlap_custom_update (GstCudaOverlapCustom * c)
   return TRUE;
 }
 
+void
+gst_cuda_overlap_custom_check_built (GstCudaOverlapCustom * c,
+    GstCudaOverlapFilter * filter, CoBackendKind backend)
+{
+  const gchar *module = c->spec.module;
+
+  if (backend != CO_BACKEND_CPU || !module || !*module ||
+      g_file_test (module, G_FILE_TEST_IS_REGULAR))
+    return;
+  GST_ELEMENT_WARNING (filter, RESOURCE, NOT_FOUND,
+      ("kernel-module \"%s\" is no file: the CPU backend does not use it, "
+          "but on a GPU the engine will fail to load it", module),
+      ("operation=custom on the CPU backend runs kernel-cpu-symbol"));
+}
+
 GstCaps *
 gst_cuda_overlap_custom_allowed_caps (GstCudaOverlapCustom * c,
     const gchar * media)

@@ -85,6 +85,11 @@ gboolean gst_cuda_overlap_custom_configure (GstCudaOverlapCustom * c,
  * the running parameters) when nothing but kernel-params changed since
  * configure. */
 gboolean gst_cuda_overlap_custom_update (GstCudaOverlapCustom * c);
+/* After a build on @backend: on the CPU backend, which never reads
+ * kernel-module, a warning when it names no readable file (a GPU would
+ * fail to load it). */
+void gst_cuda_overlap_custom_check_built (GstCudaOverlapCustom * c,
+    GstCudaOverlapFilter * filter, CoBackendKind backend);
 /* With the object lock: @media ("video/x-raw") in the formats of
  * kernel-formats, or NULL when it names none (every format). */
 GstCaps *gst_cuda_overlap_custom_allowed_caps (GstCudaOverlapCustom * c,

@@ -535,6 +535,9 @@ gst_cuda_overlap_video_filter_engine_ready (GstCudaOverlapFilter * base,
   GstCudaOverlapVideoFilter *self = GST_CUDA_OVERLAP_VIDEO_FILTER (base);
 
   self->desc.lut = co_engine_const_ptr (e);
+  if (self->desc.op == CO_VIDEO_OP_CUSTOM)
+    gst_cuda_overlap_custom_check_built (&self->custom, base,
+        co_engine_backend (e));
   if (self->desc.op != CO_VIDEO_OP_GAMMA)
     return TRUE;
   return upload_lut (self, e, error);
