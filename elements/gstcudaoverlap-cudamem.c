@@ -47,6 +47,7 @@ static const Symbol symbols[] = {
   SYM ("gst_cuda_handle_set_context", handle_set_context, FALSE),
   SYM ("gst_cuda_handle_context_query", handle_context_query, FALSE),
   SYM ("gst_context_new_cuda_context", context_new_cuda_context, FALSE),
+  SYM ("gst_cuda_allocator_alloc", allocator_alloc, FALSE),
   SYM ("gst_cuda_memory_get_stream", memory_get_stream, TRUE),
   SYM ("gst_cuda_memory_sync", memory_sync, TRUE),
 };

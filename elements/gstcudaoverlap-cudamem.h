@@ -65,6 +65,11 @@ typedef struct
     gboolean (*handle_context_query) (GstElement * element, GstQuery * query,
       GstObject * cuda_context);
   GstContext *(*context_new_cuda_context) (GstObject * cuda_context);
+  /* allocator: the registered "gst.cuda.memory" allocator (never NULL);
+   * pitched device memory of @info's format and size (1.22 aborts on a
+   * format it does not know: RGBA and the formats nvcodec carries) */
+  GstMemory *(*allocator_alloc) (GstAllocator * allocator,
+      GstObject * cuda_context, const GstVideoInfo * info);
   /* 1.24 and later (NULL on 1.22): a GstCudaMemory may carry a stream
    * whose work must be waited for before another stream reads it */
     gpointer (*memory_get_stream) (GstMemory * mem);
@@ -75,6 +80,10 @@ typedef struct
  * one of its 1.22 calls is missing, or when it cannot load the NVIDIA
  * driver (libcuda): then *@why (if not NULL; do not free it) says which. */
 const GstCudaOverlapCudaLib *gst_cuda_overlap_cuda_lib (const gchar ** why);
+
+/* GST_CUDA_MEMORY_TYPE_NAME: the name the library registers its
+ * allocator under (gst_allocator_find) */
+#define GST_CUDA_OVERLAP_CUDA_MEMORY_TYPE "gst.cuda.memory"
 
 /* Whether @caps' first structure has the memory:CUDAMemory feature. */
 gboolean gst_cuda_overlap_caps_is_cuda (const GstCaps * caps);

@@ -333,7 +333,7 @@ build_pool (GstCudaOverlapFilter * self, CoEngine * e, GstCaps * caps,
   if (priv->out_cuda) {
     /* device memory of the CUDA context (gstcudaoverlapfilter-devmem.c) */
     *pool = _gst_cuda_overlap_filter_cuda_pool (self, priv->src_caps,
-        &down_min);
+        out_size, &down_min);
   } else {
     down_min = downstream_min_buffers (self, priv->src_caps ?
         priv->src_caps : caps);
