@@ -180,7 +180,8 @@ co_aref_check_samples (const Sig * s, const guint8 * out, const gdouble * y,
 }
 
 void
-co_aref_check_stream_error (const Sig * s, const StreamErr * se, const gchar * ctx)
+co_aref_check_stream_error (const Sig * s, const StreamErr * se,
+    const gchar * ctx)
 {
   gdouble r;
 

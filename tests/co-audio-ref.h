@@ -20,9 +20,8 @@
 #include <gst/check/gstcheck.h>
 
 G_BEGIN_DECLS
-
 /* What the element is asked to do. */
-typedef struct
+    typedef struct
 {
   gboolean s16;
   guint channels;
