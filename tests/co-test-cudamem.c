@@ -9,6 +9,7 @@
 
 #include "co-test-cudamem.h"
 #include "co-test-util.h"
+#include "co-test-fault.h"
 
 GstCaps *
 co_test_caps_printf (const gchar * format, ...)
@@ -135,7 +136,8 @@ co_test_run_pipeline (const gchar * desc, const gchar * late_caps, GList * bufs,
 /* The error came from the element named "f", a negotiation error whose
  * message holds @needle. */
 void
-co_test_assert_our_error (RunResult * r, const gchar * desc, const gchar * needle)
+co_test_assert_our_error (RunResult * r, const gchar * desc,
+    const gchar * needle)
 {
   GError *err = NULL;
   gchar *text;
@@ -155,8 +157,15 @@ co_test_assert_our_error (RunResult * r, const gchar * desc, const gchar * needl
   g_free (text);
 }
 
-gboolean
-co_test_fake_sink_query (GstPad * pad, GstObject * parent, GstQuery * query)
+/* What the fake downstream pad takes, and the caps it was given. */
+typedef struct
+{
+  GstCaps *takes;
+  GstCaps *got;
+} FakeSink;
+
+static gboolean
+fake_sink_query (GstPad * pad, GstObject * parent, GstQuery * query)
 {
   FakeSink *fs = g_object_get_data (G_OBJECT (pad), "fs");
 
@@ -173,8 +182,8 @@ co_test_fake_sink_query (GstPad * pad, GstObject * parent, GstQuery * query)
   return gst_pad_query_default (pad, parent, query);
 }
 
-gboolean
-co_test_fake_sink_event (GstPad * pad, GstObject * parent, GstEvent * event)
+static gboolean
+fake_sink_event (GstPad * pad, GstObject * parent, GstEvent * event)
 {
   FakeSink *fs = g_object_get_data (G_OBJECT (pad), "fs");
 
@@ -192,6 +201,57 @@ co_test_fake_sink_event (GstPad * pad, GstObject * parent, GstEvent * event)
  * on its sink pad (nvcodec's elements keep a context found through a query
  * without setting it on themselves, so gst_element_get_context() does not
  * show it). */
+typedef void (*CoTestSetFake) (gboolean fake);
+
+gboolean
+co_test_fake_negotiate (const gchar * element, const gchar * in,
+    const gchar * takes, GstCaps ** offered, GstCaps ** got)
+{
+  CoTestSetFake set_fake = co_test_plugin_symbol
+      ("co_test_set_fake_cuda_memory");
+  GstElement *e;
+  GstPad *src, *sink, *esink, *esrc;
+  FakeSink fs = { NULL, NULL };
+  GstCaps *caps;
+
+  if (!set_fake)
+    return FALSE;
+  set_fake (TRUE);
+  e = co_test_make_element (element);
+  src = gst_pad_new ("src", GST_PAD_SRC);
+  sink = gst_pad_new ("sink", GST_PAD_SINK);
+  fs.takes = gst_caps_from_string (takes);
+  g_object_set_data (G_OBJECT (sink), "fs", &fs);
+  gst_pad_set_query_function (sink, fake_sink_query);
+  gst_pad_set_event_function (sink, fake_sink_event);
+  esink = gst_element_get_static_pad (e, "sink");
+  esrc = gst_element_get_static_pad (e, "src");
+  fail_unless (gst_pad_link (src, esink) == GST_PAD_LINK_OK);
+  fail_unless (gst_pad_link (esrc, sink) == GST_PAD_LINK_OK);
+  gst_pad_set_active (src, TRUE);
+  gst_pad_set_active (sink, TRUE);
+  gst_element_set_state (e, GST_STATE_PLAYING);
+
+  *offered = gst_pad_peer_query_caps (src, NULL);
+  gst_pad_push_event (src, gst_event_new_stream_start ("fake"));
+  caps = gst_caps_from_string (in);
+  gst_pad_push_event (src, gst_event_new_caps (caps));
+  gst_caps_unref (caps);
+  *got = g_steal_pointer (&fs.got);
+
+  gst_element_set_state (e, GST_STATE_NULL);
+  set_fake (FALSE);
+  gst_pad_set_active (src, FALSE);
+  gst_pad_set_active (sink, FALSE);
+  gst_object_unref (esink);
+  gst_object_unref (esrc);
+  gst_object_unref (src);
+  gst_object_unref (sink);
+  gst_object_unref (e);
+  gst_caps_unref (fs.takes);
+  return TRUE;
+}
+
 GObject *
 co_test_element_cuda_context (GstElement * e)
 {

@@ -14,54 +14,51 @@
 
 G_BEGIN_DECLS
 #define CUDA_FEATURE "memory:CUDAMemory"
-
-GstCaps *co_test_caps_printf (const gchar * format, ...) G_GNUC_PRINTF (1, 2);
+    GstCaps * co_test_caps_printf (const gchar * format, ...)
+G_GNUC_PRINTF (1, 2);
 /* Whether a structure of @caps has memory:CUDAMemory. */
-gboolean co_test_caps_have_cuda (GstCaps * caps);
+     gboolean co_test_caps_have_cuda (GstCaps * caps);
 /* Whether this machine has a CUDA device at all (backend=auto then may
  * negotiate CUDA memory). */
-gboolean co_test_machine_has_gpu (void);
+     gboolean co_test_machine_has_gpu (void);
 
-typedef struct
-{
-  GstMessage *error;            /* the first ERROR, or NULL after EOS */
-  GList *out;                   /* the appsink's samples' buffers, in order */
-  GstStructure *passport;       /* the element's, at the end of the run */
-  GstStructure *stats;          /* its last statistics (the whole run) */
-} RunResult;
+     typedef struct
+     {
+       GstMessage *error;       /* the first ERROR, or NULL after EOS */
+       GList *out;              /* the appsink's samples' buffers, in order */
+       GstStructure *passport;  /* the element's, at the end of the run */
+       GstStructure *stats;     /* its last statistics (the whole run) */
+     } RunResult;
 
-void co_test_run_result_clear (RunResult * r);
+     void co_test_run_result_clear (RunResult * r);
 /* Runs @desc (an appsrc named "src", an appsink named "sink" unless
  * @no_sink) with @bufs pushed into the appsrc (taken), to EOS or an error
  * (then stopped); the passport and statistics of the element named "f".
  * @late_caps: set on the capsfilter named "cf" once the pipeline is linked
  * (a link checks caps, so CUDA memory forced in the description itself
  * fails to link without a GPU). */
-void co_test_run_pipeline (const gchar * desc, const gchar * late_caps,
+     void co_test_run_pipeline (const gchar * desc, const gchar * late_caps,
     GList * bufs, gboolean no_sink, RunResult * res);
 /* The error came from the element named "f", a negotiation error whose
  * message holds @needle. */
-void co_test_assert_our_error (RunResult * r, const gchar * desc,
+     void co_test_assert_our_error (RunResult * r, const gchar * desc,
     const gchar * needle);
 
-/* What the test's downstream pad takes, and the caps it was given. */
-typedef struct
-{
-  GstCaps *takes;
-  GstCaps *got;
-} FakeSink;
-gboolean co_test_fake_sink_query (GstPad * pad, GstObject * parent,
-    GstQuery * query);
-gboolean co_test_fake_sink_event (GstPad * pad, GstObject * parent,
-    GstEvent * event);
+/* With a fake GPU (-Dfault-injection builds; FALSE without one, and the
+ * caller skips): a new @element (co_test_make_element) between a source
+ * pad and a sink pad that takes @takes, PLAYING; *@offered: what the
+ * element offers upstream (its sink pad's answer to a CAPS query), *@got:
+ * the caps it pushed downstream after the CAPS event @in (NULL: none). */
+     gboolean co_test_fake_negotiate (const gchar * element, const gchar * in,
+    const gchar * takes, GstCaps ** offered, GstCaps ** got);
 
 /* The GstCudaContext an element uses: what it answers to a CONTEXT query
  * on its sink pad (a new reference, or NULL). */
-GObject *co_test_element_cuda_context (GstElement * e);
+     GObject *co_test_element_cuda_context (GstElement * e);
 
 /* A run's passport says which memory each pad had; a CUDA side moved no
  * bytes over PCIe; every frame of a CUDA input was read on the device. */
-void co_test_check_memory_facts (RunResult * r, gboolean in_cuda,
+     void co_test_check_memory_facts (RunResult * r, gboolean in_cuda,
     gboolean out_cuda, const gchar * what);
 
 G_END_DECLS

@@ -250,8 +250,6 @@ GST_END_TEST;
 
 /* ---- a fake GPU (-Dfault-injection builds) ---------------------------------- */
 
-typedef void (*CoTestSetFake) (gboolean fake);
-
 typedef struct
 {
   const gchar *in;              /* input caps */
@@ -278,70 +276,32 @@ static const FakeCase fake_cases[] = {
  * memory (the same when downstream takes it, else the other). */
 GST_START_TEST (test_fake_gpu)
 {
-  CoTestSetFake set_fake = co_test_plugin_symbol
-      ("co_test_set_fake_cuda_memory");
   const FakeCase *fc = &fake_cases[__i__];
-  GstElement *e;
-  GstPad *src, *sink, *esink, *esrc;
-  FakeSink fs = { NULL, NULL };
-  GstCaps *caps, *want;
+  GstCaps *offered = NULL, *got = NULL, *want;
 
-  if (!set_fake) {
+  if (!co_test_fake_negotiate (ELEMENT, fc->in, fc->takes, &offered, &got)) {
     g_printerr ("test_fake_gpu: skipped (no -Dfault-injection)\n");
     return;
   }
-  set_fake (TRUE);
-  e = co_test_make_element (ELEMENT);
-  src = gst_pad_new ("src", GST_PAD_SRC);
-  sink = gst_pad_new ("sink", GST_PAD_SINK);
-  fs.takes = gst_caps_from_string (fc->takes);
-  g_object_set_data (G_OBJECT (sink), "fs", &fs);
-  gst_pad_set_query_function (sink, co_test_fake_sink_query);
-  gst_pad_set_event_function (sink, co_test_fake_sink_event);
-  esink = gst_element_get_static_pad (e, "sink");
-  esrc = gst_element_get_static_pad (e, "src");
-  fail_unless (gst_pad_link (src, esink) == GST_PAD_LINK_OK);
-  fail_unless (gst_pad_link (esrc, sink) == GST_PAD_LINK_OK);
-  gst_pad_set_active (src, TRUE);
-  gst_pad_set_active (sink, TRUE);
-  gst_element_set_state (e, GST_STATE_PLAYING);
-
   /* downstream's RGBA in system memory is offered in both memories */
-  caps = gst_pad_peer_query_caps (src, NULL);
   want = gst_caps_from_string ("video/x-raw(" CUDA_FEATURE "),format=RGBA");
   fail_unless (g_str_equal (fc->takes, "video/x-raw(" CUDA_FEATURE ")") ||
-      gst_caps_can_intersect (caps, want), "%" GST_PTR_FORMAT, caps);
+      gst_caps_can_intersect (offered, want), "%" GST_PTR_FORMAT, offered);
   gst_caps_unref (want);
   want = gst_caps_from_string ("video/x-raw(" CUDA_FEATURE "),format=GRAY8");
-  fail_if (gst_caps_can_intersect (caps, want), "%" GST_PTR_FORMAT, caps);
+  fail_if (gst_caps_can_intersect (offered, want), "%" GST_PTR_FORMAT, offered);
   gst_caps_unref (want);
-  gst_caps_unref (caps);
-
-  gst_pad_push_event (src, gst_event_new_stream_start ("fake"));
-  caps = gst_caps_from_string (fc->in);
-  gst_pad_push_event (src, gst_event_new_caps (caps));
   if (fc->out) {
     want = gst_caps_from_string (fc->out);
-    fail_unless (fs.got && gst_caps_is_equal (fs.got, want), "in %s, "
+    fail_unless (got && gst_caps_is_equal (got, want), "in %s, "
         "downstream %s: output %" GST_PTR_FORMAT ", not %s", fc->in,
-        fc->takes, fs.got, fc->out);
+        fc->takes, got, fc->out);
     gst_caps_unref (want);
   } else {
-    fail_unless (fs.got == NULL, "%" GST_PTR_FORMAT, fs.got);
+    fail_unless (got == NULL, "%" GST_PTR_FORMAT, got);
   }
-  gst_caps_unref (caps);
-
-  gst_element_set_state (e, GST_STATE_NULL);
-  set_fake (FALSE);
-  gst_pad_set_active (src, FALSE);
-  gst_pad_set_active (sink, FALSE);
-  gst_object_unref (esink);
-  gst_object_unref (esrc);
-  gst_object_unref (src);
-  gst_object_unref (sink);
-  gst_object_unref (e);
-  gst_caps_unref (fs.takes);
-  gst_clear_caps (&fs.got);
+  gst_caps_unref (offered);
+  gst_clear_caps (&got);
 }
 
 GST_END_TEST;
