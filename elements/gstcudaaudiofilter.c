@@ -558,10 +558,6 @@ gst_cuda_overlap_audio_filter_configure (GstCudaOverlapFilter * base,
     return 0;
   if (!self->in_cuda)
     dev_tail_free (self);
-  /* an input in CUDA memory with a halo: the buffer's first halo frames are
-   * a chunk of their own, the rest at least one more (co_audio_plan_io) */
-  if (self->in_cuda && halo_bytes > 0)
-    cfg->chunks = MAX (cfg->chunks, 2);
   co_audio_plan_sizes_io (d, cfg->chunks, self->capacity, self->in_cuda,
       self->out_cuda, &cfg->dev_in_size, &cfg->dev_out_size);
   cfg->const_size = MAX_TAPS * sizeof (gfloat);

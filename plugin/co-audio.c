@@ -17,9 +17,10 @@
  *
  * An input in device memory (co_audio_plan_io, in_device) is read in
  * place: dev_in holds only chunk 0's [history][first min(H, frames)
- * frames], put together by device-side copies that also carry the tail on
- * to the next buffer (plan_device_head); every later chunk starts at
- * s >= H and reads its halo from the buffer itself.
+ * frames] (all the frames when there is one chunk), put together by
+ * device-side copies that also carry the tail on to the next buffer
+ * (plan_device_head); every later chunk starts at s >= H and reads its
+ * halo from the buffer itself.
  */
 #include <string.h>
 
@@ -79,9 +80,13 @@ void
 co_audio_plan_sizes_io (const CoAudioDesc * d, guint chunks, gint64 max_frames,
     gboolean in_device, gboolean out_direct, gsize * in_size, gsize * out_size)
 {
+  const gint64 h = co_audio_halo (d);
+
   co_audio_plan_sizes (d, chunks, max_frames, in_size, out_size);
+  /* chunk 0's history and frames: a halo of them, or all with one chunk */
   if (in_device)
-    *in_size = (gsize) (2 * co_audio_halo (d)) * co_audio_frame_bytes (d);
+    *in_size = (gsize) (h + (chunks > 1 ? h : max_frames)) *
+        co_audio_frame_bytes (d);
   if (out_direct)
     *out_size = 0;
 }
@@ -230,7 +235,8 @@ plan_device (const CoAudioDesc * d, guint chunks, CoFrame * f,
   guint n = 0, n_rest = 0, c;
 
   if (h > 0) {
-    hh = MIN (h, frames);
+    /* one chunk: the whole buffer goes after its history */
+    hh = chunks > 1 ? MIN (h, frames) : frames;
     describe_chunk (d, &f->chunks[0], 0, hh);
     plan_device_head (d, &f->chunks[0], f, io, hh, frames);
     plan_output (f, &f->chunks[0], io, 0, hh, bpf);
@@ -238,8 +244,7 @@ plan_device (const CoAudioDesc * d, guint chunks, CoFrame * f,
     f->ordered = TRUE;
   }
   if (h == 0 || frames > hh)
-    n_rest = co_audio_chunks (frames - hh, h > 0 ? MAX (chunks, 2) - 1 :
-        chunks, starts);
+    n_rest = co_audio_chunks (frames - hh, h > 0 ? chunks - 1 : chunks, starts);
   for (c = 0; c < n_rest; c++, n++) {
     CoChunk *ch = &f->chunks[n];
 

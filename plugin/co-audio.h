@@ -97,8 +97,8 @@ typedef struct
 } CoAudioIo;
 
 /* co_audio_plan_sizes() for the sides of @io: a device input takes
- * (2 * halo) frames of dev_in (its first chunk's history and frames), a
- * direct output no dev_out. */
+ * (halo + halo) frames of dev_in (its first chunk's history and frames;
+ * halo + @max_frames with one chunk), a direct output no dev_out. */
 void co_audio_plan_sizes_io (const CoAudioDesc * desc, guint chunks,
     gint64 max_frames, gboolean in_device, gboolean out_direct,
     gsize * in_size, gsize * out_size);
@@ -113,11 +113,11 @@ void co_audio_plan_sizes_io (const CoAudioDesc * desc, guint chunks,
  * the new tail, the last H frames of "history, then the buffer", into
  * @io->dev_tail; the frame is CoFrame.ordered, so the next buffer's
  * copies read that tail only after these have written it, whatever the
- * streams.  The other chunks (up to @chunks - 1 of them, at least one)
- * read the buffer in place, their halo included: no copy at all.  So
- * @chunks must be 2 or more when H > 0 (a frame has up to MAX (@chunks,
- * 2) chunks).  Without a halo every chunk reads in place.  Returns the
- * number of chunks. */
+ * streams.  The other chunks (up to @chunks - 1 of them) read the buffer
+ * in place, their halo included: no copy at all.  With @chunks 1 (mode=
+ * serial) chunk 0 is the whole buffer, copied on the device after its
+ * history.  Without a halo every chunk reads in place.  Returns the number
+ * of chunks (at most @chunks). */
 guint co_audio_plan_io (const CoAudioDesc * desc, guint chunks,
     CoFrame * frame, const CoAudioIo * io, gint64 frames);
 
