@@ -50,12 +50,29 @@
  * QoS (#GstCudaOverlapAudioFilter:qos) is off by default: a dropped buffer
  * is a gap in the signal, after which the FIR history restarts from zeros.
  *
- * Halos: chunk 0 of a buffer uploads the previous buffer's tail from
- * page-locked host memory (one buffer per engine slot) together with its
- * own samples; a later chunk uploads the taps − 1 frames before it from
- * the input buffer (and from the tail where it starts less than that far
- * into the buffer).  So no chunk waits for another chunk or buffer.
+ * Halos (system memory in): chunk 0 of a buffer uploads the previous
+ * buffer's tail from page-locked host memory (one buffer per engine slot)
+ * together with its own samples; a later chunk uploads the taps − 1 frames
+ * before it from the input buffer (and from the tail where it starts less
+ * than that far into the buffer).  So no chunk waits for another chunk or
+ * buffer.
  * docs/audio.md has the details and the ownership of the history memory.
+ *
+ * CUDA memory: each pad carries system memory or
+ * `audio/x-raw(memory:CUDAMemory)`, whichever its neighbour takes (the
+ * output keeps the input's memory unless downstream takes only the other
+ * one), so that signal pipelines keep their samples on the GPU between
+ * cudaaudiofilters.  CUDA memory out: the kernels write the output
+ * buffers, each one GstCudaMemory (one row of linear device memory, cut to
+ * the buffer's size; 1.22's GstCudaBufferPool takes video only).  CUDA
+ * memory in: the kernels read it in place; the FIR history stays on the
+ * device (each buffer's first taps - 1 frames are a chunk of their own
+ * whose device-to-device copies take the previous buffers' tail and keep
+ * the new one; the other chunks read their halo from the buffer itself),
+ * so a CUDA-to-CUDA buffer crosses no PCIe at all (`bytes-h2d` and
+ * `bytes-d2h` 0).  The elements of a pipeline share one GstCudaContext
+ * (GstContext "gst.cuda.context").  Without gst-plugins-bad's CUDA
+ * library, a GPU, or with backend=cpu, only system memory is offered.
  *
  * Buffers may have any number of frames.  The engine's slots are sized for
  * a maximum (1 MiB of samples at first); a larger buffer makes the element
@@ -85,6 +102,10 @@
  * |[
  * gst-launch-1.0 filesrc location=iq.raw blocksize=16777216 ! queue ! rawaudioparse use-sink-caps=false format=pcm pcm-format=f32le sample-rate=2400000 num-channels=2 ! cudaaudiofilter operation=fir taps="<0.1, 0.2, 0.4, 0.2, 0.1>" streams=4 chunks=4 ! filesink location=out.raw
  * ]| Filters a 2.4 MHz two-channel (IQ) float recording, 2 M frames a buffer.
+ * |[
+ * gst-launch-1.0 audiotestsrc wave=white-noise ! audio/x-raw,format=F32LE,channels=2 ! cudaaudiofilter operation=fir taps="<0.1, 0.2, 0.4, 0.2, 0.1>" ! "audio/x-raw(memory:CUDAMemory)" ! cudaaudiofilter operation=gain gain-db=-6 ! audio/x-raw ! autoaudiosink
+ * ]| Two filters with the samples in CUDA memory between them: one upload,
+ * one download.
  * |[
  * gst-launch-1.0 audiotestsrc wave=white-noise ! audio/x-raw,format=F32LE ! cudaaudiofilter operation=custom kernel-module=biquad.ptx kernel-name=co_biquad kernel-halo=256 kernel-params="<0.0039, 0.0078, 0.0039, -1.8153, 0.8310>" ! audioconvert ! autoaudiosink
  * ]| A (windowed) biquad low-pass of the user's (examples/kernels/biquad.cu).
