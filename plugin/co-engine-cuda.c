@@ -637,12 +637,13 @@ co_cuda_submit_chunks (CoEngine * e, CoFrame * f, GError ** error)
     cudaEvent_t *ev = co_cuda_chunk_events (e, f, i);
     cudaStream_t s = c->streams[ch->stream];
 
-    CK (cudaEventRecord, (ev[CO_TS_BEGIN], s));
     /* after the previous ordered frame's chunk-0 copies (the event is
      * taken as last recorded: a later frame of that event set records it
-     * again only after this call) */
+     * again only after this call); before BEGIN, so that the wait is not
+     * timed as copies */
     if (i == 0 && f->ordered && c->ordered_done)
       CK (cudaStreamWaitEvent, (s, c->ordered_done, 0));
+    CK (cudaEventRecord, (ev[CO_TS_BEGIN], s));
     if (!co_cuda_copies (c, ch->h2d, ch->n_h2d, cudaMemcpyHostToDevice, s,
             error) || !co_cuda_device_copies (c, ch, s, error))
       goto fail;
