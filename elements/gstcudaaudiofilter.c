@@ -810,7 +810,6 @@ history_for (GstCudaOverlapAudioFilter * self, GstCudaOverlapFilterFrame * fr,
   if (reset)
     GST_DEBUG_OBJECT (self, "history reset");
   if (self->in_cuda) {
-    io->in_device = TRUE;
     io->dev_tail = self->dev_tail_map.data;
     io->reset = reset;
     return;
@@ -856,6 +855,7 @@ gst_cuda_overlap_audio_filter_prepare (GstCudaOverlapFilter * base,
   io.out = fp->out.data;
   io.in_direct = cpu || self->in_cuda;
   io.out_direct = cpu || self->out_cuda;
+  io.in_device = self->in_cuda;
   history_for (self, fr, cf, &io);
   co_audio_plan_io (&self->desc, co_engine_chunks (e), cf, &io, frames);
   /* the next buffer's halo: the copies above read the slot's history, not
