@@ -101,5 +101,13 @@ gint gst_cuda_overlap_cuda_context_device (GstObject * cuda_context);
  * it.  Exported for the tests, looked up with g_module_symbol. */
 gboolean gst_cuda_overlap_cuda_fake_usable (void);
 
+/* Test builds only (co_test_set_host_cuda_memory, which implies the
+ * above): on the CPU backend, whose "device" memory is host memory, the
+ * CUDA-memory pads carry system memory (any input memory is taken, the
+ * output pool and the elements' device buffers are system memory), so
+ * that the CPU suites run the elements' device-memory paths: plans, device
+ * copies, history, negotiation and the memory facts.  FALSE otherwise. */
+gboolean gst_cuda_overlap_cuda_fake_host (void);
+
 G_END_DECLS
 #endif

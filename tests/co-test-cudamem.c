@@ -204,6 +204,17 @@ fake_sink_event (GstPad * pad, GstObject * parent, GstEvent * event)
 typedef void (*CoTestSetFake) (gboolean fake);
 
 gboolean
+co_test_set_host_cuda_memory (gboolean host)
+{
+  CoTestSetFake set_host = co_test_plugin_symbol
+      ("co_test_set_host_cuda_memory");
+
+  if (set_host)
+    set_host (host);
+  return set_host != NULL;
+}
+
+gboolean
 co_test_fake_negotiate (const gchar * element, const gchar * in,
     const gchar * takes, GstCaps ** offered, GstCaps ** got)
 {

@@ -52,6 +52,12 @@ G_GNUC_PRINTF (1, 2);
      gboolean co_test_fake_negotiate (const gchar * element, const gchar * in,
     const gchar * takes, GstCaps ** offered, GstCaps ** got);
 
+/* Test builds (-Dfault-injection; FALSE without, and the caller skips):
+ * with @host, CUDA memory is negotiable on the CPU backend and its pads
+ * carry system memory (gst_cuda_overlap_cuda_fake_host), so that the
+ * device-memory paths run without a GPU. */
+     gboolean co_test_set_host_cuda_memory (gboolean host);
+
 /* The GstCudaContext an element uses: what it answers to a CONTEXT query
  * on its sink pad (a new reference, or NULL). */
      GObject *co_test_element_cuda_context (GstElement * e);

@@ -324,6 +324,7 @@ static const gchar *const path_names[] = { "sys-sys", "cuda-cuda",
 
 /* A copy into or out of CUDA memory (gain 0 dB: x * 1.0f, exact). */
 #define COPY_ELEMENT ELEMENT " backend=cuda operation=gain gain-db=0"
+#define COPY_ELEMENT_FMT ELEMENT " backend=%s operation=gain gain-db=0"
 
 static gchar *
 taps_string (const Sig * s)
@@ -351,17 +352,22 @@ filter_props (const Sig * s)
 }
 
 static gchar *
-path_pipeline (guint path, const gchar * fmt, const Sig * s, const gchar * run)
+path_pipeline (guint path, const gchar * fmt, const Sig * s, const gchar * run,
+    const gchar * backend)
 {
   gboolean in_cuda = path == 1 || path == 2, out_cuda = path == 1 || path == 3;
   gchar *fields = caps_fields (fmt), *props = filter_props (s);
+  gchar *up = g_strdup_printf (COPY_ELEMENT_FMT " name=up ! audio/x-raw("
+      CUDA_FEATURE ") ! ", backend);
+  gchar *down = g_strdup_printf ("audio/x-raw(" CUDA_FEATURE ") ! "
+      COPY_ELEMENT_FMT " name=down ! audio/x-raw", backend);
   gchar *desc = g_strdup_printf ("appsrc name=src format=time caps=\""
-      "audio/x-raw,%s\" ! %s%s name=f backend=cuda %s %s ! %s ! appsink "
-      "name=sink sync=false", fields, in_cuda ? COPY_ELEMENT " name=up ! "
-      "audio/x-raw(" CUDA_FEATURE ") ! " : "", ELEMENT, props, run,
-      out_cuda ? "audio/x-raw(" CUDA_FEATURE ") ! " COPY_ELEMENT
-      " name=down ! audio/x-raw" : "audio/x-raw");
+      "audio/x-raw,%s\" ! %s%s name=f backend=%s %s %s ! %s ! appsink "
+      "name=sink sync=false", fields, in_cuda ? up : "", ELEMENT, backend,
+      props, run, out_cuda ? down : "audio/x-raw");
 
+  g_free (up);
+  g_free (down);
   g_free (fields);
   g_free (props);
   return desc;
@@ -469,25 +475,27 @@ sig_for (Sig * s, const GpuOp * op, const gchar * fmt, GRand * rand)
   s->taps = op->fir ? co_sig_random_taps (rand, op->n_taps, s->s16) : NULL;
 }
 
-/* Every operation x format x run configuration on every memory path of
- * "f": the reference, the control byte for byte, the memory facts. */
-GST_START_TEST (test_cuda_paths)
+/* Case @i (an operation x format x run configuration) on every memory
+ * path of "f": the reference, the control byte for byte, the memory
+ * facts. */
+static void
+run_paths (guint i, const gchar * backend)
 {
   const guint n_ops = G_N_ELEMENTS (gpu_ops), n_fmts = G_N_ELEMENTS (formats);
-  const GpuOp *op = &gpu_ops[__i__ % n_ops];
-  const gchar *fmt = formats[(__i__ / n_ops) % n_fmts];
-  const gchar *run = gpu_runs[__i__ / (n_ops * n_fmts)];
-  GRand *rand = g_rand_new_with_seed (co_test_seed ("cuda_paths", __i__));
+  const GpuOp *op = &gpu_ops[i % n_ops];
+  const gchar *fmt = formats[(i / n_ops) % n_fmts];
+  const gchar *run = gpu_runs[i / (n_ops * n_fmts)];
+  GRand *rand = g_rand_new_with_seed (co_test_seed ("cuda_paths", i));
   GList *in, *control = NULL;
   guint path;
   Sig s;
 
   sig_for (&s, op, fmt, rand);
-  in = stream_buffers (&s, co_test_seed ("cuda_paths_in", __i__));
+  in = stream_buffers (&s, co_test_seed ("cuda_paths_in", i));
   for (path = 0; path < 4; path++) {
-    gchar *desc = path_pipeline (path, fmt, &s, run);
+    gchar *desc = path_pipeline (path, fmt, &s, run, backend);
     gchar *what = g_strdup_printf ("%s (seed 0x%08x) %s", path_names[path],
-        co_test_seed ("cuda_paths", __i__), desc);
+        co_test_seed ("cuda_paths", i), desc);
     RunResult r;
 
     co_test_run_pipeline (desc, NULL, copy_buffers (in), FALSE, &r);
@@ -507,6 +515,27 @@ GST_START_TEST (test_cuda_paths)
   g_list_free_full (in, (GDestroyNotify) gst_buffer_unref);
   g_free (s.taps);
   g_rand_free (rand);
+}
+
+GST_START_TEST (test_cuda_paths)
+{
+  run_paths (__i__, "cuda");
+}
+
+GST_END_TEST;
+
+/* The same on the CPU backend, whose "device" memory is host memory
+ * (-Dfault-injection builds): the element's device-memory paths (the
+ * device plans and copies, the history kept in "device" memory, the
+ * negotiation, the memory facts) without a GPU. */
+GST_START_TEST (test_host_paths)
+{
+  if (!co_test_set_host_cuda_memory (TRUE)) {
+    g_printerr ("test_host_paths: skipped (no -Dfault-injection)\n");
+    return;
+  }
+  run_paths (__i__, "cpu");
+  co_test_set_host_cuda_memory (FALSE);
 }
 
 GST_END_TEST;
@@ -550,10 +579,11 @@ GST_END_TEST;
 /* The issue's pipeline: a FIR, then a gain, the samples in CUDA memory
  * between them (no copy over PCIe there), equal byte for byte to the same
  * two filters with system memory between them. */
-GST_START_TEST (test_two_filters)
+static void
+run_two_filters (guint i, const gchar * backend)
 {
-  const gchar *fmt = formats[__i__];
-  GRand *rand = g_rand_new_with_seed (co_test_seed ("two_filters", __i__));
+  const gchar *fmt = formats[i];
+  GRand *rand = g_rand_new_with_seed (co_test_seed ("two_filters", i));
   GList *in, *outs[2] = { NULL, NULL };
   GpuOp fir = { TRUE, 64, 0.0 };
   gchar *fields = caps_fields (fmt), *props;
@@ -562,13 +592,14 @@ GST_START_TEST (test_two_filters)
 
   sig_for (&s, &fir, fmt, rand);
   props = filter_props (&s);
-  in = stream_buffers (&s, co_test_seed ("two_filters_in", __i__));
+  in = stream_buffers (&s, co_test_seed ("two_filters_in", i));
   for (k = 0; k < 2; k++) {
     gchar *desc = g_strdup_printf ("appsrc name=src format=time caps=\""
-        "audio/x-raw,%s\" ! %s name=f1 backend=cuda %s streams=3 chunks=3 ! "
-        "audio/x-raw%s ! %s name=f backend=cuda operation=gain gain-db=-3 "
+        "audio/x-raw,%s\" ! %s name=f1 backend=%s %s streams=3 chunks=3 ! "
+        "audio/x-raw%s ! %s name=f backend=%s operation=gain gain-db=-3 "
         "streams=2 chunks=5 ! audio/x-raw ! appsink name=sink sync=false",
-        fields, ELEMENT, props, k ? "(" CUDA_FEATURE ")" : "", ELEMENT);
+        fields, ELEMENT, backend, props, k ? "(" CUDA_FEATURE ")" : "",
+        ELEMENT, backend);
     RunResult r;
 
     co_test_run_pipeline (desc, NULL, copy_buffers (in), FALSE, &r);
@@ -587,6 +618,23 @@ GST_START_TEST (test_two_filters)
   g_free (fields);
   g_free (s.taps);
   g_rand_free (rand);
+}
+
+GST_START_TEST (test_two_filters)
+{
+  run_two_filters (__i__, "cuda");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_host_two_filters)
+{
+  if (!co_test_set_host_cuda_memory (TRUE)) {
+    g_printerr ("test_host_two_filters: skipped (no -Dfault-injection)\n");
+    return;
+  }
+  run_two_filters (__i__, "cpu");
+  co_test_set_host_cuda_memory (FALSE);
 }
 
 GST_END_TEST;
@@ -615,6 +663,10 @@ cudamemory_audio_suite (void)
     tcase_add_loop_test (tc, test_pad_combinations, 0, 16);
     tcase_add_loop_test (tc, test_forced_at_link, 0, 4);
     tcase_add_loop_test (tc, test_fake_gpu, 0, G_N_ELEMENTS (fake_cases));
+    tc = co_test_new_tcase (s, "host-memory", teardown);
+    tcase_add_loop_test (tc, test_host_paths, 0, G_N_ELEMENTS (gpu_ops) *
+        G_N_ELEMENTS (formats) * G_N_ELEMENTS (gpu_runs));
+    tcase_add_loop_test (tc, test_host_two_filters, 0, G_N_ELEMENTS (formats));
   } else {
     tc = co_test_new_tcase (s, "gpu", teardown);
     tcase_add_loop_test (tc, test_cuda_paths, 0, G_N_ELEMENTS (gpu_ops) *
