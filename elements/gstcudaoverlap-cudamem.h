@@ -106,7 +106,9 @@ gboolean gst_cuda_overlap_cuda_fake_usable (void);
  * CUDA-memory pads carry system memory (any input memory is taken, the
  * output pool and the elements' device buffers are system memory), so
  * that the CPU suites run the elements' device-memory paths: plans, device
- * copies, history, negotiation and the memory facts.  FALSE otherwise. */
+ * copies, history, negotiation and the memory facts (cudaaudiofilter's;
+ * cudavideofilter reads the layout of a CUDA input without a video meta
+ * from its GstCudaMemory, which system memory is not).  FALSE otherwise. */
 gboolean gst_cuda_overlap_cuda_fake_host (void);
 
 G_END_DECLS

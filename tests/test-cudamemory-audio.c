@@ -8,7 +8,11 @@
  * memory, CUDA memory forced on either side fails with an element error of
  * ours that says why (or, in a launch line, the link fails), system memory
  * keeps working; with a fake GPU (-Dfault-injection builds) the caps a GPU
- * machine advertises and the output memory the element picks.
+ * machine advertises and the output memory the element picks; and, with
+ * system memory standing in for CUDA memory on the CPU backend
+ * (co_test_set_host_cuda_memory), the GPU cases below: the element's
+ * device-memory paths (device plans and copies, the history kept in
+ * "device" memory) against the reference and the system path.
  *
  * CO_TEST_BACKEND=cuda (the GPU machine; skipped with exit 77 elsewhere):
  * gain and FIR (3, 64 and 1023 taps), F32LE and S16LE, over streams of odd
