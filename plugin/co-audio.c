@@ -291,7 +291,8 @@ co_audio_history_update (const CoAudioDesc * d, guint8 * history,
   const gsize bpf = co_audio_frame_bytes (d);
   const gint64 h = co_audio_halo (d);
 
-  if (h == 0)
+  /* an empty buffer changes nothing (and its mapping may be NULL) */
+  if (h == 0 || frames == 0)
     return;
   if (frames >= h) {
     memcpy (history, in + (gsize) (frames - h) * bpf, (gsize) h * bpf);
