@@ -50,12 +50,29 @@
  * QoS (#GstCudaOverlapAudioFilter:qos) is off by default: a dropped buffer
  * is a gap in the signal, after which the FIR history restarts from zeros.
  *
- * Halos: chunk 0 of a buffer uploads the previous buffer's tail from
- * page-locked host memory (one buffer per engine slot) together with its
- * own samples; a later chunk uploads the taps − 1 frames before it from
- * the input buffer (and from the tail where it starts less than that far
- * into the buffer).  So no chunk waits for another chunk or buffer.
+ * Halos (system memory in): chunk 0 of a buffer uploads the previous
+ * buffer's tail from page-locked host memory (one buffer per engine slot)
+ * together with its own samples; a later chunk uploads the taps − 1 frames
+ * before it from the input buffer (and from the tail where it starts less
+ * than that far into the buffer).  So no chunk waits for another chunk or
+ * buffer.
  * docs/audio.md has the details and the ownership of the history memory.
+ *
+ * CUDA memory: each pad carries system memory or
+ * `audio/x-raw(memory:CUDAMemory)`, whichever its neighbour takes (the
+ * output keeps the input's memory unless downstream takes only the other
+ * one), so that signal pipelines keep their samples on the GPU between
+ * cudaaudiofilters.  CUDA memory out: the kernels write the output
+ * buffers, each one GstCudaMemory (one row of linear device memory, cut to
+ * the buffer's size; 1.22's GstCudaBufferPool takes video only).  CUDA
+ * memory in: the kernels read it in place; the FIR history stays on the
+ * device (each buffer's first taps - 1 frames are a chunk of their own
+ * whose device-to-device copies take the previous buffers' tail and keep
+ * the new one; the other chunks read their halo from the buffer itself),
+ * so a CUDA-to-CUDA buffer crosses no PCIe at all (`bytes-h2d` and
+ * `bytes-d2h` 0).  The elements of a pipeline share one GstCudaContext
+ * (GstContext "gst.cuda.context").  Without gst-plugins-bad's CUDA
+ * library, a GPU, or with backend=cpu, only system memory is offered.
  *
  * Buffers may have any number of frames.  The engine's slots are sized for
  * a maximum (1 MiB of samples at first); a larger buffer makes the element
@@ -86,6 +103,10 @@
  * gst-launch-1.0 filesrc location=iq.raw blocksize=16777216 ! queue ! rawaudioparse use-sink-caps=false format=pcm pcm-format=f32le sample-rate=2400000 num-channels=2 ! cudaaudiofilter operation=fir taps="<0.1, 0.2, 0.4, 0.2, 0.1>" streams=4 chunks=4 ! filesink location=out.raw
  * ]| Filters a 2.4 MHz two-channel (IQ) float recording, 2 M frames a buffer.
  * |[
+ * gst-launch-1.0 audiotestsrc wave=white-noise ! audio/x-raw,format=F32LE,channels=2 ! cudaaudiofilter operation=fir taps="<0.1, 0.2, 0.4, 0.2, 0.1>" ! "audio/x-raw(memory:CUDAMemory)" ! cudaaudiofilter operation=gain gain-db=-6 ! audio/x-raw ! autoaudiosink
+ * ]| Two filters with the samples in CUDA memory between them: one upload,
+ * one download.
+ * |[
  * gst-launch-1.0 audiotestsrc wave=white-noise ! audio/x-raw,format=F32LE ! cudaaudiofilter operation=custom kernel-module=biquad.ptx kernel-name=co_biquad kernel-halo=256 kernel-params="<0.0039, 0.0078, 0.0039, -1.8153, 0.8310>" ! audioconvert ! autoaudiosink
  * ]| A (windowed) biquad low-pass of the user's (examples/kernels/biquad.cu).
  */
@@ -98,15 +119,20 @@
 #include <gst/audio/audio.h>
 
 #include "gstcudaaudiofilter.h"
+#include "gstcudaoverlap-cudamem.h"
 #include "gstcudaoverlap-custom.h"
 #include "co-audio.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_overlap_audio_filter_debug);
 #define GST_CAT_DEFAULT gst_cuda_overlap_audio_filter_debug
 
-#define CAPS_STR "audio/x-raw, format = (string) { F32LE, S16LE }, " \
+#define CAPS_FIELDS "format = (string) { F32LE, S16LE }, " \
   "rate = (int) [ 1, MAX ], channels = (int) [ 1, 64 ], " \
   "layout = (string) interleaved"
+/* CUDA memory first, system memory second (gstcudaoverlapfilter-caps.c
+ * leaves CUDA memory out where it cannot be used) */
+#define CAPS_STR "audio/x-raw(" GST_CUDA_OVERLAP_CAPS_FEATURE_CUDA "), " \
+  CAPS_FIELDS "; audio/x-raw, " CAPS_FIELDS
 
 #define MAX_TAPS 4096
 /* The engine's slots hold this many bytes of samples at first. */
@@ -160,6 +186,16 @@ struct _GstCudaOverlapAudioFilter
   guint n_ring;
   gboolean ring_pinned;
   gint reset;                   /* atomic: zero the history before the next buffer */
+  /* An input in CUDA memory (since configure): the running history is
+   * device memory of the pipeline's CUDA context instead, @dev_tail
+   * (halo_bytes, mapped GST_MAP_CUDA at @dev_tail_map), which the frames'
+   * device-side copies read and rewrite in submission order
+   * (co_audio_plan_io); the host @tail and @ring are not used then.  Like
+   * @tail it outlives engine rebuilds; freed at READY or when the halo
+   * changes, with no frame in flight. */
+  gboolean in_cuda, out_cuda;
+  GstMemory *dev_tail;
+  GstMapInfo dev_tail_map;
 
   /* properties and the latency hint (object lock) */
   CoAudioOp operation;
@@ -333,9 +369,43 @@ ring_free (GstCudaOverlapAudioFilter * self)
 }
 
 static void
+dev_tail_free (GstCudaOverlapAudioFilter * self)
+{
+  if (!self->dev_tail)
+    return;
+  gst_memory_unmap (self->dev_tail, &self->dev_tail_map);
+  g_clear_pointer (&self->dev_tail, gst_memory_unref);
+}
+
+/* The device history of @halo_bytes (kept when it has that size already);
+ * FALSE with @error when no device memory could be had. */
+static gboolean
+dev_tail_ensure (GstCudaOverlapAudioFilter * self, gsize halo_bytes,
+    GError ** error)
+{
+  if (self->dev_tail && self->dev_tail->size == halo_bytes)
+    return TRUE;
+  dev_tail_free (self);
+  g_atomic_int_set (&self->reset, TRUE);
+  if (halo_bytes == 0)
+    return TRUE;
+  self->dev_tail = gst_cuda_overlap_filter_cuda_memory_new
+      (GST_CUDA_OVERLAP_FILTER (self), halo_bytes);
+  if (self->dev_tail && gst_memory_map (self->dev_tail, &self->dev_tail_map,
+          GST_MAP_READWRITE | GST_CUDA_OVERLAP_MAP_CUDA))
+    return TRUE;
+  g_clear_pointer (&self->dev_tail, gst_memory_unref);
+  g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_NO_MEMORY,
+      "could not allocate the FIR history of %" G_GSIZE_FORMAT " bytes in "
+      "CUDA memory", halo_bytes);
+  return FALSE;
+}
+
+static void
 history_free (GstCudaOverlapAudioFilter * self)
 {
   ring_free (self);
+  dev_tail_free (self);
   g_clear_pointer (&self->tail, g_free);
   self->halo_bytes = 0;
 }
@@ -503,8 +573,14 @@ gst_cuda_overlap_audio_filter_configure (GstCudaOverlapFilter * base,
     }
   }
 
-  co_audio_plan_sizes (d, cfg->chunks, self->capacity, &cfg->dev_in_size,
-      &cfg->dev_out_size);
+  self->in_cuda = gst_cuda_overlap_filter_pad_is_cuda (base, GST_PAD_SINK);
+  self->out_cuda = gst_cuda_overlap_filter_pad_is_cuda (base, GST_PAD_SRC);
+  if (self->in_cuda && !dev_tail_ensure (self, halo_bytes, error))
+    return 0;
+  if (!self->in_cuda)
+    dev_tail_free (self);
+  co_audio_plan_sizes_io (d, cfg->chunks, self->capacity, self->in_cuda,
+      self->out_cuda, &cfg->dev_in_size, &cfg->dev_out_size);
   cfg->const_size = MAX_TAPS * sizeof (gfloat);
   GST_DEBUG_OBJECT (self, "slots for %" G_GINT64_FORMAT " frames: %"
       G_GSIZE_FORMAT " + %" G_GSIZE_FORMAT " bytes", self->capacity,
@@ -525,9 +601,10 @@ gst_cuda_overlap_audio_filter_engine_ready (GstCudaOverlapFilter * base,
           d->n_taps * sizeof (gfloat), error))
     return FALSE;
 
-  /* No frame is in flight: the old ring can go. */
+  /* No frame is in flight: the old ring can go.  None for an input in
+   * CUDA memory (its history stays on the device). */
   ring_free (self);
-  if (self->halo_bytes == 0)
+  if (self->halo_bytes == 0 || self->in_cuda)
     return TRUE;
   self->ring = g_new0 (guint8 *, n);
   self->n_ring = n;
@@ -678,6 +755,72 @@ gst_cuda_overlap_audio_filter_sink_buffer (GstCudaOverlapFilter * base,
   return GST_FLOW_OK;
 }
 
+/* Maps @fr's input for reading and its output, cut to the input's @size,
+ * for writing; a CUDA-memory side with GST_MAP_CUDA (the map's data is
+ * then the device address of its one GstCudaMemory, whose bytes are
+ * linear: gstcudaoverlap-cudapool.c).  FALSE after an element error. */
+static gboolean
+map_buffers (GstCudaOverlapAudioFilter * self, GstCudaOverlapFilterFrame * fr,
+    FramePriv * fp, gsize size)
+{
+  if (self->in_cuda && gst_buffer_n_memory (fr->inbuf) != 1) {
+    /* mapping several would merge them: a synchronous copy */
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT, (NULL),
+        ("an input buffer in CUDA memory of %u memories: one is taken",
+            gst_buffer_n_memory (fr->inbuf)));
+    return FALSE;
+  }
+  fp->in_mapped = gst_buffer_map (fr->inbuf, &fp->in, GST_MAP_READ |
+      (self->in_cuda ? GST_CUDA_OVERLAP_MAP_CUDA : 0));
+  if (!fp->in_mapped) {
+    GST_ELEMENT_ERROR (self, RESOURCE, READ, (NULL),
+        ("could not map an input buffer of %" G_GSIZE_FORMAT " bytes", size));
+    return FALSE;
+  }
+  if (!self->in_cuda)
+    gst_cuda_overlap_filter_frame_check_input (fr, fp->in.data, size);
+  gst_buffer_set_size (fr->outbuf, size);
+  fp->out_mapped = gst_buffer_map (fr->outbuf, &fp->out, GST_MAP_WRITE |
+      (self->out_cuda ? GST_CUDA_OVERLAP_MAP_CUDA : 0));
+  if (!fp->out_mapped) {
+    GST_ELEMENT_ERROR (self, RESOURCE, WRITE, (NULL),
+        ("could not map an output buffer"));
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* The history side of @io for @fr's slot: a host input gets this slot's
+ * history buffer, a copy of the running tail (written here, read by this
+ * frame's chunks only, rewritten only once the slot is acquired again,
+ * i.e. after this frame has completed); a CUDA-memory input the device
+ * tail, zeroed by the plan on a reset. */
+static void
+history_for (GstCudaOverlapAudioFilter * self, GstCudaOverlapFilterFrame * fr,
+    CoFrame * cf, CoAudioIo * io)
+{
+  gboolean reset;
+
+  if (self->halo_bytes == 0) {
+    g_atomic_int_set (&self->reset, FALSE);
+    return;
+  }
+  reset = g_atomic_int_compare_and_exchange (&self->reset, TRUE, FALSE) ||
+      GST_BUFFER_FLAG_IS_SET (fr->inbuf, GST_BUFFER_FLAG_DISCONT);
+  if (reset)
+    GST_DEBUG_OBJECT (self, "history reset");
+  if (self->in_cuda) {
+    io->dev_tail = self->dev_tail_map.data;
+    io->reset = reset;
+    return;
+  }
+  if (reset)
+    memset (self->tail, 0, self->halo_bytes);
+  g_assert (cf->slot < self->n_ring);
+  memcpy (self->ring[cf->slot], self->tail, self->halo_bytes);
+  io->history = self->ring[cf->slot];
+}
+
 static GstFlowReturn
 gst_cuda_overlap_audio_filter_prepare (GstCudaOverlapFilter * base,
     CoEngine * e, GstCudaOverlapFilterFrame * fr, CoFrame * cf)
@@ -686,7 +829,8 @@ gst_cuda_overlap_audio_filter_prepare (GstCudaOverlapFilter * base,
   FramePriv *fp = fr->priv;
   gsize size = gst_buffer_get_size (fr->inbuf);
   gint64 frames = size / self->bpf;
-  guint8 *history = NULL;
+  gboolean cpu = co_engine_backend (e) == CO_BACKEND_CPU;
+  CoAudioIo io = { 0, };
   GstClockTime dur;
   gdouble gain_db;
 
@@ -697,47 +841,26 @@ gst_cuda_overlap_audio_filter_prepare (GstCudaOverlapFilter * base,
             " frames at most", size, self->bpf, self->capacity), (NULL));
     return GST_FLOW_ERROR;
   }
-  fp->in_mapped = gst_buffer_map (fr->inbuf, &fp->in, GST_MAP_READ);
-  if (!fp->in_mapped) {
-    GST_ELEMENT_ERROR (self, RESOURCE, READ, (NULL),
-        ("could not map an input buffer of %" G_GSIZE_FORMAT " bytes", size));
+  if (!map_buffers (self, fr, fp, size))
     return GST_FLOW_ERROR;
-  }
-  gst_cuda_overlap_filter_frame_check_input (fr, fp->in.data, size);
-  gst_buffer_set_size (fr->outbuf, size);
-  fp->out_mapped = gst_buffer_map (fr->outbuf, &fp->out, GST_MAP_WRITE);
-  if (!fp->out_mapped) {
-    GST_ELEMENT_ERROR (self, RESOURCE, WRITE, (NULL),
-        ("could not map an output buffer"));
-    return GST_FLOW_ERROR;
-  }
 
   GST_OBJECT_LOCK (self);
   gain_db = self->gain_db;
   GST_OBJECT_UNLOCK (self);
   self->desc.gain = (gfloat) pow (10.0, gain_db / 20.0);
 
-  if (self->halo_bytes > 0) {
-    if (g_atomic_int_compare_and_exchange (&self->reset, TRUE, FALSE) ||
-        GST_BUFFER_FLAG_IS_SET (fr->inbuf, GST_BUFFER_FLAG_DISCONT)) {
-      GST_DEBUG_OBJECT (self, "history reset");
-      memset (self->tail, 0, self->halo_bytes);
-    }
-    /* This slot's history buffer: written here, read by this frame's
-     * chunks only, rewritten only once the slot is acquired again, i.e.
-     * after this frame has completed. */
-    g_assert (cf->slot < self->n_ring);
-    history = self->ring[cf->slot];
-    memcpy (history, self->tail, self->halo_bytes);
-  } else {
-    g_atomic_int_set (&self->reset, FALSE);
-  }
-
-  co_audio_plan (&self->desc, co_engine_chunks (e),
-      co_engine_backend (e) == CO_BACKEND_CPU, cf, fp->in.data,
-      fp->out.data, frames, history);
-  /* the next buffer's halo: the copies above read @history, not @tail */
-  if (self->halo_bytes > 0)
+  /* the CPU backend reads and writes host buffers in place, the CUDA
+   * backend device memory (CUDA memory: no copy) */
+  io.in = fp->in.data;
+  io.out = fp->out.data;
+  io.in_direct = cpu || self->in_cuda;
+  io.out_direct = cpu || self->out_cuda;
+  io.in_device = self->in_cuda;
+  history_for (self, fr, cf, &io);
+  co_audio_plan_io (&self->desc, co_engine_chunks (e), cf, &io, frames);
+  /* the next buffer's halo: the copies above read the slot's history, not
+   * @tail (a CUDA-memory input's tail is carried on by the device) */
+  if (self->halo_bytes > 0 && !self->in_cuda)
     co_audio_history_update (&self->desc, self->tail, fp->in.data, frames);
 
   dur = GST_BUFFER_DURATION (fr->inbuf);

@@ -47,6 +47,7 @@ static const Symbol symbols[] = {
   SYM ("gst_cuda_handle_set_context", handle_set_context, FALSE),
   SYM ("gst_cuda_handle_context_query", handle_context_query, FALSE),
   SYM ("gst_context_new_cuda_context", context_new_cuda_context, FALSE),
+  SYM ("gst_cuda_allocator_alloc", allocator_alloc, FALSE),
   SYM ("gst_cuda_memory_get_stream", memory_get_stream, TRUE),
   SYM ("gst_cuda_memory_sync", memory_sync, TRUE),
 };
@@ -138,10 +139,11 @@ gst_cuda_overlap_cuda_context_device (GstObject * cuda_context)
 /* ---- test builds ------------------------------------------------------- */
 
 #ifdef CO_FAULT_INJECTION
-static gint fake_usable;
+static gint fake_usable, fake_host;
 
 /* Exported for the tests (g_module_symbol on the loaded plugin). */
 void co_test_set_fake_cuda_memory (gboolean fake);
+void co_test_set_host_cuda_memory (gboolean host);
 
 void
 co_test_set_fake_cuda_memory (gboolean fake)
@@ -149,14 +151,33 @@ co_test_set_fake_cuda_memory (gboolean fake)
   g_atomic_int_set (&fake_usable, fake);
 }
 
+void
+co_test_set_host_cuda_memory (gboolean host)
+{
+  g_atomic_int_set (&fake_host, host);
+  g_atomic_int_set (&fake_usable, host);
+}
+
 gboolean
 gst_cuda_overlap_cuda_fake_usable (void)
 {
   return g_atomic_int_get (&fake_usable);
 }
+
+gboolean
+gst_cuda_overlap_cuda_fake_host (void)
+{
+  return g_atomic_int_get (&fake_host);
+}
 #else
 gboolean
 gst_cuda_overlap_cuda_fake_usable (void)
+{
+  return FALSE;
+}
+
+gboolean
+gst_cuda_overlap_cuda_fake_host (void)
 {
   return FALSE;
 }

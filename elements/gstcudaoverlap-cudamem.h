@@ -65,6 +65,11 @@ typedef struct
     gboolean (*handle_context_query) (GstElement * element, GstQuery * query,
       GstObject * cuda_context);
   GstContext *(*context_new_cuda_context) (GstObject * cuda_context);
+  /* allocator: the registered "gst.cuda.memory" allocator (never NULL);
+   * pitched device memory of @info's format and size (1.22 aborts on a
+   * format it does not know: RGBA and the formats nvcodec carries) */
+  GstMemory *(*allocator_alloc) (GstAllocator * allocator,
+      GstObject * cuda_context, const GstVideoInfo * info);
   /* 1.24 and later (NULL on 1.22): a GstCudaMemory may carry a stream
    * whose work must be waited for before another stream reads it */
     gpointer (*memory_get_stream) (GstMemory * mem);
@@ -75,6 +80,10 @@ typedef struct
  * one of its 1.22 calls is missing, or when it cannot load the NVIDIA
  * driver (libcuda): then *@why (if not NULL; do not free it) says which. */
 const GstCudaOverlapCudaLib *gst_cuda_overlap_cuda_lib (const gchar ** why);
+
+/* GST_CUDA_MEMORY_TYPE_NAME: the name the library registers its
+ * allocator under (gst_allocator_find) */
+#define GST_CUDA_OVERLAP_CUDA_MEMORY_TYPE "gst.cuda.memory"
 
 /* Whether @caps' first structure has the memory:CUDAMemory feature. */
 gboolean gst_cuda_overlap_caps_is_cuda (const GstCaps * caps);
@@ -91,6 +100,16 @@ gint gst_cuda_overlap_cuda_context_device (GstObject * cuda_context);
  * the caps a GPU machine advertises; the engine still refuses to run on
  * it.  Exported for the tests, looked up with g_module_symbol. */
 gboolean gst_cuda_overlap_cuda_fake_usable (void);
+
+/* Test builds only (co_test_set_host_cuda_memory, which implies the
+ * above): on the CPU backend, whose "device" memory is host memory, the
+ * CUDA-memory pads carry system memory (any input memory is taken, the
+ * output pool and the elements' device buffers are system memory), so
+ * that the CPU suites run the elements' device-memory paths: plans, device
+ * copies, history, negotiation and the memory facts (cudaaudiofilter's;
+ * cudavideofilter reads the layout of a CUDA input without a video meta
+ * from its GstCudaMemory, which system memory is not).  FALSE otherwise. */
+gboolean gst_cuda_overlap_cuda_fake_host (void);
 
 G_END_DECLS
 #endif

@@ -4,7 +4,8 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * Output (the source pad negotiated CUDA memory): buffers of a
- * GstCudaBufferPool in the pipeline's CUDA context, the one downstream
+ * GstCudaBufferPool in the pipeline's CUDA context (video; audio: our
+ * linear pool of gstcudaoverlap-cudapool.c, which 1.22's cannot replace), the one downstream
  * proposes in its ALLOCATION answer when it is such a pool of our context,
  * else our own.  The kernels write into them (no device-to-host copy).  Like
  * the page-locked pool it grows while downstream holds buffers, without a
@@ -32,34 +33,67 @@
 
 #include "gstcudaoverlapfilter-private.h"
 #include "gstcudaoverlap-cudamem.h"
+#include "gstcudaoverlap-cudapool.h"
 
 #define GST_CAT_DEFAULT gst_cuda_overlap_filter_debug
 
-/* Whether @pool is a GstCudaBufferPool of @ctx. */
+/* Whether @caps are raw video (1.22's GstCudaBufferPool takes them);
+ * anything else (audio) takes our linear pool (gstcudaoverlap-cudapool.c). */
+static gboolean
+caps_are_video (GstCaps * caps)
+{
+  return gst_structure_has_name (gst_caps_get_structure (caps, 0),
+      "video/x-raw");
+}
+
+/* Whether @pool is a GstCudaBufferPool, or one of our linear pools, of
+ * @ctx. */
 static gboolean
 pool_in_context (const GstCudaOverlapCudaLib * lib, GstBufferPool * pool,
     GstObject * ctx)
 {
-  return pool && g_type_is_a (G_OBJECT_TYPE (pool),
-      lib->buffer_pool_get_type ()) &&
-      ((GstCudaOverlapCudaBufferPoolHead *) pool)->context == ctx;
+  if (!pool)
+    return FALSE;
+  if (g_type_is_a (G_OBJECT_TYPE (pool), lib->buffer_pool_get_type ()))
+    return ((GstCudaOverlapCudaBufferPoolHead *) pool)->context == ctx;
+  return gst_cuda_overlap_cuda_pool_context (pool) == ctx;
 }
 
-/* @pool configured for @caps (its own, pitched, buffer size), @min to
- * @max buffers, with GstVideoMeta. */
+/* A CUDA-memory pool of @ctx for @caps (not configured): video's
+ * GstCudaBufferPool, else our linear pool. */
+static GstBufferPool *
+pool_new (const GstCudaOverlapCudaLib * lib, GstObject * ctx, GstCaps * caps)
+{
+  if (caps_are_video (caps))
+    return lib->buffer_pool_new (ctx);
+  return gst_cuda_overlap_cuda_pool_new (ctx);
+}
+
+/* @pool configured for @caps, @min to @max buffers: video buffers of the
+ * pool's own (pitched) size, with GstVideoMeta; others of @size bytes (the
+ * largest buffer the element makes: an audio buffer is cut to its own
+ * length when it is filled). */
 static gboolean
-configure (GstBufferPool * pool, GstCaps * caps, guint min, guint max)
+configure (GstBufferPool * pool, GstCaps * caps, gsize size, guint min,
+    guint max)
 {
   GstStructure *config = gst_buffer_pool_get_config (pool);
   GstVideoInfo info;
 
-  if (!gst_video_info_from_caps (&info, caps)) {
+  if (caps_are_video (caps)) {
+    if (!gst_video_info_from_caps (&info, caps)) {
+      gst_structure_free (config);
+      return FALSE;
+    }
+    size = GST_VIDEO_INFO_SIZE (&info);
+    gst_buffer_pool_config_add_option (config,
+        GST_BUFFER_POOL_OPTION_VIDEO_META);
+  }
+  if (size == 0 || size > G_MAXUINT) {
     gst_structure_free (config);
     return FALSE;
   }
-  gst_buffer_pool_config_set_params (config, caps, GST_VIDEO_INFO_SIZE (&info),
-      min, max);
-  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+  gst_buffer_pool_config_set_params (config, caps, (guint) size, min, max);
   return gst_buffer_pool_set_config (pool, config);
 }
 
@@ -68,7 +102,7 @@ configure (GstBufferPool * pool, GstCaps * caps, guint min, guint max)
  * buffers downstream asks to hold.  NULL when none could be made. */
 GstBufferPool *
 _gst_cuda_overlap_filter_cuda_pool (GstCudaOverlapFilter * self,
-    GstCaps * caps, guint * downstream_min)
+    GstCaps * caps, gsize size, guint * downstream_min)
 {
   const GstCudaOverlapCudaLib *lib = gst_cuda_overlap_cuda_lib (NULL);
   GstObject *ctx = _gst_cuda_overlap_filter_cuda_context (self, NULL, NULL);
@@ -77,6 +111,12 @@ _gst_cuda_overlap_filter_cuda_pool (GstCudaOverlapFilter * self,
   guint min = 0;
 
   *downstream_min = 0;
+  if (gst_cuda_overlap_cuda_fake_host ()) {
+    /* test builds, CPU backend: system memory stands in */
+    pool = GST_CUDA_OVERLAP_FILTER_GET_CLASS (self)->make_pool (self, caps,
+        size, NULL, 0, 0);
+    goto done;
+  }
   if (!lib || !ctx)
     goto done;
   if (gst_pad_peer_query (GST_ELEMENT (self)->srcpads->data, q) &&
@@ -89,8 +129,8 @@ _gst_cuda_overlap_filter_cuda_pool (GstCudaOverlapFilter * self,
   GST_DEBUG_OBJECT (self, "CUDA output pool: %s", pool ? "downstream's" :
       "our own");
   if (!pool)
-    pool = lib->buffer_pool_new (ctx);
-  if (pool && !configure (pool, caps, 0, 0))
+    pool = pool_new (lib, ctx, caps);
+  if (pool && !configure (pool, caps, size, 0, 0))
     gst_clear_object (&pool);
 done:
   gst_query_unref (q);
@@ -99,7 +139,9 @@ done:
 }
 
 /* Upstream writes CUDA memory of our context: a pool of @n buffers (no
- * maximum) for @caps, in the ALLOCATION answer.  FALSE without a context. */
+ * maximum) for @caps, in the ALLOCATION answer.  FALSE without a context.
+ * Not for audio, whose buffers have no size of their own (as for system
+ * memory): upstream makes its own pool (ours, if it is our element). */
 gboolean
 _gst_cuda_overlap_filter_propose_cuda_pool (GstCudaOverlapFilter * self,
     GstQuery * query, GstCaps * caps, guint n)
@@ -109,15 +151,32 @@ _gst_cuda_overlap_filter_propose_cuda_pool (GstCudaOverlapFilter * self,
   GstBufferPool *pool;
   gboolean ok;
 
-  if (!lib || !ctx)
+  if (!lib || !ctx || !caps_are_video (caps)) {
+    gst_clear_object (&ctx);
     return FALSE;
+  }
   pool = lib->buffer_pool_new (ctx);
   gst_object_unref (ctx);
-  if (pool && !configure (pool, caps, n, 0))
+  if (pool && !configure (pool, caps, 0, n, 0))
     gst_clear_object (&pool);
   ok = pool != NULL;
   _gst_cuda_overlap_filter_offer_pool (query, pool, n);
   return ok;
+}
+
+GstMemory *
+gst_cuda_overlap_filter_cuda_memory_new (GstCudaOverlapFilter * self,
+    gsize size)
+{
+  GstObject *ctx = _gst_cuda_overlap_filter_cuda_context (self, NULL, NULL);
+  GstMemory *mem = NULL;
+
+  if (gst_cuda_overlap_cuda_fake_host ())
+    mem = gst_allocator_alloc (NULL, size, NULL);       /* test builds */
+  else if (ctx)
+    mem = gst_cuda_overlap_cuda_memory_new_linear (ctx, size);
+  gst_clear_object (&ctx);
+  return mem;
 }
 
 /* An input buffer on a CUDA-memory sink pad: every memory must be CUDA
@@ -132,6 +191,10 @@ _gst_cuda_overlap_filter_check_cuda_input (GstCudaOverlapFilter * self,
   guint i, n = gst_buffer_n_memory (buf);
   GstObject *mctx = NULL;
 
+  if (gst_cuda_overlap_cuda_fake_host ()) {
+    gst_clear_object (&ctx);
+    return TRUE;                /* test builds: host memory stands in */
+  }
   for (i = 0; i < n && lib && ctx; i++) {
     GstMemory *mem = gst_buffer_peek_memory (buf, i);
 

@@ -304,7 +304,7 @@ GstObject *_gst_cuda_overlap_filter_cuda_context (GstCudaOverlapFilter *
 /* gstcudaoverlapfilter-devmem.c: memory:CUDAMemory buffers (streaming
  * thread). */
 GstBufferPool *_gst_cuda_overlap_filter_cuda_pool (GstCudaOverlapFilter *
-    self, GstCaps * caps, guint * downstream_min);
+    self, GstCaps * caps, gsize size, guint * downstream_min);
 gboolean _gst_cuda_overlap_filter_propose_cuda_pool (GstCudaOverlapFilter *
     self, GstQuery * query, GstCaps * caps, guint n);
 gboolean _gst_cuda_overlap_filter_check_cuda_input (GstCudaOverlapFilter *

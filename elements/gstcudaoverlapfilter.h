@@ -145,6 +145,13 @@ guint gst_cuda_overlap_filter_auto_batch (GstCudaOverlapFilter * self);
 gboolean gst_cuda_overlap_filter_pad_is_cuda (GstCudaOverlapFilter * self,
     GstPadDirection direction);
 gint gst_cuda_overlap_filter_device_id (GstCudaOverlapFilter * self);
+/* For subclasses (from @configure on, with a pad in CUDA memory): @size
+ * bytes of linear device memory in the element's CUDA context, a
+ * GstCudaMemory that outlives engine rebuilds (a running state such as
+ * the audio history); NULL without a context or device memory.  Free it
+ * (gst_memory_unref) only with no frame in flight. */
+GstMemory *gst_cuda_overlap_filter_cuda_memory_new (GstCudaOverlapFilter *
+    self, gsize size);
 /* For @prepare: the @size input bytes at @data (mapped from frame->inbuf)
  * will be copied; if they are not in page-locked memory (e.g. mapping
  * merged several memories into a temporary copy), the frame's memory path

@@ -1,12 +1,15 @@
 #!/bin/sh
 # memory:CUDAMemory next to NVIDIA's elements (gst-plugins-bad's nvcodec):
 # the element takes and gives GPU memory and shares their CUDA context.
-#   pipelines/cuda-memory.sh [build] [upload|download|filter|decode-encode]
+#   pipelines/cuda-memory.sh [build] [upload|download|filter|audio|decode-encode]
 # upload:        system memory in, CUDA memory out: operation=none is an
 #                overlapped chunked upload (instead of cudaupload)
 # download:      CUDA memory in, system memory out (instead of cudadownload)
 # filter:        cudaupload ! CUDA memory ! cudavideofilter ! CUDA memory !
 #                cudadownload: the kernels read and write GPU memory, no copy
+# audio:         audiotestsrc ! cudaaudiofilter (FIR) ! audio CUDA memory !
+#                cudaaudiofilter (gain) ! system memory: the samples stay on
+#                the GPU between the two filters (no nvcodec needed)
 # decode-encode: nvh264dec ! cudavideofilter ! nvh264enc, all on the GPU.
 #                Needs NVDEC and NVENC: untested on the H200 (no NVENC, and
 #                its nvcodec registers no decoder); for T4, A10, L4, L40, RTX.
@@ -28,6 +31,12 @@ case ${2:-filter} in
     gst-launch-1.0 videotestsrc num-buffers=300 ! "$raw" ! cudaupload ! "$cuda" \
       ! cudavideofilter operation=box-blur radius=4 streams=4 chunks=4 ! "$cuda" \
       ! cudadownload ! fakesink ;;
+  audio)
+    gst-launch-1.0 audiotestsrc num-buffers=500 samplesperbuffer=4800 wave=white-noise \
+      ! audio/x-raw,format=F32LE,channels=2,rate=48000 \
+      ! cudaaudiofilter operation=fir taps="<0.1, 0.2, 0.4, 0.2, 0.1>" streams=4 chunks=4 \
+      ! "audio/x-raw(memory:CUDAMemory)" \
+      ! cudaaudiofilter operation=gain gain-db=-6 ! audio/x-raw ! fakesink ;;
   decode-encode)
     in=${3:-/tmp/cudaoverlap-in.mp4}; out=${4:-/tmp/cudaoverlap-out.mp4}
     [ -f "$in" ] || gst-launch-1.0 -q videotestsrc num-buffers=300 ! "$raw" \
@@ -35,5 +44,5 @@ case ${2:-filter} in
     gst-launch-1.0 filesrc location="$in" ! qtdemux ! h264parse ! nvh264dec \
       ! cudavideofilter operation=box-blur radius=4 ! nvh264enc ! h264parse \
       ! mp4mux ! filesink location="$out" && echo "wrote $out" ;;
-  *) echo "usage: $0 [build] [upload|download|filter|decode-encode]" >&2; exit 2 ;;
+  *) echo "usage: $0 [build] [upload|download|filter|audio|decode-encode]" >&2; exit 2 ;;
 esac

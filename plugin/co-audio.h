@@ -75,6 +75,52 @@ guint co_audio_plan (const CoAudioDesc * desc, guint chunks, gboolean direct,
     CoFrame * frame, const guint8 * in, guint8 * out, gint64 frames,
     const guint8 * history);
 
+/* Where a buffer's samples are and go, for co_audio_plan_io().  A side
+ * is host memory, copied through the slot (the CUDA backend's system
+ * memory), or "direct": read or written in place by the kernels (the CPU
+ * backend's host memory, the CUDA backend's device memory). */
+typedef struct
+{
+  const guint8 *in;
+  guint8 *out;
+  gboolean in_direct, out_direct;
+  /* host input (@in_device FALSE): the history as for co_audio_plan() */
+  const guint8 *history;
+  /* input in device memory (CUDA memory of the engine's context, read in
+   * place; host memory on the CPU backend): the history is kept in device
+   * memory too, in @dev_tail (co_audio_halo() frames that outlive every
+   * frame: the previous buffers' tail).  @reset: the history is zeros
+   * (the stream starts again) instead of @dev_tail. */
+  gboolean in_device;
+  guint8 *dev_tail;
+  gboolean reset;
+} CoAudioIo;
+
+/* co_audio_plan_sizes() for the sides of @io: a device input takes
+ * (halo + halo) frames of dev_in (its first chunk's history and frames;
+ * halo + @max_frames with one chunk), a direct output no dev_out. */
+void co_audio_plan_sizes_io (const CoAudioDesc * desc, guint chunks,
+    gint64 max_frames, gboolean in_device, gboolean out_direct,
+    gsize * in_size, gsize * out_size);
+
+/* Fill frame->chunks for one buffer of @frames frames, the sides as @io
+ * says.  With a host input, as co_audio_plan() (@io->in_direct for its
+ * @direct), except that a direct output is written in place whatever the
+ * input.  With a device input and a halo H > 0 the buffer's first
+ * min(H, frames) frames are a chunk of their own (chunk 0), whose history
+ * comes from @io->dev_tail: its device-side copies (CoChunk.d2d) put the
+ * history (or zeros) and those frames together in dev_in and then write
+ * the new tail, the last H frames of "history, then the buffer", into
+ * @io->dev_tail; the frame is CoFrame.ordered, so the next buffer's
+ * copies read that tail only after these have written it, whatever the
+ * streams.  The other chunks (up to @chunks - 1 of them) read the buffer
+ * in place, their halo included: no copy at all.  With @chunks 1 (mode=
+ * serial) chunk 0 is the whole buffer, copied on the device after its
+ * history.  Without a halo every chunk reads in place.  Returns the number
+ * of chunks (at most @chunks). */
+guint co_audio_plan_io (const CoAudioDesc * desc, guint chunks,
+    CoFrame * frame, const CoAudioIo * io, gint64 frames);
+
 /* @history (co_audio_halo() frames) becomes the last halo frames of the
  * stream "history, then the @frames frames at @in": the tail the next
  * buffer needs.  Host memory, synchronous. */

@@ -29,6 +29,7 @@ typedef struct
 {
   CoFrame *frame;
   guint chunk;
+  gboolean copied;              /* its copies were made at submission */
 } CoCpuJob;
 
 typedef struct
@@ -71,6 +72,24 @@ co_copy_host (const CoCopy * c)
         (const guint8 *) c->src + r * c->spitch, c->width);
 }
 
+/* The chunk's copies before its kernel: h2d, then d2d (src NULL: zeros). */
+static void
+co_cpu_copies_in (CoChunk * chunk)
+{
+  guint i;
+
+  for (i = 0; i < chunk->n_h2d; i++)
+    co_copy_host (&chunk->h2d[i]);
+  for (i = 0; i < chunk->n_d2d; i++) {
+    const CoCopy *d = &chunk->d2d[i];
+
+    if (d->src)
+      memmove (d->dst, d->src, d->width * d->rows);
+    else
+      memset (d->dst, 0, d->width * d->rows);
+  }
+}
+
 /* The chunk's kernel: NULL, or what failed. */
 static gchar *
 co_cpu_kernel (CoCpu * c, CoFrame * f, guint idx)
@@ -97,7 +116,7 @@ co_cpu_kernel (CoCpu * c, CoFrame * f, guint idx)
 /* Chunk @idx of @f: its copies and kernel.  NULL, or what failed (the
  * chunk was made to fail, or its custom kernel did). */
 static gchar *
-co_cpu_run_chunk (CoCpu * c, CoFrame * f, guint idx)
+co_cpu_run_chunk (CoCpu * c, CoFrame * f, guint idx, gboolean copied)
 {
   CoChunk *chunk = &f->chunks[idx];
   gchar *err = NULL;
@@ -110,8 +129,8 @@ co_cpu_run_chunk (CoCpu * c, CoFrame * f, guint idx)
     return g_strdup_printf ("injected failure of co_cpu_run_chunk (chunk %u "
         "of frame %" G_GUINT64_FORMAT ")", idx, f->seqnum);
   }
-  for (i = 0; i < chunk->n_h2d; i++)
-    co_copy_host (&chunk->h2d[i]);
+  if (!copied)
+    co_cpu_copies_in (chunk);
   err = co_cpu_kernel (c, f, idx);
   for (i = 0; i < chunk->n_d2h && !err; i++)
     co_copy_host (&chunk->d2h[i]);
@@ -149,7 +168,7 @@ co_cpu_worker_main (gpointer data)
     jitter = co_fault_worker_jitter_us ();
     if (jitter)
       g_usleep (jitter);
-    err = co_cpu_run_chunk (c, job.frame, job.chunk);
+    err = co_cpu_run_chunk (c, job.frame, job.chunk, job.copied);
 
     g_mutex_lock (&c->lock);
     if (err && !job.frame->error)
@@ -281,6 +300,10 @@ co_cpu_submit (CoEngine * e, CoFrame * f, GError ** error)
         f->seqnum);
     return FALSE;
   }
+  /* CoFrame.ordered: chunk 0's copies now, on the submitting thread, so
+   * that they follow the previous ordered frame's (made here too) */
+  if (f->ordered && f->n_chunks > 0)
+    co_cpu_copies_in (&f->chunks[0]);
   g_mutex_lock (&c->lock);
   c->remaining[f->slot] = f->n_chunks;
   for (i = 0; i < f->n_chunks; i++) {
@@ -291,6 +314,7 @@ co_cpu_submit (CoEngine * e, CoFrame * f, GError ** error)
     job = &w->jobs[(w->head + w->count) % w->cap];
     job->frame = f;
     job->chunk = i;
+    job->copied = i == 0 && f->ordered;
     w->count++;
     if (w->waiting)
       g_cond_signal (&w->cond);

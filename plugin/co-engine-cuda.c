@@ -93,6 +93,9 @@ typedef struct
   guint64 anchor_ns;
   gboolean copy_batch;          /* cudaMemcpyBatchAsync usable and not turned off */
   CoCustomCuda *custom;         /* operation=custom's kernel, or NULL */
+  /* the chunk-0 copies-done event (CO_TS_H2D_DONE) of the last frame
+   * submitted with CoFrame.ordered, or NULL; the submitting thread's */
+  cudaEvent_t ordered_done;
 } CoCuda;
 
 #define CO_CUDA_FAIL(err, call) \
@@ -567,6 +570,30 @@ co_cuda_copies (CoCuda * c, const CoCopy * cps, guint n,
   return TRUE;
 }
 
+/* A chunk's copies within device memory (CoChunk.d2d), in order. */
+static gboolean
+co_cuda_device_copies (CoCuda * c, const CoChunk * ch, cudaStream_t s,
+    GError ** error)
+{
+  guint k;
+
+  for (k = 0; k < ch->n_d2d; k++) {
+    const CoCopy *cp = &ch->d2d[k];
+    gsize bytes = cp->width * cp->rows;
+
+    if (bytes == 0)
+      continue;
+    if (!cp->src) {
+      if (CO_CUDA_FAILED (cudaMemsetAsync, (cp->dst, 0, bytes, s)))
+        return FALSE;
+    } else if (CO_CUDA_FAILED (cudaMemcpyAsync, (cp->dst, cp->src, bytes,
+                cudaMemcpyDeviceToDevice, s))) {
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
 /* Chunk @i's kernel (fault points: the launcher's name). */
 static gboolean
 co_cuda_launch (CoCuda * c, CoFrame * f, guint i, cudaStream_t s,
@@ -617,11 +644,19 @@ co_cuda_submit_chunks (CoEngine * e, CoFrame * f, GError ** error)
     cudaEvent_t *ev = co_cuda_chunk_events (e, f, i);
     cudaStream_t s = c->streams[ch->stream];
 
+    /* after the previous ordered frame's chunk-0 copies (the event is
+     * taken as last recorded: a later frame of that event set records it
+     * again only after this call); before BEGIN, so that the wait is not
+     * timed as copies */
+    if (i == 0 && f->ordered && c->ordered_done)
+      CK (cudaStreamWaitEvent, (s, c->ordered_done, 0));
     CK (cudaEventRecord, (ev[CO_TS_BEGIN], s));
     if (!co_cuda_copies (c, ch->h2d, ch->n_h2d, cudaMemcpyHostToDevice, s,
-            error))
+            error) || !co_cuda_device_copies (c, ch, s, error))
       goto fail;
     CK (cudaEventRecord, (ev[CO_TS_H2D_DONE], s));
+    if (i == 0 && f->ordered)
+      c->ordered_done = ev[CO_TS_H2D_DONE];
     if (!co_cuda_launch (c, f, i, s, error))
       goto fail;
     CK (cudaEventRecord, (ev[CO_TS_KERNEL_DONE], s));

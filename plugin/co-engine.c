@@ -247,6 +247,7 @@ co_engine_acquire (CoEngine * e)
   g_mutex_unlock (&e->lock);
 
   f->n_chunks = 0;
+  f->ordered = FALSE;
   g_clear_pointer (&f->error, g_free);
   return f;
 }

@@ -43,6 +43,8 @@ G_BEGIN_DECLS
 /* Copies of a chunk each way: a plane per image of a batch. */
 #define CO_MAX_BATCH 16
 #define CO_CHUNK_MAX_COPIES (CO_VIDEO_MAX_PLANES * CO_MAX_BATCH)
+/* Device-side copies of a chunk (CoChunk.d2d). */
+#define CO_CHUNK_MAX_D2D 4
     typedef enum
 {
   CO_BACKEND_AUTO = 0,
@@ -136,6 +138,14 @@ typedef struct
   guint n_d2h;
   CoCopy h2d[CO_CHUNK_MAX_COPIES];
   CoCopy d2h[CO_CHUNK_MAX_COPIES];
+  /* Copies within device memory, after the h2d copies and before the
+   * kernel, in order: from device memory to device memory (memory of the
+   * engine's context, or CUDA memory another element made in it; host
+   * memory on the CPU backend), or, with src NULL, width * rows zero bytes
+   * written at dst.  Plain copies only (one block each).  Not transfers:
+   * the statistics count them in neither direction. */
+  guint n_d2d;
+  CoCopy d2d[CO_CHUNK_MAX_D2D];
   CoKernelKind kind;
   union
   {
@@ -163,6 +173,14 @@ struct _CoFrame
   /* Set by the caller before co_engine_submit(). */
   guint n_chunks;
   CoChunk chunks[CO_MAX_CHUNKS];
+  /* Chunk 0's copies (h2d, then d2d) start only once the chunk-0 copies of
+   * the previous frame submitted with @ordered have completed, whatever
+   * streams the two run on: a running state kept in device memory, which
+   * each such frame reads and rewrites there (the audio history of an
+   * input in device memory: plugin/co-audio.h), passes from frame to frame
+   * in submission order.  A frame's own later chunks are not ordered
+   * after its chunk 0. */
+  gboolean ordered;
 
   /* Set by the engine when the frame has completed (or failed). */
   gchar *error;                 /* NULL, or what failed (the call and its message) */

@@ -99,7 +99,7 @@ co_chunk_describe (CoChunk * ch, const CoVideoDesc * d)
 
   ch->kind = d->op == CO_VIDEO_OP_NONE ? CO_KERNEL_NONE :
       d->op == CO_VIDEO_OP_CUSTOM ? CO_KERNEL_CUSTOM_VIDEO : CO_KERNEL_VIDEO;
-  ch->n_h2d = ch->n_d2h = 0;
+  ch->n_h2d = ch->n_d2h = ch->n_d2d = 0;
   vp->op = d->op;
   vp->n_planes = d->n_planes;
   vp->radius = d->radius;

@@ -271,6 +271,204 @@ test_history_short (void)
   g_assert_cmpfloat (hist[2], ==, 11);
 }
 
+/* ---- input in device memory (co_audio_plan_io, in_device) ------------ */
+
+typedef struct
+{
+  CoAudioDesc d;
+  gsize bpf;
+  gint64 h;
+  guint chunks;
+  gboolean out_direct;
+  CoFrame *f;
+  gsize in_size, out_size;
+  guint8 *tail;                 /* the "device" tail: survives frames */
+} DevRun;
+
+static void
+exec_d2d (const CoCopy * c)
+{
+  if (c->src)
+    memmove (c->dst, c->src, c->width * c->rows);
+  else
+    memset (c->dst, 0, c->width * c->rows);
+}
+
+/* The plan of one buffer, checked and run as the engine would: the
+ * ordered chunk 0 first (its copies follow the previous buffer's), then
+ * the other chunks last first, over poisoned slot areas. */
+static void
+dev_run_buffer (DevRun * r, const guint8 * in, guint8 * out, gint64 frames,
+    gboolean reset)
+{
+  CoAudioIo io = { 0, };
+  CoFrame *f = r->f;
+  guint n, c, k;
+  gint64 covered = 0;
+
+  io.in = in;
+  io.out = out;
+  io.in_direct = TRUE;
+  io.out_direct = r->out_direct;
+  io.in_device = TRUE;
+  io.dev_tail = r->tail;
+  io.reset = reset;
+  memset (f->dev_in, 0xff, r->in_size);
+  memset (f->dev_out, 0xff, r->out_size);
+  n = co_audio_plan_io (&r->d, r->chunks, f, &io, frames);
+  g_assert_cmpuint (n, ==, f->n_chunks);
+  g_assert_cmpuint (n, <=, MAX (r->chunks, 1));
+  g_assert_true (f->ordered == (r->h > 0));
+  for (c = 0; c < n; c++) {
+    CoChunk *ch = &f->chunks[c];
+    const CoAudioParams *ap = &ch->params.audio;
+
+    /* no host copy in: chunk 0 puts its halo together on the device,
+     * every other chunk reads the buffer in place, halo included */
+    g_assert_cmpuint (ch->n_h2d, ==, 0);
+    g_assert_cmpint (ap->offset, ==, covered);
+    covered += ap->frames;
+    if (c > 0 || r->h == 0) {
+      g_assert_cmpuint (ch->n_d2d, ==, 0);
+      g_assert_true (ap->src == in + (ap->offset - r->h) * r->bpf);
+      g_assert_cmpint (ap->offset, >=, r->h);
+    } else {
+      g_assert_cmpint (ap->frames, ==, r->chunks > 1 ? MIN (r->h, frames) :
+          frames);
+      g_assert_cmpuint (ch->n_d2d, <=, CO_CHUNK_MAX_D2D);
+      g_assert_true (ap->src == f->dev_in);
+    }
+    g_assert_cmpuint (ch->n_d2h, ==, r->out_direct || ap->frames == 0 ? 0 : 1);
+  }
+  g_assert_cmpint (covered, ==, frames);
+  for (k = 0; r->h > 0 && k < f->chunks[0].n_d2d; k++)
+    exec_d2d (&f->chunks[0].d2d[k]);
+  for (c = n; c-- > 0;) {
+    CoChunk *ch = &f->chunks[c];
+
+    for (k = 0; c > 0 && k < ch->n_d2d; k++)
+      exec_d2d (&ch->d2d[k]);
+    g_assert_cmpint (co_audio_run_cpu (&ch->params.audio), ==, 0);
+    for (k = 0; k < ch->n_d2h; k++)
+      exec_copy (&ch->d2h[k]);
+  }
+}
+
+/* A stream of buffers of odd and short lengths through the device plan
+ * equals one kernel call over zeros and the whole stream; a reset in the
+ * middle starts again from zeros. */
+static void
+run_device_stream (CoAudioFormat format, gint channels, gint n_taps,
+    CoAudioOp op, guint chunks, gboolean out_direct, GRand * rand)
+{
+  static const gint64 lens[] = { 1000, 1, 0, 3, 777, 2, 4097, 300, 513, 5 };
+  DevRun r = { {0,}, };
+  gint64 total = 0, max = 0, i, pos, start;
+  guint b, k, first;
+  guint8 *in, *out, *ref_src, *ref_out;
+  gfloat *taps = g_new (gfloat, n_taps);
+  CoAudioParams p = { 0, };
+
+  for (b = 0; b < G_N_ELEMENTS (lens); b++) {
+    total += lens[b];
+    max = MAX (max, lens[b]);
+  }
+  r.d.op = op;
+  r.d.format = format;
+  r.d.channels = channels;
+  r.d.n_taps = n_taps;
+  r.d.gain = 0.7f;
+  for (k = 0; k < (guint) n_taps; k++)
+    taps[k] = (gfloat) g_rand_double_range (rand, -1, 1) / n_taps;
+  r.d.taps = taps;
+  r.bpf = co_audio_frame_bytes (&r.d);
+  r.h = co_audio_halo (&r.d);
+  r.chunks = chunks;
+  r.out_direct = out_direct;
+  co_audio_plan_sizes_io (&r.d, r.chunks, max, TRUE, out_direct, &r.in_size,
+      &r.out_size);
+  g_assert_cmpuint (r.in_size, ==, (r.h + (chunks > 1 ? r.h : max)) * r.bpf);
+  r.f = g_new0 (CoFrame, 1);
+  r.f->dev_in = g_malloc (r.in_size + 1);
+  r.f->dev_out = g_malloc (r.out_size + 1);
+  r.f->dev_in_size = r.in_size;
+  r.f->dev_out_size = r.out_size;
+  r.tail = g_malloc (r.h * r.bpf + 1);
+  memset (r.tail, 0x5a, r.h * r.bpf);   /* garbage until the first reset */
+
+  in = g_malloc (total * r.bpf + 1);
+  out = g_malloc (total * r.bpf + 1);
+  for (i = 0; i < total * channels; i++) {
+    if (format == CO_AUDIO_S16)
+      ((gint16 *) in)[i] = (gint16) g_rand_int (rand);
+    else
+      ((gfloat *) in)[i] = (gfloat) g_rand_double_range (rand, -1, 1);
+  }
+  /* buffers 0 .. 5, then a reset (DISCONT) at buffer 6 */
+  for (b = 0, pos = 0; b < G_N_ELEMENTS (lens); pos += lens[b], b++)
+    dev_run_buffer (&r, in + pos * r.bpf, out + pos * r.bpf, lens[b],
+        b == 0 || b == 6);
+
+  /* the reference: one call per run of buffers between resets */
+  ref_out = g_malloc (total * r.bpf + 1);
+  ref_src = g_malloc0 ((r.h + total) * r.bpf + 1);
+  for (first = 0, start = 0; first < 2; first++) {
+    gint64 len = 0;
+
+    for (b = first ? 6 : 0; b < (first ? G_N_ELEMENTS (lens) : 6); b++)
+      len += lens[b];
+    memset (ref_src, 0, r.h * r.bpf);
+    memcpy (ref_src + r.h * r.bpf, in + start * r.bpf, len * r.bpf);
+    p = r.f->chunks[0].params.audio;
+    p.frames = len;
+    p.history = r.h;
+    p.offset = 0;
+    p.src = ref_src;
+    p.dst = ref_out + start * r.bpf;
+    g_assert_cmpint (co_audio_run_cpu (&p), ==, 0);
+    start += len;
+  }
+  for (i = 0; i < total * (gint64) r.bpf; i++)
+    if (out[i] != ref_out[i])
+      g_error ("device plan (%s %dch taps=%d op=%d chunks=%u out %s): "
+          "byte %" G_GINT64_FORMAT " (frame %" G_GINT64_FORMAT ") differs "
+          "from one unchunked call", format == CO_AUDIO_S16 ? "S16" : "F32",
+          channels, n_taps, op, chunks, out_direct ? "direct" : "copied", i,
+          i / (gint64) r.bpf);
+  /* the tail the next buffer would get */
+  if (r.h > 0)
+    g_assert_true (memcmp (r.tail, in + (total - r.h) * r.bpf,
+            r.h * r.bpf) == 0);
+
+  g_free (ref_src);
+  g_free (ref_out);
+  g_free (in);
+  g_free (out);
+  g_free (r.tail);
+  g_free (r.f->dev_in);
+  g_free (r.f->dev_out);
+  g_free (r.f);
+  g_free (taps);
+}
+
+static void
+test_device_plans (void)
+{
+  static const gint taps[] = { 1, 2, 3, 64, 1023 };
+  static const guint chunks[] = { 1, 2, 3, 8 };
+  GRand *rand = g_rand_new_with_seed (0xdef1ce);
+  guint t, c, g, o;
+
+  for (t = 0; t < G_N_ELEMENTS (taps); t++)
+    for (c = 0; c < G_N_ELEMENTS (chunks); c++)
+      for (g = 0; g < 3; g++)
+        for (o = 0; o < 2; o++)
+          run_device_stream (g == 1 ? CO_AUDIO_S16 : CO_AUDIO_F32,
+              1 + (t + c) % 3, taps[t], g == 2 ? CO_AUDIO_OP_GAIN :
+              CO_AUDIO_OP_FIR, chunks[c], o, rand);
+  g_rand_free (rand);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -278,5 +476,6 @@ main (int argc, char **argv)
   g_test_add_func ("/coaudio/chunks", test_chunks);
   g_test_add_func ("/coaudio/history-short", test_history_short);
   g_test_add_func ("/coaudio/plans", test_plans);
+  g_test_add_func ("/coaudio/device-plans", test_device_plans);
   return g_test_run ();
 }

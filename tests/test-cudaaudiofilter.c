@@ -1,18 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * gst-check tests of cudaaudiofilter, against an independent reference in
- * this file: a naive double-precision convolution of the whole
- * concatenated input stream (causal, zero history at the start and after
- * every reset), written from the specification (issue 4), sharing no code
- * with the plugin.
- *
- * Checks, for every output sample (T = taps, 1 for gain, S = sum over k of
- * |h[k] x[n - k]|, the reference y in double):
- *   F32: |out - y| <= (T + 8) * 2.4e-7 * S (float accumulation and float
- *        taps), and over each stream ||out - y|| / ||y|| <= 1e-5;
- *   S16: |out - sat (rint (y))| <= 1, and exactly equal wherever the
- *        rounding is unambiguous (y further than the bound above from a
- *        half-integer) and wherever y saturates beyond the bound.
+ * gst-check tests of cudaaudiofilter, against an independent reference
+ * (co-audio-ref.c: a naive double-precision convolution of the whole
+ * concatenated input stream, causal, zero history at the start and after
+ * every reset, written from the specification, issue 4, sharing no code
+ * with the plugin), with the bounds co-audio-ref.h states for every
+ * output sample.
  *
  * Environment:
  *   CO_TEST_BACKEND  "cpu" (default) or "cuda".  With "cuda" the program
@@ -39,6 +32,7 @@
 #include <gst/check/gstharness.h>
 #include <gst/audio/audio.h>
 
+#include "co-audio-ref.h"
 #include "co-test-util.h"
 #include "co-test-meta.h"
 
@@ -55,228 +49,6 @@ static const guint taps_set[] = { 1, 3, 64, 1023 };
 
 #define N_CHANNELS G_N_ELEMENTS (channel_set)
 #define N_TAPSETS G_N_ELEMENTS (taps_set)
-
-/* What the element is asked to do. */
-typedef struct
-{
-  gboolean s16;
-  guint channels;
-  gboolean fir;
-  guint n_taps;
-  gdouble *taps;                /* as set on the element */
-  gdouble gain_db;
-} Sig;
-
-static gchar *
-sig_desc (const Sig * s)
-{
-  if (s->fir)
-    return g_strdup_printf ("%s %uch fir taps=%u", s->s16 ? "S16LE" : "F32LE",
-        s->channels, s->n_taps);
-  return g_strdup_printf ("%s %uch gain gain-db=%g", s->s16 ? "S16LE" :
-      "F32LE", s->channels, s->gain_db);
-}
-
-static gsize
-sig_bpf (const Sig * s)
-{
-  return s->channels * (s->s16 ? 2 : 4);
-}
-
-/* Random taps: F32 in [-1, 1]; S16 scaled so that sum |h| = 1.25 (a little
- * saturation now and then). */
-static gdouble *
-random_taps (GRand * rand, guint n, gboolean s16)
-{
-  gdouble *t = g_new (gdouble, n), sum = 0.0;
-  guint k;
-
-  for (k = 0; k < n; k++) {
-    t[k] = g_rand_double_range (rand, -1.0, 1.0);
-    sum += fabs (t[k]);
-  }
-  if (s16 && sum > 0.0)
-    for (k = 0; k < n; k++)
-      t[k] *= 1.25 / sum;
-  return t;
-}
-
-/* ------------------------------------------------------------------------ */
-/* The reference                                                             */
-/* ------------------------------------------------------------------------ */
-
-typedef struct
-{
-  const Sig *sig;
-  guint hist_frames;            /* taps - 1 (fir), 0 (gain) */
-  gdouble *hist;                /* the last hist_frames input frames */
-} Ref;
-
-static void
-ref_init (Ref * r, const Sig * sig)
-{
-  r->sig = sig;
-  r->hist_frames = sig->fir ? sig->n_taps - 1 : 0;
-  r->hist = g_new0 (gdouble, (gsize) r->hist_frames * sig->channels + 1);
-}
-
-static void
-ref_reset (Ref * r)
-{
-  memset (r->hist, 0, sizeof (gdouble) * r->hist_frames * r->sig->channels);
-}
-
-static void
-ref_clear (Ref * r)
-{
-  g_free (r->hist);
-  r->hist = NULL;
-}
-
-/* y and the per-sample sum of |terms| for @frames frames at @in; the
- * history moves on. */
-static void
-ref_process (Ref * r, const guint8 * in, gsize frames, gdouble * y,
-    gdouble * ab)
-{
-  const Sig *s = r->sig;
-  const gsize c = s->channels, hc = (gsize) r->hist_frames * c;
-  const gsize ns = frames * c;
-  gdouble *ext = g_new (gdouble, hc + ns + 1);
-  gsize i, s0;
-
-  memcpy (ext, r->hist, hc * sizeof (gdouble));
-  for (i = 0; i < ns; i++) {
-    if (s->s16) {
-      gint16 v;
-      memcpy (&v, in + 2 * i, 2);
-      ext[hc + i] = v;
-    } else {
-      gfloat v;
-      memcpy (&v, in + 4 * i, 4);
-      ext[hc + i] = v;
-    }
-  }
-
-  if (!s->fir) {
-    const gdouble g = pow (10.0, s->gain_db / 20.0);
-
-    for (i = 0; i < ns; i++) {
-      y[i] = ext[hc + i] * g;
-      ab[i] = fabs (y[i]);
-    }
-  } else {
-    /* blocks of samples, tap by tap: x[n - k] of channel ch is k * c
-     * samples before sample n * c + ch */
-    for (s0 = 0; s0 < ns; s0 += 4096) {
-      const gsize len = MIN (4096, ns - s0);
-      guint k;
-
-      for (i = 0; i < len; i++)
-        y[s0 + i] = ab[s0 + i] = 0.0;
-      for (k = 0; k < s->n_taps; k++) {
-        const gdouble h = s->taps[k];
-        const gdouble *x = ext + hc + s0 - (gsize) k * c;
-
-        for (i = 0; i < len; i++) {
-          const gdouble t = h * x[i];
-          y[s0 + i] += t;
-          ab[s0 + i] += fabs (t);
-        }
-      }
-    }
-  }
-  /* the new history: the last hist_frames frames of history + input */
-  memcpy (r->hist, ext + ns, hc * sizeof (gdouble));
-  g_free (ext);
-}
-
-/* ------------------------------------------------------------------------ */
-/* Comparing                                                                 */
-/* ------------------------------------------------------------------------ */
-
-typedef struct
-{
-  gdouble err2, ref2;
-  guint64 samples;
-  guint64 inexact_s16;          /* S16 samples 1 LSB off (ambiguous rounding) */
-} StreamErr;
-
-static gdouble
-sat_rint (gdouble v)
-{
-  v = rint (v);
-  return CLAMP (v, -32768.0, 32767.0);
-}
-
-/* Fails at the first sample out of bounds. */
-static void
-check_samples (const Sig * s, const guint8 * out, const gdouble * y,
-    const gdouble * ab, gsize frames, guint64 first_frame, StreamErr * se,
-    const gchar * ctx)
-{
-  const gsize ns = frames * s->channels;
-  const gdouble rel = ((s->fir ? s->n_taps : 1) + 8) * 2.4e-7;
-  gsize i;
-
-  for (i = 0; i < ns; i++) {
-    const gdouble bound = rel * ab[i] + 1e-30;
-    gdouble v, d;
-
-    if (s->s16) {
-      gint16 o;
-      gdouble e, frac;
-      gboolean must_be_exact;
-
-      memcpy (&o, out + 2 * i, 2);
-      v = o;
-      e = sat_rint (y[i]);
-      frac = y[i] - floor (y[i]);
-      must_be_exact = y[i] >= 32767.5 + bound || y[i] <= -32768.5 - bound ||
-          fabs (frac - 0.5) > bound + 1e-9;
-      if (fabs (v - e) > 1.0 || (must_be_exact && v != e))
-        fail ("%s: sample %" G_GSIZE_FORMAT " of the buffer (stream frame %"
-            G_GUINT64_FORMAT ", channel %" G_GSIZE_FORMAT "): got %d, the "
-            "reference is %.6f -> %g (%s)", ctx, i, first_frame +
-            i / s->channels, i % s->channels, o, y[i], e, must_be_exact ?
-            "must be exact" : "+-1 allowed");
-      if (v != e)
-        se->inexact_s16++;
-      d = v - y[i];
-    } else {
-      gfloat o;
-
-      memcpy (&o, out + 4 * i, 4);
-      v = o;
-      d = v - y[i];
-      if (!(fabs (d) <= bound))
-        fail ("%s: sample %" G_GSIZE_FORMAT " of the buffer (stream frame %"
-            G_GUINT64_FORMAT ", channel %" G_GSIZE_FORMAT "): got %.9g, the "
-            "reference is %.9g (error %.3g, bound %.3g)", ctx, i,
-            first_frame + i / s->channels, i % s->channels, v, y[i], d, bound);
-    }
-    se->err2 += d * d;
-    se->ref2 += y[i] * y[i];
-  }
-  se->samples += ns;
-}
-
-static void
-check_stream_error (const Sig * s, const StreamErr * se, const gchar * ctx)
-{
-  gdouble r;
-
-  if (s->s16 || se->samples == 0)
-    return;
-  if (se->ref2 == 0.0) {
-    fail_unless (se->err2 == 0.0, "%s: the reference is all zeros, the "
-        "output is not", ctx);
-    return;
-  }
-  r = sqrt (se->err2 / se->ref2);
-  fail_unless (r <= 1e-5, "%s: ||y - ref|| / ||ref|| = %.3g over %"
-      G_GUINT64_FORMAT " samples (> 1e-5)", ctx, r, se->samples);
-}
 
 /* ------------------------------------------------------------------------ */
 /* Leak check (leaks tracer activity checkpoints)                            */
@@ -412,7 +184,7 @@ stream_init (Stream * st, GstHarness * h, const Sig * sig, GRand * rand,
   memset (st, 0, sizeof (*st));
   st->h = h;
   st->sig = sig;
-  ref_init (&st->ref, sig);
+  co_aref_init (&st->ref, sig);
   g_queue_init (&st->pending);
   st->rand = rand;
   st->ctx = g_strdup (ctx);
@@ -423,7 +195,7 @@ static void
 stream_clear (Stream * st)
 {
   g_queue_clear_full (&st->pending, (GDestroyNotify) expected_free);
-  ref_clear (&st->ref);
+  co_aref_clear (&st->ref);
   g_free (st->ctx);
   if (st->outputs)
     g_byte_array_unref (st->outputs);
@@ -433,7 +205,7 @@ stream_clear (Stream * st)
 static void
 stream_ref_reset (Stream * st)
 {
-  ref_reset (&st->ref);
+  co_aref_reset (&st->ref);
   st->ref_frame = 0;
 }
 
@@ -441,8 +213,8 @@ stream_ref_reset (Stream * st)
 static void
 stream_set_sig (Stream * st, const Sig * sig)
 {
-  ref_clear (&st->ref);
-  ref_init (&st->ref, sig);
+  co_aref_clear (&st->ref);
+  co_aref_init (&st->ref, sig);
   st->sig = sig;
   st->ref_frame = 0;
 }
@@ -474,12 +246,12 @@ check_buffer (Stream * st, GstBuffer * out, Expected * x)
       G_GSIZE_FORMAT " frames)", st->ctx, x->offset, x->frames);
 
   fail_unless_equals_uint64 (GST_BUFFER_OFFSET (out), x->offset);
-  fail_unless (gst_buffer_get_size (out) == x->frames * sig_bpf (x->sig),
+  fail_unless (gst_buffer_get_size (out) == x->frames * co_sig_bpf (x->sig),
       "%s: output has %" G_GSIZE_FORMAT " bytes, input had %" G_GSIZE_FORMAT,
-      c, gst_buffer_get_size (out), x->frames * sig_bpf (x->sig));
+      c, gst_buffer_get_size (out), x->frames * co_sig_bpf (x->sig));
   fail_unless (gst_buffer_map (out, &map, GST_MAP_READ));
-  check_samples (x->sig, map.data, x->y, x->ab, x->frames, x->first_frame,
-      &st->se, c);
+  co_aref_check_samples (x->sig, map.data, x->y, x->ab, x->frames,
+      x->first_frame, &st->se, c);
   if (st->keep_outputs)
     g_byte_array_append (st->outputs, map.data, map.size);
   gst_buffer_unmap (out, &map);
@@ -507,7 +279,7 @@ static void
 stream_push (Stream * st, gsize frames, gboolean discont)
 {
   const Sig *s = st->sig;
-  gsize bytes = frames * sig_bpf (s);
+  gsize bytes = frames * co_sig_bpf (s);
   GstBuffer *in = gst_buffer_new_allocate (NULL, bytes, NULL);
   Expected *x = g_new0 (Expected, 1);
   GstMapInfo map;
@@ -523,7 +295,7 @@ stream_push (Stream * st, gsize frames, gboolean discont)
   x->sig = s;
   x->y = g_new (gdouble, frames * s->channels + 1);
   x->ab = g_new (gdouble, frames * s->channels + 1);
-  ref_process (&st->ref, map.data, frames, x->y, x->ab);
+  co_aref_process (&st->ref, map.data, frames, x->y, x->ab);
   gst_buffer_unmap (in, &map);
   st->ref_frame += frames;
 
@@ -592,7 +364,7 @@ run_stream (const Sig * s, const RunCfg * run, GArray * sizes, GRand * rand,
     guint32 seed, GByteArray ** outputs)
 {
   GstHarness *h = make_harness (s, run);
-  gchar *sd = sig_desc (s), *rd = co_test_run_desc (run), *ctx;
+  gchar *sd = co_sig_desc (s), *rd = co_test_run_desc (run), *ctx;
   Stream st;
   guint i;
   GstEvent *ev;
@@ -618,7 +390,7 @@ run_stream (const Sig * s, const RunCfg * run, GArray * sizes, GRand * rand,
     gst_event_unref (ev);
   }
   fail_unless (eos, "%s: no EOS at the end", ctx);
-  check_stream_error (s, &st.se, ctx);
+  co_aref_check_stream_error (s, &st.se, ctx);
   GST_INFO ("%s: %" G_GUINT64_FORMAT " samples, %" G_GUINT64_FORMAT
       " S16 samples 1 LSB off", ctx, st.se.samples, st.se.inexact_s16);
 
@@ -650,20 +422,20 @@ GST_START_TEST (test_reference_self_check)
   Ref r;
   guint i;
 
-  ref_init (&r, &s);
-  ref_process (&r, (const guint8 *) in, 5, y, ab);
+  co_aref_init (&r, &s);
+  co_aref_process (&r, (const guint8 *) in, 5, y, ab);
   for (i = 0; i < 10; i++)
     fail_unless (fabs (y[i] - want[i]) < 1e-12, "sample %u: %g, not %g", i,
         y[i], want[i]);
   fail_unless (fabs (ab[4] - (1.5 + 0.5 + 1.0)) < 1e-12);
 
-  ref_reset (&r);
-  ref_process (&r, (const guint8 *) in, 1, y2, ab2);
-  ref_process (&r, (const guint8 *) (in + 2), 1, y2 + 2, ab2 + 2);
-  ref_process (&r, (const guint8 *) (in + 4), 3, y2 + 4, ab2 + 4);
+  co_aref_reset (&r);
+  co_aref_process (&r, (const guint8 *) in, 1, y2, ab2);
+  co_aref_process (&r, (const guint8 *) (in + 2), 1, y2 + 2, ab2 + 2);
+  co_aref_process (&r, (const guint8 *) (in + 4), 3, y2 + 4, ab2 + 4);
   for (i = 0; i < 10; i++)
     fail_unless (y2[i] == y[i], "split stream differs at sample %u", i);
-  ref_clear (&r);
+  co_aref_clear (&r);
 }
 
 GST_END_TEST;
@@ -691,7 +463,7 @@ GST_START_TEST (test_fir_streams)
   gsize max_frames = MIN (frames / 3 + 1, 1 << 20);
   guint r;
 
-  s.taps = random_taps (rand, nt, s.s16);
+  s.taps = co_sig_random_taps (rand, nt, s.s16);
   for (r = 0; r < CO_TEST_N_RUNS; r++) {
     GArray *sizes;
 
@@ -727,7 +499,7 @@ GST_START_TEST (test_fir_large_buffers)
   GArray *sizes = g_array_new (FALSE, FALSE, sizeof (gsize));
 
   g_array_append_vals (sizes, v, n);
-  s.taps = random_taps (rand, s.n_taps, s.s16);
+  s.taps = co_sig_random_taps (rand, s.n_taps, s.s16);
   run_stream (&s, &co_test_run_cfgs[__i__ == 1 ? 5 : 3], sizes, rand, seed,
       NULL);
   g_array_unref (sizes);
@@ -761,7 +533,7 @@ GST_START_TEST (test_gain)
 
     for (i = 0; i < sz->len; i++) {
       gsize f = g_array_index (sz, gsize, i);
-      gsize b = f * sig_bpf (&s);
+      gsize b = f * co_sig_bpf (&s);
       guint8 *tmp = g_malloc (b);
 
       fill_signal (again, &s, tmp, f);
@@ -810,7 +582,7 @@ GST_START_TEST (test_configs_agree)
     GArray *sizes;
     GByteArray *out = NULL;
 
-    s.taps = random_taps (rand, s.n_taps, s.s16);
+    s.taps = co_sig_random_taps (rand, s.n_taps, s.s16);
     sizes = random_sizes (rand, 60000, 20000, s.n_taps - 1, 40);
     run_stream (&s, &co_test_run_cfgs[r], sizes, rand, seed, &out);
     if (!ref_out) {
@@ -860,7 +632,7 @@ GST_START_TEST (test_discont_resets)
   };
   guint i;
 
-  s.taps = random_taps (rand, s.n_taps, s.s16);
+  s.taps = co_sig_random_taps (rand, s.n_taps, s.s16);
   h = make_harness (&s, run);
   ctx = g_strdup_printf ("[discont, %s 2ch fir taps=64 %s backend=%s "
       "seed=0x%08x]", s.s16 ? "S16LE" : "F32LE", rd, co_test_backend, seed);
@@ -868,7 +640,7 @@ GST_START_TEST (test_discont_resets)
   for (i = 0; i < G_N_ELEMENTS (seq); i++)
     stream_push (&st, seq[i].n, seq[i].d);
   stream_pull_all (&st);
-  check_stream_error (&s, &st.se, ctx);
+  co_aref_check_stream_error (&s, &st.se, ctx);
   stream_clear (&st);
   gst_harness_teardown (h);
   g_free (s.taps);
@@ -895,7 +667,7 @@ GST_START_TEST (test_flush_resets)
   gchar *rd = co_test_run_desc (run), *ctx;
   guint round, i;
 
-  s.taps = random_taps (rand, s.n_taps, s.s16);
+  s.taps = co_sig_random_taps (rand, s.n_taps, s.s16);
   h = make_harness (&s, run);
   ctx = g_strdup_printf ("[flush, F32LE 64ch fir taps=1023 %s backend=%s "
       "seed=0x%08x]", rd, co_test_backend, seed);
@@ -941,7 +713,7 @@ GST_START_TEST (test_flush_resets)
     fail_unless (out == NULL, "%s: an extra buffer, offset %" G_GUINT64_FORMAT,
         ctx, out ? GST_BUFFER_OFFSET (out) : 0);
   }
-  check_stream_error (&s, &st.se, ctx);
+  co_aref_check_stream_error (&s, &st.se, ctx);
   stream_clear (&st);
   gst_harness_teardown (h);
   g_free (s.taps);
@@ -968,7 +740,7 @@ GST_START_TEST (test_eos_in_flight)
   gboolean eos = FALSE;
   guint i, n = 4;
 
-  s.taps = random_taps (rand, s.n_taps, s.s16);
+  s.taps = co_sig_random_taps (rand, s.n_taps, s.s16);
   h = make_harness (&s, run);
   ctx = g_strdup_printf ("[eos in flight, %s 7ch fir taps=1023 %s "
       "backend=%s seed=0x%08x]", s.s16 ? "S16LE" : "F32LE", rd, co_test_backend,
@@ -989,7 +761,7 @@ GST_START_TEST (test_eos_in_flight)
   stream_pull_all (&st);
   fail_unless (gst_harness_try_pull (h) == NULL, "%s: a tail buffer after "
       "the last one", ctx);
-  check_stream_error (&s, &st.se, ctx);
+  co_aref_check_stream_error (&s, &st.se, ctx);
   stream_clear (&st);
   gst_harness_teardown (h);
   g_free (s.taps);
@@ -1017,9 +789,9 @@ GST_START_TEST (test_taps_change)
   gchar *rd = co_test_run_desc (run), *ctx;
   guint i;
 
-  a.taps = random_taps (rand, a.n_taps, FALSE);
-  b.taps = random_taps (rand, b.n_taps, FALSE);
-  c.taps = random_taps (rand, c.n_taps, FALSE);
+  a.taps = co_sig_random_taps (rand, a.n_taps, FALSE);
+  b.taps = co_sig_random_taps (rand, b.n_taps, FALSE);
+  c.taps = co_sig_random_taps (rand, c.n_taps, FALSE);
   h = make_harness (&a, run);
   ctx = g_strdup_printf ("[taps change, F32LE 3ch %s backend=%s "
       "seed=0x%08x]", rd, co_test_backend, seed);
@@ -1118,7 +890,7 @@ GST_START_TEST (test_passthrough)
 
   for (i = 0; i < n; i++) {
     gsize frames = 1 + g_rand_int_range (rand, 0, 5000);
-    GstBuffer *in = gst_buffer_new_allocate (NULL, frames * sig_bpf (&sig),
+    GstBuffer *in = gst_buffer_new_allocate (NULL, frames * co_sig_bpf (&sig),
         NULL), *out;
     GstMapInfo map;
 
@@ -1169,8 +941,8 @@ GST_START_TEST (test_passthrough_switch)
       seed);
 
   if (fir) {
-    a.taps = random_taps (rand, 64, FALSE);
-    c.taps = random_taps (rand, 64, FALSE);
+    a.taps = co_sig_random_taps (rand, 64, FALSE);
+    c.taps = co_sig_random_taps (rand, 64, FALSE);
   }
   h = make_harness (&a, &co_test_run_cfgs[3]);
   stream_init (&st, h, &a, rand, ctx);
@@ -1184,7 +956,7 @@ GST_START_TEST (test_passthrough_switch)
       stream_push (&st, 1 + g_rand_int_range (rand, 0, 3000), FALSE);
   }
   stream_pull_all (&st);
-  check_stream_error (&a, &st.se, ctx);
+  co_aref_check_stream_error (&a, &st.se, ctx);
   stream_clear (&st);
   gst_harness_teardown (h);
   g_free (a.taps);
@@ -1212,7 +984,7 @@ GST_START_TEST (test_qos)
   gchar *ctx = g_strdup_printf ("[QoS, F32LE 2ch fir taps=64, backend=%s "
       "seed=0x%08x]", co_test_backend, seed);
 
-  sig.taps = random_taps (rand, sig.n_taps, FALSE);
+  sig.taps = co_sig_random_taps (rand, sig.n_taps, FALSE);
   h = make_harness (&sig, &co_test_run_cfgs[3]);
   g_object_get (h->element, "qos", &enabled, NULL);
   fail_unless (!enabled, "%s: qos is on by default", ctx);
@@ -1227,7 +999,7 @@ GST_START_TEST (test_qos)
   /* downstream: everything up to this buffer's start is late */
   fail_unless (gst_harness_push_upstream_event (h,
           gst_event_new_qos (GST_QOS_TYPE_UNDERFLOW, 0.5, 0, st.pts)));
-  late = gst_buffer_new_allocate (NULL, 1000 * sig_bpf (&sig), NULL);
+  late = gst_buffer_new_allocate (NULL, 1000 * co_sig_bpf (&sig), NULL);
   gst_buffer_memset (late, 0, 0x3f, gst_buffer_get_size (late));
   GST_BUFFER_PTS (late) = st.pts;
   GST_BUFFER_OFFSET (late) = st.next_offset++;
@@ -1249,7 +1021,7 @@ GST_START_TEST (test_qos)
   check_buffer (&st, out, g_queue_peek_head (&st.pending));
   expected_free (g_queue_pop_head (&st.pending));
   gst_buffer_unref (out);
-  check_stream_error (&sig, &st.se, ctx);
+  co_aref_check_stream_error (&sig, &st.se, ctx);
   stream_clear (&st);
   gst_element_set_bus (h->element, NULL);
   gst_harness_teardown (h);
@@ -1268,7 +1040,7 @@ GST_START_TEST (test_caps_change)
   guint32 seed = co_test_seed ("test_caps_change", __i__);
   GRand *rand = g_rand_new_with_seed (seed);
   const RunCfg *run = &co_test_run_cfgs[__i__ == 0 ? 3 : 6];
-  gdouble *taps = random_taps (rand, 33, TRUE);
+  gdouble *taps = co_sig_random_taps (rand, 33, TRUE);
   Sig sigs[5] = {
     {FALSE, 2, TRUE, 33, taps, 0.0},
     {TRUE, 3, TRUE, 33, taps, 0.0},
@@ -1324,7 +1096,7 @@ GST_START_TEST (test_state_cycle)
       "backend=%s seed=0x%08x]", co_test_backend, seed);
   guint cycle;
 
-  s.taps = random_taps (rand, s.n_taps, FALSE);
+  s.taps = co_sig_random_taps (rand, s.n_taps, FALSE);
   h = make_harness (&s, &co_test_run_cfgs[3]);
   stream_init (&st, h, &s, rand, ctx);
   for (cycle = 0; cycle < 3; cycle++) {
@@ -1405,10 +1177,10 @@ GST_START_TEST (test_malformed_buffer)
   GstBuffer *in;
   GstMessage *msg;
   GstFlowReturn ret;
-  gsize bpf = sig_bpf (&s), bad = 10 * bpf + 1;
+  gsize bpf = co_sig_bpf (&s), bad = 10 * bpf + 1;
   gchar *text, *bs, *fs;
 
-  s.taps = random_taps (rand, s.n_taps, s.s16);
+  s.taps = co_sig_random_taps (rand, s.n_taps, s.s16);
   h = make_harness (&s, &co_test_run_cfgs[3]);
   gst_element_set_bus (h->element, bus);
   stream_init (&st, h, &s, rand, "[malformed]");
@@ -1693,9 +1465,9 @@ GST_START_TEST (test_metas_survive)
   gchar *sd, *rd, *ctx;
   guint i;
 
-  s.taps = random_taps (rand, s.n_taps, s.s16);
+  s.taps = co_sig_random_taps (rand, s.n_taps, s.s16);
   sizes = random_sizes (rand, 40000, 4000, s.n_taps - 1, 40);
-  sd = sig_desc (&s);
+  sd = co_sig_desc (&s);
   rd = co_test_run_desc (run);
   ctx = g_strdup_printf ("[metas, %s %s backend=%s seed=0x%08x]", sd, rd,
       co_test_backend, seed);

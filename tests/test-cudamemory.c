@@ -24,12 +24,12 @@
 #include <gst/app/gstappsink.h>
 
 #include "co-reference.h"
+#include "co-test-cudamem.h"
 #include "co-test-util.h"
 #include "co-test-fault.h"
 
 #define ELEMENT "cudavideofilter"
 #define DEFAULT_SEED 0xc0da15u
-#define CUDA_FEATURE "memory:CUDAMemory"
 
 static const gchar *const cuda_formats[] = {
   "RGBA", "BGRA", "ARGB", "ABGR", "RGBx", "BGRx", "NV12", "I420"
@@ -42,47 +42,6 @@ static const gchar *const system_only_formats[] = {
 /* ------------------------------------------------------------------------ */
 /* Helpers                                                                   */
 /* ------------------------------------------------------------------------ */
-
-static GstCaps *
-caps_printf (const gchar * format, ...)
-G_GNUC_PRINTF (1, 2);
-
-     static GstCaps *caps_printf (const gchar * format, ...)
-{
-  va_list args;
-  gchar *str;
-  GstCaps *caps;
-
-  va_start (args, format);
-  str = g_strdup_vprintf (format, args);
-  va_end (args);
-  caps = gst_caps_from_string (str);
-  fail_unless (caps != NULL, "%s", str);
-  g_free (str);
-  return caps;
-}
-
-static gboolean
-caps_have_cuda (GstCaps * caps)
-{
-  guint i;
-
-  for (i = 0; i < gst_caps_get_size (caps); i++)
-    if (gst_caps_features_contains (gst_caps_get_features (caps, i),
-            CUDA_FEATURE))
-      return TRUE;
-  return FALSE;
-}
-
-/* Whether this machine has a CUDA device at all (backend=auto then may
- * negotiate CUDA memory). */
-static gboolean
-machine_has_gpu (void)
-{
-  int n = 0;
-
-  return cudaGetDeviceCount (&n) == cudaSuccess && n > 0;
-}
 
 /* A frame of @caps (system memory) with random bytes. */
 static GstBuffer *
@@ -100,121 +59,6 @@ random_frame (GstCaps * caps, guint32 seed)
   gst_buffer_unmap (buf, &map);
   g_rand_free (rand);
   return buf;
-}
-
-typedef struct
-{
-  GstMessage *error;            /* the first ERROR, or NULL after EOS */
-  GList *out;                   /* the appsink's samples' buffers, in order */
-  GstStructure *passport;       /* the element's, at the end of the run */
-  GstStructure *stats;          /* its last statistics (the whole run) */
-} RunResult;
-
-static void
-run_result_clear (RunResult * r)
-{
-  gst_clear_message (&r->error);
-  g_list_free_full (r->out, (GDestroyNotify) gst_buffer_unref);
-  r->out = NULL;
-  g_clear_pointer (&r->passport, gst_structure_free);
-  g_clear_pointer (&r->stats, gst_structure_free);
-}
-
-/* Runs @desc (an appsrc named "src", an appsink named "sink" unless
- * @no_sink) with @bufs pushed into the appsrc (taken), to EOS or an error
- * (then stopped).  @late_caps: set on the capsfilter named "cf" once the
- * pipeline is linked (a link checks caps, so CUDA memory forced in the
- * description itself fails to link without a GPU: test_forced_at_link). */
-static void
-run_pipeline (const gchar * desc, const gchar * late_caps, GList * bufs,
-    gboolean no_sink, RunResult * res)
-{
-  GError *err = NULL;
-  GstElement *pipe = gst_parse_launch (desc, &err);
-  GstElement *src, *sink = NULL, *f;
-  GstBus *bus;
-  GstMessage *msg;
-  gboolean got = FALSE;         /* EOS or an error popped */
-  GList *l;
-
-  fail_unless (pipe != NULL && err == NULL, "%s: %s", desc,
-      err ? err->message : "");
-  memset (res, 0, sizeof (*res));
-  if (late_caps) {
-    GstElement *cf = gst_bin_get_by_name (GST_BIN (pipe), "cf");
-
-    gst_util_set_object_arg (G_OBJECT (cf), "caps", late_caps);
-    gst_object_unref (cf);
-  }
-  src = gst_bin_get_by_name (GST_BIN (pipe), "src");
-  if (!no_sink)
-    sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
-  gst_element_set_state (pipe, GST_STATE_PLAYING);
-  for (l = bufs; l; l = l->next)
-    gst_app_src_push_buffer (GST_APP_SRC (src), l->data);
-  g_list_free (bufs);
-  gst_app_src_end_of_stream (GST_APP_SRC (src));
-  bus = gst_element_get_bus (pipe);
-  while (sink && !gst_app_sink_is_eos (GST_APP_SINK (sink))) {
-    GstSample *s = gst_app_sink_try_pull_sample (GST_APP_SINK (sink),
-        GST_SECOND / 10);
-
-    if (s) {
-      res->out = g_list_append (res->out,
-          gst_buffer_ref (gst_sample_get_buffer (s)));
-      gst_sample_unref (s);
-    } else if ((msg = gst_bus_timed_pop_filtered (bus, 0,
-                GST_MESSAGE_ERROR | GST_MESSAGE_EOS))) {
-      if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR)
-        res->error = msg;
-      else
-        gst_message_unref (msg);
-      got = TRUE;
-      break;
-    }
-  }
-  if (!got) {
-    msg = gst_bus_timed_pop_filtered (bus, 30 * GST_SECOND,
-        GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-    fail_unless (msg != NULL, "%s: neither EOS nor an error in 30 s", desc);
-    if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR)
-      res->error = msg;
-    else
-      gst_message_unref (msg);
-  }
-  gst_object_unref (bus);
-  f = gst_bin_get_by_name (GST_BIN (pipe), "f");
-  if (f) {
-    g_object_get (f, "passport", &res->passport, "stats", &res->stats, NULL);
-    gst_object_unref (f);
-  }
-  gst_element_set_state (pipe, GST_STATE_NULL);
-  gst_clear_object (&sink);
-  gst_object_unref (src);
-  gst_object_unref (pipe);
-}
-
-/* The error came from the element named "f", a negotiation error whose
- * message holds @needle. */
-static void
-assert_our_error (RunResult * r, const gchar * desc, const gchar * needle)
-{
-  GError *err = NULL;
-  gchar *text;
-
-  fail_unless (r->error != NULL, "%s: no error", desc);
-  text = co_test_error_text (r->error);
-  fail_unless (g_str_equal (GST_OBJECT_NAME (GST_MESSAGE_SRC (r->error)),
-          "f"), "%s: the error came from %s, not the element: %s", desc,
-      GST_OBJECT_NAME (GST_MESSAGE_SRC (r->error)), text);
-  gst_message_parse_error (r->error, &err, NULL);
-  fail_unless (g_error_matches (err, GST_CORE_ERROR,
-          GST_CORE_ERROR_NEGOTIATION), "%s: not a negotiation error: %s",
-      desc, text);
-  fail_unless (strstr (text, needle) != NULL, "%s: \"%s\" not in: %s", desc,
-      needle, text);
-  g_clear_error (&err);
-  g_free (text);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -243,7 +87,8 @@ GST_START_TEST (test_templates)
     fail_unless_equals_int (gst_value_list_get_size (gst_structure_get_value
             (s, "format")), G_N_ELEMENTS (cuda_formats));
     for (i = 0; i < G_N_ELEMENTS (system_only_formats); i++) {
-      GstCaps *c = caps_printf ("video/x-raw(" CUDA_FEATURE "),format=%s",
+      GstCaps *c =
+          co_test_caps_printf ("video/x-raw(" CUDA_FEATURE "),format=%s",
           system_only_formats[i]);
 
       fail_if (gst_caps_can_intersect (c, caps), "%s in CUDA memory",
@@ -263,7 +108,7 @@ static gboolean
 backend_case (gint i, const gchar ** backend)
 {
   *backend = i == 0 ? "cpu" : "auto";
-  return i == 0 || !machine_has_gpu ();
+  return i == 0 || !co_test_machine_has_gpu ();
 }
 
 /* Caps queries on both pads, alone and between neighbours, show no CUDA
@@ -289,8 +134,8 @@ GST_START_TEST (test_caps_queries_no_cuda)
   for (p = 0; p < 2; p++) {
     pad = gst_element_get_static_pad (e, p ? "src" : "sink");
     caps = gst_pad_query_caps (pad, NULL);
-    fail_if (caps_have_cuda (caps), "%s: %s pad offers %" GST_PTR_FORMAT,
-        desc, p ? "src" : "sink", caps);
+    fail_if (co_test_caps_have_cuda (caps),
+        "%s: %s pad offers %" GST_PTR_FORMAT, desc, p ? "src" : "sink", caps);
     fail_if (gst_caps_is_empty (caps));
     gst_caps_unref (caps);
     filter = gst_caps_from_string ("video/x-raw(" CUDA_FEATURE ")");
@@ -329,7 +174,7 @@ GST_START_TEST (test_pad_combinations)
       "%s\" ! %s name=f backend=%s ! capsfilter name=cf ! appsink name=sink "
       "sync=false", in_cuda ? "(" CUDA_FEATURE ")" : "", caps, ELEMENT,
       backend);
-  c = caps_printf ("video/x-raw,%s", caps);
+  c = co_test_caps_printf ("video/x-raw,%s", caps);
   for (i = 0; i < 3; i++) {
     GstBuffer *b = random_frame (c, i);
 
@@ -337,17 +182,17 @@ GST_START_TEST (test_pad_combinations)
     bufs = g_list_append (bufs, b);
   }
   gst_caps_unref (c);
-  run_pipeline (desc, out_cuda ? "video/x-raw(" CUDA_FEATURE ")" :
+  co_test_run_pipeline (desc, out_cuda ? "video/x-raw(" CUDA_FEATURE ")" :
       "video/x-raw", bufs, FALSE, &r);
   if (!in_cuda && !out_cuda) {
     fail_unless (r.error == NULL, "%s: %" GST_PTR_FORMAT, desc, r.error);
     fail_unless_equals_int (g_list_length (r.out), 3);
   } else if (in_cuda) {
-    assert_our_error (&r, desc, "The input is CUDA memory");
+    co_test_assert_our_error (&r, desc, "The input is CUDA memory");
   } else {
-    assert_our_error (&r, desc, "Downstream takes only CUDA memory");
+    co_test_assert_our_error (&r, desc, "Downstream takes only CUDA memory");
   }
-  run_result_clear (&r);
+  co_test_run_result_clear (&r);
   g_free (desc);
   g_free (caps);
 }
@@ -390,13 +235,13 @@ GST_START_TEST (test_system_only_format)
       "framerate=30/1\" ! %s name=f ! fakesink", system_only_formats[__i__],
       ELEMENT);
   RunResult r;
-  GstCaps *c = caps_printf ("video/x-raw,format=%s,width=16,height=8",
+  GstCaps *c = co_test_caps_printf ("video/x-raw,format=%s,width=16,height=8",
       system_only_formats[__i__]);
 
-  run_pipeline (desc, NULL, g_list_append (NULL, random_frame (c, 1)), TRUE,
-      &r);
+  co_test_run_pipeline (desc, NULL, g_list_append (NULL, random_frame (c, 1)),
+      TRUE, &r);
   fail_unless (r.error != NULL, "%s: no error", desc);
-  run_result_clear (&r);
+  co_test_run_result_clear (&r);
   gst_caps_unref (c);
   g_free (desc);
 }
@@ -404,48 +249,6 @@ GST_START_TEST (test_system_only_format)
 GST_END_TEST;
 
 /* ---- a fake GPU (-Dfault-injection builds) ---------------------------------- */
-
-typedef void (*CoTestSetFake) (gboolean fake);
-
-/* What the test's downstream pad takes, and the caps it was given. */
-typedef struct
-{
-  GstCaps *takes;
-  GstCaps *got;
-} FakeSink;
-
-static gboolean
-fake_sink_query (GstPad * pad, GstObject * parent, GstQuery * query)
-{
-  FakeSink *fs = g_object_get_data (G_OBJECT (pad), "fs");
-
-  if (GST_QUERY_TYPE (query) == GST_QUERY_CAPS) {
-    GstCaps *filter, *res;
-
-    gst_query_parse_caps (query, &filter);
-    res = filter ? gst_caps_intersect_full (filter, fs->takes,
-        GST_CAPS_INTERSECT_FIRST) : gst_caps_ref (fs->takes);
-    gst_query_set_caps_result (query, res);
-    gst_caps_unref (res);
-    return TRUE;
-  }
-  return gst_pad_query_default (pad, parent, query);
-}
-
-static gboolean
-fake_sink_event (GstPad * pad, GstObject * parent, GstEvent * event)
-{
-  FakeSink *fs = g_object_get_data (G_OBJECT (pad), "fs");
-
-  if (GST_EVENT_TYPE (event) == GST_EVENT_CAPS) {
-    GstCaps *caps;
-
-    gst_event_parse_caps (event, &caps);
-    gst_caps_replace (&fs->got, caps);
-  }
-  gst_event_unref (event);
-  return TRUE;
-}
 
 typedef struct
 {
@@ -473,70 +276,32 @@ static const FakeCase fake_cases[] = {
  * memory (the same when downstream takes it, else the other). */
 GST_START_TEST (test_fake_gpu)
 {
-  CoTestSetFake set_fake = co_test_plugin_symbol
-      ("co_test_set_fake_cuda_memory");
   const FakeCase *fc = &fake_cases[__i__];
-  GstElement *e;
-  GstPad *src, *sink, *esink, *esrc;
-  FakeSink fs = { NULL, NULL };
-  GstCaps *caps, *want;
+  GstCaps *offered = NULL, *got = NULL, *want;
 
-  if (!set_fake) {
+  if (!co_test_fake_negotiate (ELEMENT, fc->in, fc->takes, &offered, &got)) {
     g_printerr ("test_fake_gpu: skipped (no -Dfault-injection)\n");
     return;
   }
-  set_fake (TRUE);
-  e = co_test_make_element (ELEMENT);
-  src = gst_pad_new ("src", GST_PAD_SRC);
-  sink = gst_pad_new ("sink", GST_PAD_SINK);
-  fs.takes = gst_caps_from_string (fc->takes);
-  g_object_set_data (G_OBJECT (sink), "fs", &fs);
-  gst_pad_set_query_function (sink, fake_sink_query);
-  gst_pad_set_event_function (sink, fake_sink_event);
-  esink = gst_element_get_static_pad (e, "sink");
-  esrc = gst_element_get_static_pad (e, "src");
-  fail_unless (gst_pad_link (src, esink) == GST_PAD_LINK_OK);
-  fail_unless (gst_pad_link (esrc, sink) == GST_PAD_LINK_OK);
-  gst_pad_set_active (src, TRUE);
-  gst_pad_set_active (sink, TRUE);
-  gst_element_set_state (e, GST_STATE_PLAYING);
-
   /* downstream's RGBA in system memory is offered in both memories */
-  caps = gst_pad_peer_query_caps (src, NULL);
   want = gst_caps_from_string ("video/x-raw(" CUDA_FEATURE "),format=RGBA");
   fail_unless (g_str_equal (fc->takes, "video/x-raw(" CUDA_FEATURE ")") ||
-      gst_caps_can_intersect (caps, want), "%" GST_PTR_FORMAT, caps);
+      gst_caps_can_intersect (offered, want), "%" GST_PTR_FORMAT, offered);
   gst_caps_unref (want);
   want = gst_caps_from_string ("video/x-raw(" CUDA_FEATURE "),format=GRAY8");
-  fail_if (gst_caps_can_intersect (caps, want), "%" GST_PTR_FORMAT, caps);
+  fail_if (gst_caps_can_intersect (offered, want), "%" GST_PTR_FORMAT, offered);
   gst_caps_unref (want);
-  gst_caps_unref (caps);
-
-  gst_pad_push_event (src, gst_event_new_stream_start ("fake"));
-  caps = gst_caps_from_string (fc->in);
-  gst_pad_push_event (src, gst_event_new_caps (caps));
   if (fc->out) {
     want = gst_caps_from_string (fc->out);
-    fail_unless (fs.got && gst_caps_is_equal (fs.got, want), "in %s, "
+    fail_unless (got && gst_caps_is_equal (got, want), "in %s, "
         "downstream %s: output %" GST_PTR_FORMAT ", not %s", fc->in,
-        fc->takes, fs.got, fc->out);
+        fc->takes, got, fc->out);
     gst_caps_unref (want);
   } else {
-    fail_unless (fs.got == NULL, "%" GST_PTR_FORMAT, fs.got);
+    fail_unless (got == NULL, "%" GST_PTR_FORMAT, got);
   }
-  gst_caps_unref (caps);
-
-  gst_element_set_state (e, GST_STATE_NULL);
-  set_fake (FALSE);
-  gst_pad_set_active (src, FALSE);
-  gst_pad_set_active (sink, FALSE);
-  gst_object_unref (esink);
-  gst_object_unref (esrc);
-  gst_object_unref (src);
-  gst_object_unref (sink);
-  gst_object_unref (e);
-  gst_caps_unref (fs.takes);
-  gst_clear_caps (&fs.got);
+  gst_caps_unref (offered);
+  gst_clear_caps (&got);
 }
 
 GST_END_TEST;
@@ -685,22 +450,8 @@ reference_frame (GstVideoInfo * info, GstBuffer * in, const GpuOp * op)
 static void
 check_run_facts (RunResult * r, guint path, const gchar * what)
 {
-  gboolean in_cuda = path == 1 || path == 2, out_cuda = path == 1 || path == 3;
-  guint64 h2d = 1, d2h = 1, frames = 0, dev = 0;
-
-  fail_unless (r->passport && r->stats, "%s: no passport or statistics", what);
-  fail_unless_equals_string (gst_structure_get_string (r->passport,
-          "memory-in"), in_cuda ? "cuda" : "system");
-  fail_unless_equals_string (gst_structure_get_string (r->passport,
-          "memory-out"), out_cuda ? "cuda" : "system");
-  gst_structure_get (r->stats, "bytes-h2d", G_TYPE_UINT64, &h2d, "bytes-d2h",
-      G_TYPE_UINT64, &d2h, "frames", G_TYPE_UINT64, &frames, "frames-device",
-      G_TYPE_UINT64, &dev, NULL);
-  if (in_cuda)
-    fail_unless_equals_uint64 (h2d, 0);
-  if (out_cuda)
-    fail_unless_equals_uint64 (d2h, 0);
-  fail_unless_equals_uint64 (dev, in_cuda ? frames : 0);
+  co_test_check_memory_facts (r, path == 1 || path == 2, path == 1 ||
+      path == 3, what);
 }
 
 /* Every CUDA-memory format x operation, on every memory path, byte-identical
@@ -710,7 +461,8 @@ GST_START_TEST (test_cuda_paths)
 {
   const gchar *fmt = cuda_formats[__i__ % G_N_ELEMENTS (cuda_formats)];
   const GpuOp *op = &gpu_ops[__i__ / G_N_ELEMENTS (cuda_formats)];
-  GstCaps *caps = caps_printf ("video/x-raw,format=%s,width=333,height=201,"
+  GstCaps *caps =
+      co_test_caps_printf ("video/x-raw,format=%s,width=333,height=201,"
       "framerate=30/1", fmt);
   GstBuffer *in[3], *want[3];
   GList *control = NULL;
@@ -739,7 +491,7 @@ GST_START_TEST (test_cuda_paths)
     }
     for (k = 0; k < 3; k++)
       bufs = g_list_append (bufs, gst_buffer_copy (in[k]));
-    run_pipeline (desc, NULL, bufs, FALSE, &r);
+    co_test_run_pipeline (desc, NULL, bufs, FALSE, &r);
     fail_unless (r.error == NULL, "%s: %" GST_PTR_FORMAT, what, r.error);
     fail_unless_equals_int (g_list_length (r.out), 3);
     for (k = 0, l = r.out; l; l = l->next, k++) {
@@ -750,7 +502,7 @@ GST_START_TEST (test_cuda_paths)
     check_run_facts (&r, path, what);
     if (path == 0)
       control = g_steal_pointer (&r.out);
-    run_result_clear (&r);
+    co_test_run_result_clear (&r);
     g_free (desc);
     g_free (what);
   }
@@ -763,30 +515,6 @@ GST_START_TEST (test_cuda_paths)
 }
 
 GST_END_TEST;
-
-/* The GstCudaContext an element uses: what it answers to a CONTEXT query
- * on its sink pad (nvcodec's elements keep a context found through a query
- * without setting it on themselves, so gst_element_get_context() does not
- * show it). */
-static GObject *
-element_cuda_context (GstElement * e)
-{
-  GstQuery *q = gst_query_new_context ("gst.cuda.context");
-  GstContext *c = NULL;
-  const GValue *v;
-  GObject *obj = NULL;
-
-  if (gst_pad_query (e->sinkpads->data, q))
-    gst_query_parse_context (q, &c);
-  if (c) {
-    v = gst_structure_get_value (gst_context_get_structure (c),
-        "gst.cuda.context");
-    if (v && G_VALUE_HOLDS_OBJECT (v))
-      obj = g_value_dup_object (v);
-  }
-  gst_query_unref (q);
-  return obj;
-}
 
 /* One GstCudaContext for the element, cudaupload and cudadownload: the
  * first one made (ours, at NULL to READY, or nvcodec's), which the others
@@ -814,12 +542,12 @@ GST_START_TEST (test_context_shared)
   f = gst_bin_get_by_name (GST_BIN (pipe), "f");
   up = gst_bin_get_by_name (GST_BIN (pipe), "up");
   down = gst_bin_get_by_name (GST_BIN (pipe), "down");
-  cf = element_cuda_context (f);
-  cu = element_cuda_context (up);
+  cf = co_test_element_cuda_context (f);
+  cu = co_test_element_cuda_context (up);
   fail_unless (cf != NULL, "the element has no CUDA context");
   fail_unless (cf == cu, "cudaupload's context %p is not ours %p", cu, cf);
   if (down) {
-    cd = element_cuda_context (down);
+    cd = co_test_element_cuda_context (down);
     fail_unless (cf == cd, "cudadownload's context %p is not ours %p", cd, cf);
   }
   /* and the element answers CONTEXT queries with it */
@@ -845,7 +573,7 @@ GST_START_TEST (test_cuda_odd_size)
 {
   const gchar *fmt = __i__ ? "NV12" : "RGBA";
   GpuOp op = { CO_REF_BOX_BLUR, FALSE, 1.0, 32 };
-  GstCaps *caps = caps_printf ("video/x-raw,format=%s,width=1921,"
+  GstCaps *caps = co_test_caps_printf ("video/x-raw,format=%s,width=1921,"
       "height=1081,framerate=30/1", fmt);
   GstVideoInfo info;
   GstBuffer *in, *want;
@@ -863,13 +591,13 @@ GST_START_TEST (test_cuda_odd_size)
       "operation=box-blur radius=32 streams=3 chunks=7 ! video/x-raw("
       CUDA_FEATURE ") ! cudadownload ! video/x-raw ! appsink name=sink "
       "sync=false", fmt);
-  run_pipeline (desc, NULL, g_list_append (NULL, gst_buffer_ref (in)), FALSE,
-      &r);
+  co_test_run_pipeline (desc, NULL, g_list_append (NULL, gst_buffer_ref (in)),
+      FALSE, &r);
   fail_unless (r.error == NULL, "%s: %" GST_PTR_FORMAT, desc, r.error);
   fail_unless_equals_int (g_list_length (r.out), 1);
   compare_frames (&info, want, r.out->data, desc);
   check_run_facts (&r, 1, desc);
-  run_result_clear (&r);
+  co_test_run_result_clear (&r);
   gst_buffer_unref (in);
   gst_buffer_unref (want);
   gst_caps_unref (caps);

@@ -146,6 +146,67 @@ test_cpu_direct (void)
 
 /* Each allocation and thread start of co_engine_new() in turn fails: no
  * engine, an error that names the point (and the size of an allocation). */
+/* CoFrame.ordered and CoChunk.d2d: a running value kept in "device"
+ * memory passes from frame to frame in submission order although the
+ * frames' chunks 0 run on different streams and several frames are in
+ * flight: chunk 0 copies the running value into its slot (zeros on the
+ * first frame), then its own into the running value, and downloads what
+ * it got. */
+static void
+test_ordered (void)
+{
+  CoEngineConfig cfg = { 0, };
+  CoEngine *e;
+  GError *err = NULL;
+  gfloat running = -1.0f, got[40], value[40];
+  CoFrame *f, *done;
+  guint seq, k;
+
+  cfg.backend = CO_BACKEND_CPU;
+  cfg.device_id = -1;
+  cfg.streams = 3;
+  cfg.chunks = 2;
+  cfg.max_in_flight = 4;
+  cfg.dev_in_size = cfg.dev_out_size = 16;
+  cfg.name = "test-ordered";
+  e = co_engine_new (&cfg, &err);
+  g_assert_no_error (err);
+  for (seq = 0; seq < G_N_ELEMENTS (got); seq++) {
+    value[seq] = seq + 1.0f;
+    got[seq] = -2.0f;
+    if (co_engine_in_flight (e) == co_engine_max_in_flight (e)) {
+      done = co_engine_wait_oldest (e);
+      g_assert_null (done->error);
+      co_engine_release (e, done);
+    }
+    f = co_engine_acquire (e);
+    /* an odd number of chunks moves chunk 0 from stream to stream */
+    f->n_chunks = seq % 2 ? 1 : 2;
+    for (k = 0; k < f->n_chunks; k++) {
+      memset (&f->chunks[k], 0, sizeof (CoChunk));
+      f->chunks[k].kind = CO_KERNEL_NONE;
+    }
+    f->chunks[0].n_d2d = 2;
+    if (seq == 0)
+      plan_copy (&f->chunks[0].d2d[0], NULL, f->dev_in, sizeof (gfloat));
+    else
+      plan_copy (&f->chunks[0].d2d[0], &running, f->dev_in, sizeof (gfloat));
+    plan_copy (&f->chunks[0].d2d[1], &value[seq], &running, sizeof (gfloat));
+    f->chunks[0].n_d2h = 1;
+    plan_copy (&f->chunks[0].d2h[0], f->dev_in, &got[seq], sizeof (gfloat));
+    f->ordered = TRUE;
+    g_assert_true (co_engine_submit (e, f, &err));
+  }
+  while (co_engine_in_flight (e) > 0) {
+    done = co_engine_wait_oldest (e);
+    co_engine_release (e, done);
+  }
+  co_engine_free (e);
+  for (seq = 0; seq < G_N_ELEMENTS (got); seq++)
+    g_assert_cmpfloat (got[seq], ==, seq == 0 ? 0.0f : value[seq - 1]);
+  g_assert_cmpfloat (running, ==, value[G_N_ELEMENTS (got) - 1]);
+}
+
 static void
 test_open_faults (void)
 {
@@ -307,6 +368,7 @@ main (int argc, char **argv)
   g_test_add_func ("/engine/run", test_run);
   g_test_add_func ("/engine/parallel-copy", test_parallel_copy);
   g_test_add_func ("/engine/cpu-direct", test_cpu_direct);
+  g_test_add_func ("/engine/ordered", test_ordered);
 #ifdef CO_FAULT_INJECTION
   g_test_add_func ("/engine/faults/open", test_open_faults);
   g_test_add_func ("/engine/faults/frame", test_frame_faults);
