@@ -83,7 +83,8 @@ asan-check: deps
 	  -Db_sanitize=address,undefined -Db_lundef=false -Dfault-injection=true
 	ninja -C $(ASAN_BUILD)
 	$(ASAN_ENV) meson test -C $(ASAN_BUILD) --print-errorlogs \
-	  --num-processes 1 --timeout-multiplier 4 test-torture test-cudavideofilter
+	  --num-processes 1 --timeout-multiplier 4 test-torture test-cudavideofilter \
+	  test-custom test-cudamemory-audio test-cudaaudiofilter test-engine
 
 format:
 	tools/gst-indent $$(git ls-files '*.c' '*.h')

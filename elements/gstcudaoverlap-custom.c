@@ -166,8 +166,8 @@ set_params (GstCudaOverlapCustom * c, GObject * obj, const GValue * value)
     g_free (why);
     return GST_CUDA_OVERLAP_CUSTOM_UNCHANGED;
   }
-  same = p->len == c->params->len && memcmp (p->data, c->params->data,
-      p->len * sizeof (gdouble)) == 0;
+  same = p->len == c->params->len && (p->len == 0 ||
+      memcmp (p->data, c->params->data, p->len * sizeof (gdouble)) == 0);
   g_array_unref (c->params);
   c->params = p;
   return same ? GST_CUDA_OVERLAP_CUSTOM_UNCHANGED :
@@ -344,7 +344,8 @@ copy_params (GstCudaOverlapCustom * c)
   guint n = MIN (c->params->len, GST_CUDA_OVERLAP_KERNEL_MAX_PARAMS);
 
   memset (c->run.params, 0, sizeof (c->run.params));
-  memcpy (c->run.params, c->params->data, n * sizeof (gdouble));
+  if (n > 0)                    /* an empty GArray may have no data */
+    memcpy (c->run.params, c->params->data, n * sizeof (gdouble));
   c->run.n_params = n;
 }
 
