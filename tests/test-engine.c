@@ -142,10 +142,6 @@ test_cpu_direct (void)
   co_engine_free (e);
 }
 
-#ifdef CO_FAULT_INJECTION
-
-/* Each allocation and thread start of co_engine_new() in turn fails: no
- * engine, an error that names the point (and the size of an allocation). */
 /* CoFrame.ordered and CoChunk.d2d: a running value kept in "device"
  * memory passes from frame to frame in submission order although the
  * frames' chunks 0 run on different streams and several frames are in
@@ -207,6 +203,10 @@ test_ordered (void)
   g_assert_cmpfloat (running, ==, value[G_N_ELEMENTS (got) - 1]);
 }
 
+#ifdef CO_FAULT_INJECTION
+
+/* Each allocation and thread start of co_engine_new() in turn fails: no
+ * engine, an error that names the point (and the size of an allocation). */
 static void
 test_open_faults (void)
 {
