@@ -83,6 +83,7 @@ typedef struct
   /* Event sets outlive their frame by one completion (the timestamp
    * anchor), so there is one more set than slots. */
   guint n_evsets;
+  guint next_evset;             /* the set of the next frame submitted */
   guint *evset;                 /* per slot: the set of its frame */
   cudaEvent_t *events;          /* n_evsets * chunks * CO_EV_PER_CHUNK */
   guint8 *dev_mem;
@@ -691,7 +692,16 @@ co_cuda_submit (CoEngine * e, CoFrame * f, GError ** error)
   gboolean ok;
 
   g_return_val_if_fail (f->n_chunks <= e->cfg.chunks, FALSE);
-  c->evset[f->slot] = f->seqnum % c->n_evsets;
+  /* Sets in submission order, not by seqnum: a frame acquired and then
+   * cancelled (a flush) takes a seqnum but no set, and by seqnum a frame
+   * in flight could take the set of the anchor (the last waited frame's
+   * BEGIN) before the frame after the anchor was read:
+   * cudaEventElapsedTime then failed with cudaErrorNotReady (H200, the
+   * torture's caps changes with seeks, max-in-flight=2).  In submission
+   * order the anchor's set comes round again only after n_slots + 1
+   * submissions, when the frame after it has been waited for. */
+  c->evset[f->slot] = c->next_evset;
+  c->next_evset = (c->next_evset + 1) % c->n_evsets;
   nvtxRangePushA ("co submit");
   ok = co_cuda_enter (c, error);
   if (ok) {
