@@ -185,6 +185,16 @@ co_custom_cuda_find_kernel (CoCustomCuda * k, gint device, GError ** error)
   return TRUE;
 }
 
+/* Where a launch failed, for the messages: "chunk 2" (audio), "chunk 2,
+ * plane 0" (video). */
+static gchar *
+co_custom_where (gboolean audio, guint chunk, gint plane)
+{
+  if (audio)
+    return g_strdup_printf ("chunk %u", chunk);
+  return g_strdup_printf ("chunk %u, plane %d", chunk, plane);
+}
+
 /* kernel-launcher on the CUDA backend: its video (or audio) function. */
 static CoCustomCuda *
 co_custom_cuda_use_launcher (const CoCustomSpec * spec, GError ** error)
@@ -332,14 +342,12 @@ co_custom_cuda_launch (CoCustomCuda * k, const CoChunk * ch, guint chunk,
   if (l.err == cudaSuccess)
     return TRUE;
   if (k->launcher && l.ret != 0) {
-    if (k->audio)
-      g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_KERNEL,
-          "operation=custom: the kernel-launcher's %s function returned %d "
-          "(chunk %u)", k->name, l.ret, chunk);
-    else
-      g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_KERNEL,
-          "operation=custom: the kernel-launcher's %s function returned %d "
-          "(chunk %u, plane %d)", k->name, l.ret, chunk, l.plane);
+    gchar *where = co_custom_where (k->audio, chunk, l.plane);
+
+    g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_KERNEL,
+        "operation=custom: the kernel-launcher's %s function returned %d "
+        "(%s)", k->name, l.ret, where);
+    g_free (where);
     return FALSE;
   }
   if (k->launcher) {
@@ -477,10 +485,7 @@ co_custom_cpu_run (const CoCustomCpu * k, const CoChunk * ch, guint chunk,
   }
   if (ret == 0)
     return NULL;
-  if (k->audio)
-    where = g_strdup_printf ("chunk %u", chunk);
-  else
-    where = g_strdup_printf ("chunk %u, plane %d", chunk, c.plane);
+  where = co_custom_where (k->audio, chunk, c.plane);
   if (k->launcher)
     msg = g_strdup_printf ("operation=custom: the kernel-launcher's %s "
         "function returned %d (%s)", k->symbol, ret, where);

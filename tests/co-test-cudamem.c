@@ -49,6 +49,48 @@ co_test_machine_has_gpu (void)
   return cudaGetDeviceCount (&n) == cudaSuccess && n > 0;
 }
 
+gboolean
+co_test_no_gpu_backend (gint i, const gchar ** backend)
+{
+  *backend = i == 0 ? "cpu" : "auto";
+  return i == 0 || !co_test_machine_has_gpu ();
+}
+
+void
+co_test_check_caps_no_cuda (const gchar * src, const gchar * element,
+    const gchar * backend, const gchar * media)
+{
+  gchar *desc = g_strdup_printf ("%s ! %s name=f backend=%s ! fakesink", src,
+      element, backend);
+  GstElement *pipe = gst_parse_launch (desc, NULL), *e;
+  GstCaps *caps, *filter;
+  GstPad *pad;
+  gint p;
+
+  fail_unless (pipe != NULL);
+  e = gst_bin_get_by_name (GST_BIN (pipe), "f");
+  fail_unless (gst_element_set_state (pipe, GST_STATE_READY) !=
+      GST_STATE_CHANGE_FAILURE);
+  for (p = 0; p < 2; p++) {
+    pad = gst_element_get_static_pad (e, p ? "src" : "sink");
+    caps = gst_pad_query_caps (pad, NULL);
+    fail_if (co_test_caps_have_cuda (caps),
+        "%s: %s pad offers %" GST_PTR_FORMAT, desc, p ? "src" : "sink", caps);
+    fail_if (gst_caps_is_empty (caps));
+    gst_caps_unref (caps);
+    filter = co_test_caps_printf ("%s(" CUDA_FEATURE ")", media);
+    caps = gst_pad_query_caps (pad, filter);
+    fail_unless (gst_caps_is_empty (caps), "%" GST_PTR_FORMAT, caps);
+    gst_caps_unref (caps);
+    gst_caps_unref (filter);
+    gst_object_unref (pad);
+  }
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (e);
+  gst_object_unref (pipe);
+  g_free (desc);
+}
+
 void
 co_test_run_result_clear (RunResult * r)
 {

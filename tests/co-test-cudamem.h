@@ -21,6 +21,14 @@ G_GNUC_PRINTF (1, 2);
 /* Whether this machine has a CUDA device at all (backend=auto then may
  * negotiate CUDA memory). */
      gboolean co_test_machine_has_gpu (void);
+/* The backends under test without a GPU for CUDA memory, case @i: cpu
+ * always (0), auto (1) where the machine has no device; FALSE: skip. */
+     gboolean co_test_no_gpu_backend (gint i, const gchar ** backend);
+/* "@src ! @element name=f backend=@backend ! fakesink" at READY: caps
+ * queries on both of f's pads show no CUDA memory, and a filter of
+ * @media in CUDA memory only finds nothing. */
+     void co_test_check_caps_no_cuda (const gchar * src,
+    const gchar * element, const gchar * backend, const gchar * media);
 
      typedef struct
      {

@@ -113,53 +113,15 @@ GST_START_TEST (test_templates)
 
 GST_END_TEST;
 
-/* The backends under test without a GPU for CUDA memory: cpu always, auto
- * where the machine has no device. */
-static gboolean
-backend_case (gint i, const gchar ** backend)
-{
-  *backend = i == 0 ? "cpu" : "auto";
-  return i == 0 || !co_test_machine_has_gpu ();
-}
-
 /* Caps queries on both pads show no CUDA memory, and a filter of CUDA
  * memory only finds nothing. */
 GST_START_TEST (test_caps_queries_no_cuda)
 {
   const gchar *backend;
-  GstElement *pipe, *e;
-  GstCaps *caps, *filter;
-  GstPad *pad;
-  gchar *desc;
-  gint p;
 
-  if (!backend_case (__i__, &backend))
-    return;
-  desc = g_strdup_printf ("audiotestsrc ! %s name=f backend=%s ! fakesink",
-      ELEMENT, backend);
-  pipe = gst_parse_launch (desc, NULL);
-  fail_unless (pipe != NULL);
-  e = gst_bin_get_by_name (GST_BIN (pipe), "f");
-  fail_unless (gst_element_set_state (pipe, GST_STATE_READY) !=
-      GST_STATE_CHANGE_FAILURE);
-  for (p = 0; p < 2; p++) {
-    pad = gst_element_get_static_pad (e, p ? "src" : "sink");
-    caps = gst_pad_query_caps (pad, NULL);
-    fail_if (co_test_caps_have_cuda (caps), "%s: %s pad offers %"
-        GST_PTR_FORMAT, desc, p ? "src" : "sink", caps);
-    fail_if (gst_caps_is_empty (caps));
-    gst_caps_unref (caps);
-    filter = gst_caps_from_string ("audio/x-raw(" CUDA_FEATURE ")");
-    caps = gst_pad_query_caps (pad, filter);
-    fail_unless (gst_caps_is_empty (caps), "%" GST_PTR_FORMAT, caps);
-    gst_caps_unref (caps);
-    gst_caps_unref (filter);
-    gst_object_unref (pad);
-  }
-  gst_element_set_state (pipe, GST_STATE_NULL);
-  gst_object_unref (e);
-  gst_object_unref (pipe);
-  g_free (desc);
+  if (co_test_no_gpu_backend (__i__, &backend))
+    co_test_check_caps_no_cuda ("audiotestsrc", ELEMENT, backend,
+        "audio/x-raw");
 }
 
 GST_END_TEST;
@@ -179,7 +141,7 @@ GST_START_TEST (test_pad_combinations)
   RunResult r;
   gint i;
 
-  if (!backend_case (__i__ >> 3, &backend))
+  if (!co_test_no_gpu_backend (__i__ >> 3, &backend))
     return;
   fields = caps_fields (fmt);
   desc = g_strdup_printf ("appsrc name=src format=time caps=\"audio/x-raw%s,"
@@ -222,7 +184,7 @@ GST_START_TEST (test_forced_at_link)
   GError *err = NULL;
   GstElement *pipe;
 
-  if (!backend_case (__i__ >> 1, &backend))
+  if (!co_test_no_gpu_backend (__i__ >> 1, &backend))
     return;
   desc = g_strdup_printf (__i__ & 1 ?
       "audiotestsrc ! %s name=f backend=%s ! audio/x-raw(" CUDA_FEATURE
