@@ -88,11 +88,13 @@ gst_cuda_overlap_custom_install (GObjectClass * klass, guint first,
   g_object_class_install_property (klass, first + K_PARAMS,
       gst_param_spec_array (names[K_PARAMS], "Kernel parameters",
           "operation=custom: up to 64 numbers passed to the kernel by value "
-          "(the launch struct's params), e.g. \"<1.0, 0.5, 2>\"; a change "
-          "takes effect after the frames in flight, without a rebuild",
-          g_param_spec_double ("param", "Parameter", "One kernel parameter",
-              -G_MAXDOUBLE, G_MAXDOUBLE, 0.0,
-              G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS), rw));
+          "as doubles (the launch struct's params), e.g. \"<1.0, 0.5, 2>\"; "
+          "integers are taken as doubles, anything else is refused with a "
+          "warning; reads back as doubles; a change takes effect after the "
+          "frames in flight, without a rebuild",
+          /* no element spec: it would refuse integers (Python's
+           * Gst.ValueArray([2, 100])); set_params converts each value */
+          NULL, rw));
   g_object_class_install_property (klass, first + K_FORMATS,
       string_pspec (K_FORMATS, "Kernel formats", audio ?
           "operation=custom: the sample formats the kernel takes, e.g. "

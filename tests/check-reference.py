@@ -87,6 +87,9 @@ TYPE_LINES = [
     (r"Pointer\.( Write only)?", lambda m: "`gpointer`"),
     (r"Default: (\".*\")\nGstValueArray of GValues of type \"(\S+)\"",
      lambda m: f"`GstValueArray` of `{m[2]}`; default: `{m[1]}`"),
+    # no element spec: values of any type
+    (r"Default: (\".*\")\nGstValueArray of GValues$",
+     lambda m: f"`GstValueArray` of `GValue`; default: `{m[1]}`"),
 ]
 
 

@@ -77,21 +77,32 @@ set_example (GstElement * e, const gchar * k, guint halo)
   g_free (sym);
 }
 
+/* kernel-params = @p, as values of @type (a number type or a string,
+ * each value converted with g_value_transform) */
 static void
-set_params (GstElement * e, const gdouble * p, guint n)
+set_params_as (GstElement * e, GType type, const gdouble * p, guint n)
 {
-  GValue arr = G_VALUE_INIT, v = G_VALUE_INIT;
+  GValue arr = G_VALUE_INIT, v = G_VALUE_INIT, d = G_VALUE_INIT;
   guint i;
 
   gst_value_array_init (&arr, n);
-  g_value_init (&v, G_TYPE_DOUBLE);
+  g_value_init (&d, G_TYPE_DOUBLE);
   for (i = 0; i < n; i++) {
-    g_value_set_double (&v, p[i]);
-    gst_value_array_append_value (&arr, &v);
+    g_value_init (&v, type);
+    g_value_set_double (&d, p[i]);
+    fail_unless (g_value_transform (&d, &v));
+    gst_value_array_append_and_take_value (&arr, &v);
+    memset (&v, 0, sizeof (v));
   }
   g_object_set_property (G_OBJECT (e), "kernel-params", &arr);
-  g_value_unset (&v);
+  g_value_unset (&d);
   g_value_unset (&arr);
+}
+
+static void
+set_params (GstElement * e, const gdouble * p, guint n)
+{
+  set_params_as (e, G_TYPE_DOUBLE, p, n);
 }
 
 static void
@@ -1011,6 +1022,61 @@ GST_START_TEST (test_errors_cpu)
 
 GST_END_TEST;
 
+/* kernel-params: doubles back whatever numbers were set (integers as
+ * Python's Gst.ValueArray([2, 100]) makes them, unsigned 64-bit ones,
+ * gst-launch's "<2, 100, 0.5>"); a value that is no number, or too many,
+ * is refused with a warning and the old values stay. */
+static void
+expect_params (GstElement * e, const gdouble * want, guint n)
+{
+  GValue got = G_VALUE_INIT;
+  guint i;
+
+  g_value_init (&got, GST_TYPE_ARRAY);
+  g_object_get_property (G_OBJECT (e), "kernel-params", &got);
+  fail_unless_equals_int (gst_value_array_get_size (&got), n);
+  for (i = 0; i < n; i++) {
+    const GValue *v = gst_value_array_get_value (&got, i);
+
+    fail_unless (G_VALUE_HOLDS_DOUBLE (v));
+    fail_unless_equals_float (g_value_get_double (v), want[i]);
+  }
+  g_value_unset (&got);
+}
+
+GST_START_TEST (test_params_types)
+{
+  GstElement *e = gst_element_factory_make ("cudavideofilter", NULL);
+  const gdouble ints[] = { 2, -100, 7 };
+  const gdouble big[] = { 4000000000.0, 7 };
+  const gdouble mixed[] = { 2, 100, 0.5 };
+  gdouble many[65];
+  guint i;
+
+  fail_unless (e != NULL);
+  /* a value array holds values of one type */
+  set_params_as (e, G_TYPE_INT, ints, 3);
+  expect_params (e, ints, 3);
+  set_params_as (e, G_TYPE_UINT64, big, 2);
+  expect_params (e, big, 2);
+
+  gst_util_set_object_arg (G_OBJECT (e), "kernel-params", "<2, 100, 0.5>");
+  expect_params (e, mixed, 3);
+
+  /* no number ("2" as a string): refused, the values stay */
+  ASSERT_WARNING (set_params_as (e, G_TYPE_STRING, ints, 1));
+  expect_params (e, mixed, 3);
+
+  /* 65 values: refused */
+  for (i = 0; i < G_N_ELEMENTS (many); i++)
+    many[i] = i;
+  ASSERT_WARNING (set_params (e, many, G_N_ELEMENTS (many)));
+  expect_params (e, mixed, 3);
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
 /* The CUDA backend: a missing file, a file that is no module, a missing
  * kernel, a cubin for another GPU. */
 GST_START_TEST (test_errors_cuda)
@@ -1113,6 +1179,7 @@ custom_suite (void)
   tcase_add_loop_test (tc, test_abi_video, 0, 2 * G_N_ELEMENTS (abi_formats));
   tcase_add_test (tc, test_kernel_formats);
   tcase_add_test (tc, test_halo_overreach);
+  tcase_add_test (tc, test_params_types);
 
   tc = co_test_new_tcase (s, "audio", leaks_teardown);
   tcase_add_loop_test (tc, test_biquad, 0, 6);

@@ -318,10 +318,13 @@ put_type (FILE * out, GParamSpec * p, const GValue * v)
   GType t = G_PARAM_SPEC_VALUE_TYPE (p);
   gchar *text = value_text (v);
 
-  if (GST_IS_PARAM_SPEC_ARRAY_LIST (p))
-    fprintf (out, "- type: `GstValueArray` of `%s`",
-        g_type_name (GST_PARAM_SPEC_ARRAY_LIST (p)->element_spec->value_type));
-  else if (G_TYPE_IS_ENUM (t) || G_TYPE_IS_FLAGS (t))
+  if (GST_IS_PARAM_SPEC_ARRAY_LIST (p)) {
+    GParamSpec *e = GST_PARAM_SPEC_ARRAY_LIST (p)->element_spec;
+
+    /* no element spec: values of any type (the blurb says which) */
+    fprintf (out, "- type: `GstValueArray` of `%s`", e ?
+        g_type_name (e->value_type) : "GValue");
+  } else if (G_TYPE_IS_ENUM (t) || G_TYPE_IS_FLAGS (t))
     fprintf (out, "- type: %s `%s`", G_TYPE_IS_ENUM (t) ? "enum" : "flags",
         g_type_name (t));
   else if (G_TYPE_IS_BOXED (t) || G_TYPE_IS_OBJECT (t))
