@@ -84,6 +84,71 @@ bench_run_concurrent (const BenchRunSpec * sp, guint n, const gchar * mode,
   return ok;
 }
 
+typedef struct
+{
+  BenchRaw *raw;
+  BenchRow row;
+  guint streams, warmup;
+} RawClient;
+
+static void
+raw_client_start (gpointer data)
+{
+  bench_barrier_wait (data);
+}
+
+static gpointer
+raw_client_main (gpointer data)
+{
+  RawClient *c = data;
+
+  bench_raw_throughput (c->raw, c->streams, 1, FALSE, c->warmup,
+      c->row.frames, &c->row);
+  return NULL;
+}
+
+/* See bench-gst.h. */
+gboolean
+bench_run_raw_clients (const BenchCustom * custom, guint n, guint streams,
+    guint warmup, guint frames, GArray * rows)
+{
+  RawClient *c = g_new0 (RawClient, n);
+  GThread **threads = g_new0 (GThread *, n);
+  BenchBarrier start;
+  gchar mode[32];
+  gboolean ok;
+  guint i;
+
+  g_snprintf (mode, sizeof (mode), "%u clients", n);
+  bench_barrier_init (&start, n);
+  for (i = 0; i < n; i++) {
+    gchar name[24];
+
+    c[i].raw = bench_raw_new_shared (&bench_gst.fr, custom, 0, n);
+    bench_raw_set_start (c[i].raw, raw_client_start, &start);
+    c[i].streams = streams;
+    c[i].warmup = warmup;
+    g_snprintf (name, sizeof (name), "raw client %u/%u", i + 1, n);
+    bench_row_init (&c[i].row, name, mode, "pinned", streams, 1);
+    c[i].row.frames = frames;
+  }
+  for (i = 0; i < n; i++)
+    threads[i] = g_thread_new ("bench-raw-client", raw_client_main, &c[i]);
+  for (i = 0; i < n; i++) {
+    g_thread_join (threads[i]);
+    /* the process's CPU time is shared (and the loops' waits spin) */
+    c[i].row.cpu_ms = NAN;
+    g_array_append_val (rows, c[i].row);
+  }
+  ok = bench_aggregate (rows, n, "raw-clients", "client");
+  for (i = 0; i < n; i++)
+    bench_raw_free (c[i].raw);
+  bench_barrier_clear (&start);
+  g_free (threads);
+  g_free (c);
+  return ok;
+}
+
 /* See bench-gst.h.  cpu ms/frame: the rows' CPU time over all their
  * frames (NAN when a row has none: the pipelines of one process). */
 gboolean

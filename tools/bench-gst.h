@@ -135,6 +135,12 @@ gboolean bench_cuda_gst_context (gchar ** why);
 /* @caps with memory:CUDAMemory. */
 GstCaps *bench_caps_cuda (GstCaps * caps);
 
+/* @n raw loops (bench-raw.c) at once, each on its own thread with its own
+ * @streams streams (1 chunk) and 1/@n of the output memory, started
+ * together after their warm-up: a row per loop and the aggregate
+ * ("raw-clients"), the ceiling of @n independent clients of the device. */
+gboolean bench_run_raw_clients (const BenchCustom * custom, guint n,
+    guint streams, guint warmup, guint frames, GArray * rows);
 /* bench-extra.c: @n copies of @sp at once (--pipelines): a row per
  * pipeline and the aggregate appended to @rows (of BenchRow); FALSE if any
  * failed. */

@@ -69,6 +69,9 @@ struct _BenchRaw
   guint64 batch_first;          /* frames not handed over yet */
   guint batch_n;
   BenchRow *row;
+  /* bench_raw_set_start: called once the warm-up frames are done */
+  void (*start) (gpointer);
+  gpointer start_data;
 };
 
 static void
@@ -206,6 +209,13 @@ dev_in_size (const BenchFrames * f, const BenchCustom * c)
 BenchRaw *
 bench_raw_new (const BenchFrames * f, const BenchCustom * custom, gint device)
 {
+  return bench_raw_new_shared (f, custom, device, 1);
+}
+
+BenchRaw *
+bench_raw_new_shared (const BenchFrames * f, const BenchCustom * custom,
+    gint device, guint clients)
+{
   BenchRaw *r = g_new0 (BenchRaw, 1);
   gsize size = f->lay.size;
   guint i, s;
@@ -217,7 +227,7 @@ bench_raw_new (const BenchFrames * f, const BenchCustom * custom, gint device)
     CK (cudaHostAlloc ((void **) &r->pin_in[i], size, cudaHostAllocDefault));
     memcpy (r->pin_in[i], f->ring[i], size);
   }
-  r->n_out = CLAMP (RAW_OUT_BYTES / size, 16, RAW_MAX_OUT);
+  r->n_out = CLAMP (RAW_OUT_BYTES / MAX (clients, 1) / size, 16, RAW_MAX_OUT);
   r->batch = CLAMP ((r->n_out - RAW_SLOTS) / 2, 1, RAW_BATCH);
   for (i = 0; i < r->n_out; i++) {
     CK (cudaHostAlloc ((void **) &r->pin_out[i], size, cudaHostAllocDefault));
@@ -240,6 +250,13 @@ bench_raw_new (const BenchFrames * f, const BenchCustom * custom, gint device)
   g_cond_init (&r->cond);
   r->checker = bench_checker_new (BENCH_CHECK_THREADS, check_frames, r);
   return r;
+}
+
+void
+bench_raw_set_start (BenchRaw * r, void (*start) (gpointer), gpointer data)
+{
+  r->start = start;
+  r->start_data = data;
 }
 
 void
@@ -516,6 +533,8 @@ bench_raw_throughput (BenchRaw * r, guint streams, guint chunks,
     if (f == warmup) {
       for (s = 0; s < streams; s++)
         CK (cudaStreamSynchronize (r->streams[s]));
+      if (r->start)
+        r->start (r->start_data);
       t0 = bench_now_ns ();
       c0 = cpu_ns (r);
     }
@@ -544,6 +563,8 @@ bench_raw_throughput (BenchRaw * r, guint streams, guint chunks,
   row->fps = frames * 1e9 / (gdouble) (t1 - t0);
   row->gbps = row->fps * 2.0 * r->f->lay.size / 1e9;
   row->cpu_ms = (c1 - c0) / 1e6 / frames;
+  row->t0_ns = t0;
+  row->t1_ns = t1;
   finish_row (row);
 }
 

@@ -175,6 +175,14 @@ G_GNUC_PRINTF (1, 2);
  * does not load. */
      BenchRaw *bench_raw_new (const BenchFrames * f,
     const BenchCustom * custom, gint device);
+/* The same for one of @clients loops run at once (--pipelines): each
+ * keeps 1/@clients of the output ring's memory budget. */
+     BenchRaw *bench_raw_new_shared (const BenchFrames * f,
+    const BenchCustom * custom, gint device, guint clients);
+/* @start (@data) runs on the loop's thread after its warm-up frames and
+ * before its timed ones (a barrier of concurrent loops). */
+     void bench_raw_set_start (BenchRaw * r, void (*start) (gpointer),
+    gpointer data);
      void bench_raw_free (BenchRaw * r);
      void bench_raw_throughput (BenchRaw * r, guint streams, guint chunks,
     gboolean serial, guint warmup, guint frames, BenchRow * row);

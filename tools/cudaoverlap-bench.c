@@ -43,7 +43,12 @@
  *               the chosen values and the reason are in the log
  *  pipelines    with --pipelines N: N pipelines of the overlap (or, with
  *               --defaults, the defaults) row at once in this process, a
- *               row each and the aggregate (bench-extra.c)
+ *               row each and the aggregate (bench-extra.c), after a
+ *               warm-up of the N at once (their pools grown, as in a long
+ *               run); and, beside
+ *               the raw rows, N raw loops at once ("raw-clients", each on
+ *               its own thread and streams, 1 and 2 streams each): the
+ *               ceiling of N independent clients of the device
  *  processes    with --processes N: the same N pipelines, each in a child
  *               process of its own (the bench re-executed with the row's
  *               options and --child-of-processes K, never forked alone: a
@@ -131,6 +136,7 @@ static gchar *opt_props, *opt_input, *opt_memory;
 static gboolean opt_sweep, opt_defaults, opt_first_frame, opt_context_ms;
 static gdouble opt_live;
 static gint opt_pipelines, opt_processes, opt_child;
+static gboolean opt_warm_one;
 
 /* state */
 static gboolean have_cuda;
@@ -582,6 +588,16 @@ raw_rows (void)
     g_strlcpy (best.name, "raw-best", sizeof (best.name));
     g_array_append_val (rows, best);
   }
+  /* --pipelines N: the same loop as N independent clients of the device,
+   * with 1 and with 2 streams each (what the element's engines are) */
+  for (i = 1; opt_pipelines > 1 && i <= 2; i++) {
+    bench_raw_free (raw);
+    raw = NULL;
+    bench_gst.failed |= !bench_run_raw_clients (custom, opt_pipelines, i,
+        opt_warmup, opt_frames, rows);
+  }
+  if (!raw)
+    raw = bench_raw_new (&bench_gst.fr, custom, 0);
   for (i = 0; i < G_N_ELEMENTS (lat_chunks); i++) {
     bench_row_init (&row, "raw-latency", "one-frame", "pinned", 4,
         lat_chunks[i]);
@@ -678,9 +694,21 @@ extra_rows (void)
     if (!opt_defaults && !k_overlap)
       continue;
     if (opt_pipelines >= 1) {
+      GArray *scratch = g_array_new (FALSE, TRUE, sizeof (BenchRow));
+
+      /* the warm-up: the N pipelines at once, so that their pools have
+       * grown (page-locked blocks in the process's keep, taken again by
+       * the timed pipelines) as after the first seconds of a long run; a
+       * single warm-up pipeline left seven of the eight page-locking their
+       * output buffers during the timed frames */
       warm = sp;
       warm.frames = MAX (opt_warmup, 1);
-      bench_run_pipeline (&warm, NULL, NULL);
+      extra_mode (mode, sizeof (mode), opt_pipelines, " warm-up");
+      if (opt_warm_one)
+        bench_run_pipeline (&warm, NULL, NULL);
+      else
+        bench_run_concurrent (&warm, opt_pipelines, mode, scratch);
+      g_array_unref (scratch);
       extra_mode (mode, sizeof (mode), opt_pipelines, "");
       bench_gst.failed |= !bench_run_concurrent (&sp, opt_pipelines, mode,
           rows);
@@ -1178,6 +1206,10 @@ main (int argc, char **argv)
     {"pipelines", 0, 0, G_OPTION_ARG_INT, &opt_pipelines,
         "Also run N pipelines at once in this process (the defaults row "
           "with --defaults, else the overlap row), per input", "N"},
+    {"warm-up-one", 0, 0, G_OPTION_ARG_NONE, &opt_warm_one,
+        "--pipelines: warm up with one pipeline, not the N at once (the "
+          "control: the timed pipelines' pools then grow during the timed "
+          "frames)", NULL},
     {"processes", 0, 0, G_OPTION_ARG_INT, &opt_processes,
         "Also run N pipelines at once (1..64), each in a child process of "
           "its own, started together once all are primed (the defaults row "

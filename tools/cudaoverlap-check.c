@@ -858,6 +858,46 @@ print_run_line (const RunResult * r)
           "frames-pageable"));
 }
 
+/* The events' excess over CUPTI per operation of each kind: (element -
+ * CUPTI) / CUPTI's records of that kind.  An event interval holds the
+ * device's scheduling of the operation after the event before it, a
+ * roughly constant time per operation, so the relative difference grows as
+ * operations shrink; this says how large it is (not judged). */
+static void
+print_excess_per_op (const RunResult * r)
+{
+  const CoStatsSummary *c = &r->cupti;
+  const GstStructure *s = r->whole;
+  guint64 n_h2d = 0, n_d2h = 0, n_k;
+  guint i;
+
+  if (!r->detail.copies || !r->detail.kernels)
+    return;
+  for (i = 0; i < r->detail.copies->len; i++) {
+    const BenchCuptiCopy *k = &g_array_index (r->detail.copies,
+        BenchCuptiCopy, i);
+
+    n_h2d += k->copy_kind == bench_cupti_copy_kind_htod ();
+    n_d2h += k->copy_kind == bench_cupti_copy_kind_dtoh ();
+  }
+  n_k = r->detail.kernels->len;
+  printf ("Events' excess over CUPTI per operation (element - CUPTI, over "
+      "CUPTI's records of the kind; not judged):");
+  if (n_h2d)
+    printf (" H2D %+.1f us (%" G_GUINT64_FORMAT " records)",
+        ((gdouble) bench_stat_u64 (s, "h2d-ns") - c->h2d_ns) / n_h2d / 1e3,
+        n_h2d);
+  if (n_k)
+    printf (", kernel %+.1f us (%" G_GUINT64_FORMAT " records)",
+        ((gdouble) bench_stat_u64 (s, "kernel-ns") - c->kernel_ns) / n_k /
+        1e3, n_k);
+  if (n_d2h)
+    printf (", D2H %+.1f us (%" G_GUINT64_FORMAT " records)",
+        ((gdouble) bench_stat_u64 (s, "d2h-ns") - c->d2h_ns) / n_d2h / 1e3,
+        n_d2h);
+  printf ("\n");
+}
+
 /* Element (events) beside CUPTI; the busy times and the efficiency must
  * agree within CUPTI_TOL.  Returns the verdict (V_PASS / V_FAIL / V_NA)
  * and the largest relative difference in *worst. */
@@ -982,6 +1022,7 @@ print_cupti_table (const RunResult * r, gchar * worst, gsize worst_size)
     g_strlcpy (worst, "CUPTI recorded nothing", worst_size);
     return V_FAIL;
   }
+  print_excess_per_op (r);
   if (worst_rel < 0)
     g_strlcpy (worst, "no comparable field", worst_size);
   return fail ? V_FAIL : V_PASS;

@@ -51,6 +51,14 @@ step pipelines-1080p 120 --width 1920 --height 1080 --frames "$(n 1000)" \
   --only raw,overlap,registered --defaults --pipelines 8
 step pipelines-1080p-s4 100 --width 1920 --height 1080 --frames "$(n 1000)" \
   --only raw,overlap,registered --streams 4 --chunks 1 --pipelines 8
+# the same eight at 1 stream each (8 streams on 8 queues, as the raw
+# 8-client row with 1 stream each)
+step pipelines-1080p-s1 100 --width 1920 --height 1080 --frames "$(n 1000)" \
+  --only raw,overlap,registered --streams 1 --chunks 1 --pipelines 8
+# the defaults' pipelines warmed up one at a time (the control of the
+# warm-up of the eight at once: their pools grow in the timed frames)
+step pipelines-1080p-warm1 120 --width 1920 --height 1080 --frames "$(n 1000)" \
+  --only raw,overlap,registered --defaults --pipelines 8 --warm-up-one
 # the same eight, each in a process of its own (a CUDA context each, on the
 # one GPU)
 step processes-1080p 120 --width 1920 --height 1080 --frames "$(n 1000)" \
@@ -72,7 +80,7 @@ printf '%s\n' "${sum[@]}"
 echo "elapsed $(( $(date +%s) - T0 )) s"
 for f in "$out"/*.log; do
   echo "== $(basename "$f")"
-  grep -E '^\| (raw-best|raw-latency|element|defaults|pipeline|process|first-frame)|^  (defaults|element)|^(auto|pipelines|processes|first-frame) |^RESULT' \
+  grep -E '^\| (raw-best|raw-latency|raw-clients|element|defaults|pipeline|process|first-frame)|^  (defaults|element)|^(auto|pipelines|processes|raw-clients|first-frame) |^RESULT' \
     "$f" | awk '!seen[$0]++' | cut -c1-200 | head -40
 done
 pack

@@ -33,7 +33,8 @@
 #   mkdir -p build-gpu/arch100 && cp build-arch100/elements/*.so build-gpu/arch100/
 #   ../shared/tools/gpu-prepare.sh build-gpu     (then carry .gpu and build-gpu)
 set -u
-# CO_NEXT_STEPS: some of suites gamma seeds arch sanitizer custom check (default all;
+# CO_NEXT_STEPS: some of suites gamma seeds arch sanitizer sanitizer-audio custom
+# check check16 (default all;
 # the suites alone may take most of one call: split over two calls)
 steps=${CO_NEXT_STEPS:-}
 want() { [ -z "$steps" ] || [[ " $steps " == *" $1 "* ]]; }
@@ -125,6 +126,27 @@ if want sanitizer && gst-inspect-1.0 cudaupload > /dev/null 2>&1 &&
   pack
 fi
 
+# 4b. the same tools on cudaaudiofilter's CUDA-memory paths (step
+#     "sanitizer-audio"): system -> CUDA memory -> CUDA memory -> system
+#     through three filters (FIR, gain, FIR), odd buffer sizes, chunks
+if want sanitizer-audio && fits 90 "sanitizer-audio"; then
+  cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+  for tool in memcheck racecheck synccheck; do
+    echo "=== $tool: audio FIR ! CUDA ! gain ! CUDA ! FIR ! system" >> "$out/sanitizer-audio.log"
+    timeout 40 "$cs" --tool "$tool" --error-exitcode 9 gst-launch-1.0 -q \
+      audiotestsrc num-buffers=8 samplesperbuffer=4801 wave=white-noise \
+      ! audio/x-raw,format=F32LE,channels=2,rate=48000 \
+      ! cudaaudiofilter operation=fir "taps=<0.1,0.2,0.4,0.2,0.1>" streams=2 chunks=3 backend=cuda \
+      ! "audio/x-raw(memory:CUDAMemory)" \
+      ! cudaaudiofilter operation=gain gain-db=-6 backend=cuda \
+      ! "audio/x-raw(memory:CUDAMemory)" \
+      ! cudaaudiofilter operation=fir "taps=<0.5,0.25,0.125>" streams=3 chunks=2 backend=cuda \
+      ! audio/x-raw ! fakesink >> "$out/sanitizer-audio.log" 2>&1
+    sum+=("sanitizer-audio $tool rc $?")
+  done
+  pack
+fi
+
 # 5. issue 16: operation=custom (the invert example's PTX) against the
 #    built-in invert, each beside the raw loop of the same call
 #    (docs/PERFORMANCE.md, Custom kernels); and a custom kernel under
@@ -174,6 +196,28 @@ if want check && [ -x "$c" ] && fits 90 "check"; then
   sum+=("check memory rc $?")
   mapfile -t rows < <(grep -E '^\| (memory|CUDA memory)' "$out/check-memory.log" | cut -c1-200)
   for l in "${rows[@]}"; do sum+=("  $l"); done
+  pack
+fi
+
+# 7. issue 16's CUPTI row with its control (step "check16"): the custom
+#    Sobel (3 x 3, halo 1) and the built-in box blur of radius 1 (3 x 3, a
+#    kernel of about the same time) and 32 (the row that met 10 %), each
+#    4 x 1 beside CUPTI in the same call: an event interval's excess over
+#    CUPTI's kernel record is per operation, so it is judged against a
+#    built-in kernel of the same length
+if want check16 && [ -x "$c" ] && [ -f "$k/sobel.ptx" ] && fits 120 "check16"; then
+  timeout 40 "$c" --video --frames 300 --streams 4 --chunks 1 \
+    --props "operation=custom kernel-module=$k/sobel.ptx kernel-name=co_sobel kernel-halo=1 kernel-cpu-library=$k/libco-sobel-cpu.so kernel-cpu-symbol=co_sobel_cpu" \
+    > "$out/check16-custom-sobel.log" 2>&1
+  sum+=("check16 custom sobel rc $?")
+  for r in 1 32; do
+    timeout 40 "$c" --video --frames 300 --streams 4 --chunks 1 --radius "$r" \
+      > "$out/check16-box-blur-r$r.log" 2>&1
+    sum+=("check16 box-blur r$r rc $?")
+  done
+  for f in "$out"/check16-*.log; do
+    sum+=("  $(basename "$f"): $(grep -E '^\| kernel-ns' "$f" | tr -s ' ' | tr '\n' ' ' | cut -c1-150)")
+  done
   pack
 fi
 
