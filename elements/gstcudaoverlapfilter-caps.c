@@ -359,7 +359,10 @@ _gst_cuda_overlap_filter_sink_caps (GstCudaOverlapFilter * self,
 
   gst_event_parse_caps (event, &caps);
   gst_caps_ref (caps);
-  _gst_cuda_overlap_filter_drain (self);
+  if ((ret = _gst_cuda_overlap_filter_drain_event (self, event))) {
+    gst_caps_unref (caps);
+    return ret;
+  }
   outcaps = decide_src_caps (self, caps);
   if (!outcaps) {
     gst_event_unref (event);

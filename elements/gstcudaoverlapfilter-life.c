@@ -702,6 +702,33 @@ _gst_cuda_overlap_filter_drain (GstCudaOverlapFilter * self)
   return ret;
 }
 
+/* Before serialized @event goes downstream: drains.  GST_FLOW_OK when
+ * the event may go (every frame in flight was pushed, or a frame failed and
+ * the others were pushed).  When a flush (or a state change to READY) cut
+ * the drain short, frames of before the event may still be inside the push
+ * task's gst_pad_push (it checked for flushing just before): the event
+ * would overtake them (new caps, then a frame of the old ones), so it is
+ * dropped (unreffed) and GST_FLOW_FLUSHING returned, as a flushing pad
+ * refuses it; upstream sends a sticky one again after the flush. */
+GstFlowReturn
+_gst_cuda_overlap_filter_drain_event (GstCudaOverlapFilter * self,
+    GstEvent * event)
+{
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
+  gboolean cut;
+
+  _gst_cuda_overlap_filter_drain (self);
+  g_mutex_lock (&priv->lock);
+  cut = priv->flushing || priv->shutdown;
+  g_mutex_unlock (&priv->lock);
+  if (!cut)
+    return GST_FLOW_OK;
+  GST_DEBUG_OBJECT (self, "flushing: %" GST_PTR_FORMAT " dropped, it would "
+      "overtake the frames in flight", event);
+  gst_event_unref (event);
+  return GST_FLOW_FLUSHING;
+}
+
 /* Drains, tears down and builds anew for priv->caps.  While flushing or
  * shut down, only tears down: the build waits for the next buffer. */
 static GstFlowReturn

@@ -8,7 +8,8 @@
  * in-flight bound, wakes on flush), take an output buffer (never waits:
  * the pool grows), plan and submit the frame, return.  Serialized events
  * (caps, EOS, segment, ...) drain the frames in flight first, so they stay
- * in order with the buffers.  Everything that changes the engine's life
+ * in order with the buffers (a drain cut short by a flush drops the event:
+ * it would overtake frames still being pushed).  Everything that changes the engine's life
  * goes through the life-cycle functions; the lock rules are in
  * gstcudaoverlapfilter-private.h.
  */
@@ -20,6 +21,7 @@
 
 #include "gstcudaoverlapfilter-private.h"
 #include "gstcudaoverlap-cudamem.h"
+#include "co-fault.h"
 
 #define GST_CAT_DEFAULT gst_cuda_overlap_filter_debug
 
@@ -256,6 +258,8 @@ gst_cuda_overlap_filter_sink_event (GstPad * pad, GstObject * parent,
   switch (GST_EVENT_TYPE (event)) {
     case GST_EVENT_FLUSH_START:
       _gst_cuda_overlap_filter_flush_start (self);
+      if (co_fault_flush_delay_us ())
+        g_usleep (co_fault_flush_delay_us ());
       ret = _gst_cuda_overlap_filter_push_event (srcpad, event);
       /* wait for the push task to stop; it drops what it holds */
       gst_pad_pause_task (srcpad);
@@ -266,20 +270,23 @@ gst_cuda_overlap_filter_sink_event (GstPad * pad, GstObject * parent,
       gst_segment_init (&priv->segment, GST_FORMAT_UNDEFINED);
       return _gst_cuda_overlap_filter_push_event (srcpad, event);
     case GST_EVENT_SEGMENT:
-      _gst_cuda_overlap_filter_drain (self);
+      if ((ret = _gst_cuda_overlap_filter_drain_event (self, event)))
+        return ret;
       gst_event_copy_segment (event, &priv->segment);
       _gst_cuda_overlap_filter_qos_reset (self);
       return _gst_cuda_overlap_filter_push_event (srcpad, event);
     case GST_EVENT_CAPS:
       return _gst_cuda_overlap_filter_sink_caps (self, event);
     case GST_EVENT_EOS:
-      _gst_cuda_overlap_filter_drain (self);
+      if ((ret = _gst_cuda_overlap_filter_drain_event (self, event)))
+        return ret;
       _gst_cuda_overlap_filter_post_eos_stats (self);
       co_trace_sync (priv->trace);
       return _gst_cuda_overlap_filter_push_event (srcpad, event);
     default:
-      if (GST_EVENT_IS_SERIALIZED (event))
-        _gst_cuda_overlap_filter_drain (self);
+      if (GST_EVENT_IS_SERIALIZED (event) &&
+          (ret = _gst_cuda_overlap_filter_drain_event (self, event)))
+        return ret;
       /* our one source pad: what gst_pad_event_default would do */
       return _gst_cuda_overlap_filter_push_event (srcpad, event);
   }

@@ -195,6 +195,8 @@ GstFlowReturn _gst_cuda_overlap_filter_ensure (GstCudaOverlapFilter * self);
 gboolean _gst_cuda_overlap_filter_set_caps (GstCudaOverlapFilter * self,
     GstCaps * caps);
 gboolean _gst_cuda_overlap_filter_drain (GstCudaOverlapFilter * self);
+GstFlowReturn _gst_cuda_overlap_filter_drain_event (GstCudaOverlapFilter *
+    self, GstEvent * event);
 GstFlowReturn _gst_cuda_overlap_filter_submit_pending (GstCudaOverlapFilter *
     self);
 void _gst_cuda_overlap_filter_cancel_pending (GstCudaOverlapFilter * self);

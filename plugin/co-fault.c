@@ -151,6 +151,20 @@ co_fault_update_delay_us (void)
   return (gulong) g_atomic_int_get (&co_fault_update_us);
 }
 
+static gint co_fault_flush_us;
+
+void
+co_test_set_flush_delay_us (gulong us)
+{
+  g_atomic_int_set (&co_fault_flush_us, (gint) MIN (us, G_MAXINT));
+}
+
+gulong
+co_fault_flush_delay_us (void)
+{
+  return (gulong) g_atomic_int_get (&co_fault_flush_us);
+}
+
 static gint co_fault_jitter_us;
 
 void

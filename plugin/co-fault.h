@@ -37,6 +37,11 @@
  * that long in a change of constants without a rebuild, after it has read
  * the settings and before it applies them (co_fault_update_delay_us(), 0
  * in release builds), so that a test can change the settings in between.
+ *
+ * co_test_set_flush_delay_us() (exported likewise) makes an element sleep
+ * that long in FLUSH_START, after it has started flushing and before it
+ * sends the event downstream (co_fault_flush_delay_us(), 0 in release
+ * builds): what a streaming thread does in that window shows.
  */
 #ifndef __CO_FAULT_H__
 #define __CO_FAULT_H__
@@ -63,6 +68,9 @@ gulong co_fault_submit_delay_us (void);
 /* The sleep inside an update of constants (0: none). */
 void co_test_set_update_delay_us (gulong us);
 gulong co_fault_update_delay_us (void);
+/* The sleep in FLUSH_START before it goes downstream (0: none). */
+void co_test_set_flush_delay_us (gulong us);
+gulong co_fault_flush_delay_us (void);
 /* The CPU workers' random sleep before each chunk, at most @us (0: none). */
 void co_test_set_worker_jitter_us (gulong us);
 gulong co_fault_worker_jitter_us (void);
@@ -71,6 +79,7 @@ gulong co_fault_worker_jitter_us (void);
 #define co_fault_submit_delay_us() 0
 #define co_fault_worker_jitter_us() 0
 #define co_fault_update_delay_us() 0
+#define co_fault_flush_delay_us() 0
 #endif
     G_END_DECLS
 #endif /* __CO_FAULT_H__ */

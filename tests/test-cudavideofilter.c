@@ -3221,6 +3221,166 @@ GST_START_TEST (test_gamma_read_with_operation)
 
 GST_END_TEST;
 
+/* A CAPS event whose drain a FLUSH_START cuts short must not overtake a
+ * frame the push task is still pushing: downstream would get that frame
+ * after the new caps (a frame of 64x48 with caps of 32x16).  The push task
+ * is held inside its push (a probe on our source pad) while the CAPS event
+ * drains on another thread; FLUSH_START then ends the drain and is held
+ * between the element's flushing and its going downstream (a
+ * -Dfault-injection hook), the window in which the old code pushed the
+ * new caps; the held push goes on once downstream has the new caps or the
+ * flush.  Every buffer downstream must be the size its caps say. */
+typedef struct
+{
+  GMutex lock;
+  GCond cond;
+  gboolean go;                  /* the held push may go on */
+  gboolean held;                /* the first push is being held */
+  gsize bad_size;               /* a buffer of the wrong size for its caps */
+  gsize want_size;
+} CapsOrder;
+
+static GstPadProbeReturn
+hold_first_push (GstPad * pad G_GNUC_UNUSED, GstPadProbeInfo * info
+    G_GNUC_UNUSED, gpointer data)
+{
+  CapsOrder *o = data;
+  gint64 until = g_get_monotonic_time () + 3 * G_TIME_SPAN_SECOND;
+
+  g_mutex_lock (&o->lock);
+  if (!o->held) {
+    o->held = TRUE;
+    g_cond_broadcast (&o->cond);
+    while (!o->go && g_cond_wait_until (&o->cond, &o->lock, until));
+  }
+  g_mutex_unlock (&o->lock);
+  return GST_PAD_PROBE_OK;
+}
+
+static GstPadProbeReturn
+watch_downstream (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  CapsOrder *o = data;
+
+  g_mutex_lock (&o->lock);
+  if (info->type & GST_PAD_PROBE_TYPE_BUFFER) {
+    GstCaps *caps = gst_pad_get_current_caps (pad);
+    GstVideoInfo vi;
+
+    if (caps && gst_video_info_from_caps (&vi, caps) &&
+        gst_buffer_get_size (GST_PAD_PROBE_INFO_BUFFER (info)) !=
+        GST_VIDEO_INFO_SIZE (&vi) && !o->bad_size) {
+      o->bad_size = gst_buffer_get_size (GST_PAD_PROBE_INFO_BUFFER (info));
+      o->want_size = GST_VIDEO_INFO_SIZE (&vi);
+    }
+    if (caps)
+      gst_caps_unref (caps);
+  } else {
+    GstEvent *ev = GST_PAD_PROBE_INFO_EVENT (info);
+
+    if (GST_EVENT_TYPE (ev) == GST_EVENT_CAPS ||
+        GST_EVENT_TYPE (ev) == GST_EVENT_FLUSH_START) {
+      o->go = TRUE;
+      g_cond_broadcast (&o->cond);
+    }
+  }
+  g_mutex_unlock (&o->lock);
+  return GST_PAD_PROBE_OK;
+}
+
+static gpointer
+push_caps_event (gpointer data)
+{
+  GstHarness *h = data;
+  GstCaps *caps = g_object_get_data (G_OBJECT (h->element), "co-test-caps");
+
+  gst_harness_push_event (h, gst_event_new_caps (caps));
+  return NULL;
+}
+
+GST_START_TEST (test_caps_drain_cut_by_flush)
+{
+  CoTestSetDelay set_delay =
+      co_test_plugin_symbol ("co_test_set_flush_delay_us");
+  guint32 seed = co_test_seed ("test_caps_drain_cut_by_flush", 0);
+  GRand *rand = g_rand_new_with_seed (seed);
+  const OpCfg *op = &op_cfgs[0];
+  GstVideoInfo a, b;
+  GstCaps *caps_a = caps_of (GST_VIDEO_FORMAT_RGBA, 64, 48, &a);
+  GstCaps *caps_b = caps_of (GST_VIDEO_FORMAT_RGBA, 32, 16, &b);
+  GstHarness *h;
+  GstPad *src;
+  GQueue pending = G_QUEUE_INIT;
+  CapsOrder o;
+  GThread *t;
+  gulong hold;
+  gchar *ctx = g_strdup_printf ("[caps drain cut by a flush, RGBA 64x48 then "
+      "32x16, backend=%s seed=0x%08x]", co_test_backend, seed);
+
+  if (!set_delay) {
+    g_print ("%s: no co_test_set_flush_delay_us (built without "
+        "-Dfault-injection): skipped\n", ctx);
+    gst_caps_unref (caps_a);
+    gst_caps_unref (caps_b);
+    g_free (ctx);
+    g_rand_free (rand);
+    return;
+  }
+  memset (&o, 0, sizeof (o));
+  g_mutex_init (&o.lock);
+  g_cond_init (&o.cond);
+  h = make_harness (op, &co_test_run_cfgs[3]);
+  gst_harness_set_src_caps (h, gst_caps_ref (caps_a));
+  gst_pad_add_probe (h->sinkpad, GST_PAD_PROBE_TYPE_BUFFER |
+      GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM | GST_PAD_PROBE_TYPE_EVENT_FLUSH,
+      watch_downstream, &o, NULL);
+  src = gst_element_get_static_pad (h->element, "src");
+  hold = gst_pad_add_probe (src, GST_PAD_PROBE_TYPE_BUFFER, hold_first_push,
+      &o, NULL);
+
+  /* a frame of A, held inside its push */
+  fail_unless_equals_int (gst_harness_push (h, make_input (rand, &a,
+              &layout_default)), GST_FLOW_OK);
+  g_mutex_lock (&o.lock);
+  while (!o.held)
+    g_cond_wait (&o.cond, &o.lock);
+  g_mutex_unlock (&o.lock);
+  /* caps B: its drain waits for that frame */
+  g_object_set_data_full (G_OBJECT (h->element), "co-test-caps",
+      gst_caps_ref (caps_b), (GDestroyNotify) gst_caps_unref);
+  t = g_thread_new ("caps", push_caps_event, h);
+  g_usleep (200 * 1000);
+  /* the flush ends the drain and waits 300 ms before going downstream */
+  set_delay (300 * 1000);
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
+  set_delay (0);
+  g_thread_join (t);
+  gst_pad_remove_probe (src, hold);
+  gst_object_unref (src);
+  fail_unless (o.bad_size == 0, "%s: a buffer of %" G_GSIZE_FORMAT " bytes "
+      "went downstream under caps of %" G_GSIZE_FORMAT "-byte frames: the new "
+      "caps overtook a frame being pushed", ctx, o.bad_size, o.want_size);
+
+  /* after the flush: caps B again, and its frames come out right */
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
+  gst_harness_set_src_caps (h, gst_caps_ref (caps_b));
+  while (gst_harness_buffers_in_queue (h))
+    gst_buffer_unref (gst_harness_pull (h));
+  push_frame (h, rand, &b, op, &layout_default, 0, &pending, ctx);
+  pull_and_check (h, &b, &pending, ctx);
+  fail_unless (o.bad_size == 0, "%s: a buffer of the wrong size after the "
+      "flush", ctx);
+  teardown_harness (h);
+  gst_caps_unref (caps_a);
+  gst_caps_unref (caps_b);
+  g_mutex_clear (&o.lock);
+  g_cond_clear (&o.cond);
+  g_free (ctx);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_batch_property_change)
 {
   guint32 seed = co_test_seed ("test_batch_property_change", 0);
@@ -4078,6 +4238,7 @@ cudavideofilter_suite (void)
   tcase_add_loop_test (tc, test_batch_flush, 0, 2);
   tcase_add_test (tc, test_batch_property_change);
   tcase_add_test (tc, test_gamma_read_with_operation);
+  tcase_add_test (tc, test_caps_drain_cut_by_flush);
   tcase_add_loop_test (tc, test_gamma_updates, 0, 6);
   tcase_add_test (tc, test_same_buffer_repushed);
   tcase_add_loop_test (tc, test_shared_ring, 0, 3);

@@ -1213,6 +1213,41 @@ typedef struct
   GThread *thread;
 } Racer;
 
+/* caps_changer_main's next capsfilter caps, applied by a probe in the
+ * source's streaming thread (caps_apply_probe); shared by the racer and
+ * the probe, which may still run once after its removal. */
+typedef struct
+{
+  gint refs;
+  GMutex lock;
+  GstCaps *next;
+  GstElement *cf;
+} CapsNext;
+
+static CapsNext *
+caps_next_new (GstElement * cf)
+{
+  CapsNext *c = g_new0 (CapsNext, 1);
+
+  c->refs = 1;
+  g_mutex_init (&c->lock);
+  c->cf = gst_object_ref (cf);
+  return c;
+}
+
+static void
+caps_next_unref (gpointer data)
+{
+  CapsNext *c = data;
+
+  if (!g_atomic_int_dec_and_test (&c->refs))
+    return;
+  gst_clear_caps (&c->next);
+  gst_object_unref (c->cf);
+  g_mutex_clear (&c->lock);
+  g_free (c);
+}
+
 static Racer *
 racer_new (Checker * k, Pipe * p, guint32 seed, guint max_sleep_us)
 {
@@ -1296,18 +1331,37 @@ caps_arrived (Racer * r, GstPad * pad, GstCaps * want)
   return ok;
 }
 
-/* The pad upstream of @cf (videotestsrc's): told to negotiate again. */
-static void
-mark_source_reconfigure (GstElement * cf)
+/* On videotestsrc's source pad, in its streaming thread, before a
+ * buffer goes out: the capsfilter caps that caps_changer_main asked for,
+ * and the pad told to negotiate again before its next buffer.
+ *
+ * Set from the racer's own thread (as before), a change raced the
+ * source's streaming thread: between capsfilter taking its new caps and
+ * its RECONFIGURE event reaching the source, a source restarting after a
+ * flushing seek re-sent its old caps with its first buffer, capsfilter
+ * refused them, and the source, seeing no reconfigure pending, stopped
+ * with not-negotiated (the racer thread was preempted inside
+ * g_object_set: 5 ms from the caps to the event, seed 0xe5193c0b).  That
+ * race is between videotestsrc and capsfilter; in the streaming thread
+ * the reconfigure flag is set before the source can push again.  The
+ * element still sees each caps change race the seeks. */
+static GstPadProbeReturn
+caps_apply_probe (GstPad * pad, GstPadProbeInfo * info G_GNUC_UNUSED,
+    gpointer data)
 {
-  GstPad *sink = gst_element_get_static_pad (cf, "sink");
-  GstPad *peer = gst_pad_get_peer (sink);
+  CapsNext *c = data;
+  GstCaps *caps;
 
-  if (peer) {
-    gst_pad_mark_reconfigure (peer);
-    gst_object_unref (peer);
+  g_mutex_lock (&c->lock);
+  caps = c->next;
+  c->next = NULL;
+  g_mutex_unlock (&c->lock);
+  if (caps) {
+    g_object_set (c->cf, "caps", caps, NULL);
+    gst_pad_mark_reconfigure (pad);
+    gst_caps_unref (caps);
   }
-  gst_object_unref (sink);
+  return GST_PAD_PROBE_OK;
 }
 
 static gpointer
@@ -1316,6 +1370,15 @@ caps_changer_main (gpointer data)
   Racer *r = data;
   GstPad *pad = gst_element_get_static_pad (r->p->f, "sink");
   gint64 until = g_get_monotonic_time () + 5 * G_TIME_SPAN_SECOND;
+  GstPad *cf_sink = gst_element_get_static_pad (r->p->cf, "sink");
+  GstPad *src = gst_pad_get_peer (cf_sink);
+  CapsNext *next = caps_next_new (r->p->cf);
+  gulong probe = 0;
+
+  g_assert (src != NULL);       /* capsfilter's sink is linked to the source */
+  g_atomic_int_inc (&next->refs);
+  probe = gst_pad_add_probe (src, GST_PAD_PROBE_TYPE_BUFFER,
+      caps_apply_probe, next, caps_next_unref);
 
   /* the first change only once the source has negotiated its first caps:
    * a capsfilter whose caps change under a source still negotiating
@@ -1331,15 +1394,11 @@ caps_changer_main (gpointer data)
     GstCaps *caps = gst_caps_from_string (s);
     guint64 n0;
 
-    act_set (r->slot, "%s: in g_object_set (capsfilter caps=%s)", r->p->label,
-        s);
-    g_object_set (r->p->cf, "caps", caps, NULL);
-    /* capsfilter asks upstream to negotiate again with a RECONFIGURE event,
-     * which GStreamer drops while its sink pad flushes (a flushing seek
-     * racing this change): the source would then re-send its old caps and
-     * stop with not-negotiated, between videotestsrc and capsfilter.  Mark
-     * the source's pad too, as an application must. */
-    mark_source_reconfigure (r->p->cf);
+    act_set (r->slot, "%s: asking for capsfilter caps=%s", r->p->label, s);
+    /* applied by caps_apply_probe, in the source's streaming thread */
+    g_mutex_lock (&next->lock);
+    gst_caps_replace (&next->next, caps);
+    g_mutex_unlock (&next->lock);
     act_set (r->slot, "%s: waiting for caps=%s to reach the element",
         r->p->label, s);
     /* (a flushing seek may keep it from coming: then no more changes) */
@@ -1358,6 +1417,10 @@ caps_changer_main (gpointer data)
     g_free (s);
     r->n++;
   }
+  gst_pad_remove_probe (src, probe);
+  gst_object_unref (src);
+  gst_object_unref (cf_sink);
+  caps_next_unref (next);
   gst_object_unref (pad);
   return NULL;
 }

@@ -33,6 +33,9 @@ step cuda-cuda-4x1-batch4 40 --memory cuda-cuda --frames "$(n 3000)" --streams 4
 # one-way copies against raw-h2d / raw-d2h and cudaupload / cudadownload
 step upload-4k 45 --memory upload --frames "$(n 600)" --streams 4 --chunks 4
 step download-4k 45 --memory download --frames "$(n 600)" --streams 4 --chunks 4
+# the same download in whole frames (fewer, larger copies) and at 2 streams
+step download-4k-4x1 45 --memory download --frames "$(n 600)" --streams 4 --chunks 1
+step download-4k-2x1 45 --memory download --frames "$(n 600)" --streams 2 --chunks 1
 # cudaupload ! box blur r 16 (CUDA in) ! system memory, its overlap efficiency
 step blur-cuda-in-4k 60 --memory blur-cuda-in --input app-pinned --frames "$(n 600)" --streams 4 --chunks 4
 
