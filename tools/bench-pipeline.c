@@ -10,7 +10,8 @@
  * max-bytes of two frames (backpressure); appsink: sync=false, max-buffers=2, drop=false.
  * Input (a) pinned: once the element has its caps (its passport message),
  * an ALLOCATION query from appsrc's src pad to its peer; the first pool of
- * the answer is activated and each of its buffers filled once with a ring
+ * the answer is activated and each of its buffers (without a maximum: 12
+ * to 32, about 1 GiB at most, see input_pool) filled once with a ring
  * frame; a buffer's content is known afterwards from its memory's data
  * pointer (pool buffers come back intact).  Input (b) registered: per frame
  * a fresh GstBuffer holding a reference to one of 16 GstMemory that wrap
@@ -545,7 +546,13 @@ pool_buffer_content (GstBuffer * buf, GHashTable * contents,
 }
 
 /* Input (a): the first pool of the element's answer to an ALLOCATION
- * query, activated and filled once (every buffer it can hold). */
+ * query, activated and filled once: every buffer it can hold, or, when
+ * it has no maximum, 32 at most and INPUT_POOL_BYTES of them at most (at
+ * least 12: the frames in flight and the queue).  32 8K frames were
+ * 4.2 GB page-locked, more than the element's process keeps for reuse:
+ * the next pipeline page-locked its pools again while timed (session 10;
+ * the cap is not yet measured on a GPU). */
+#define INPUT_POOL_BYTES ((gsize) 1 << 30)
 static GstBufferPool *
 input_pool (GstElement * src, GHashTable * contents, gchar ** pool_note)
 {
@@ -584,7 +591,10 @@ input_pool (GstElement * src, GHashTable * contents, gchar ** pool_note)
   config = gst_buffer_pool_get_config (pool);
   gst_buffer_pool_config_get_params (config, NULL, NULL, &min, &max);
   gst_structure_free (config);
-  for (i = 0; i < (max ? max : 32); i++) {
+  if (!max)
+    max = (guint) CLAMP (INPUT_POOL_BYTES / MAX (bench_gst.fr.lay.size, 1), 12,
+        32);
+  for (i = 0; i < max; i++) {
     GstBufferPoolAcquireParams params = {.flags =
           GST_BUFFER_POOL_ACQUIRE_FLAG_DONTWAIT
     };
