@@ -9,9 +9,9 @@
  * the pool grows), plan and submit the frame, return.  Serialized events
  * (caps, EOS, segment, ...) drain the frames in flight first, so they stay
  * in order with the buffers (a drain cut short by a flush drops the event:
- * it would overtake frames still being pushed).  Everything that changes the engine's life
- * goes through the life-cycle functions; the lock rules are in
- * gstcudaoverlapfilter-private.h.
+ * it would overtake frames still being pushed).  Everything that changes
+ * the engine's life goes through the life-cycle functions; the lock rules
+ * are in gstcudaoverlapfilter-private.h.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
