@@ -2151,6 +2151,9 @@ main (int argc, char **argv)
   gchar *date, *cmd, host[256] = "", *cpuinfo = NULL, *model = NULL, *p;
   guint i;
 
+  /* a line at a time: the report (stdout) and the progress (stderr) go to
+   * one log, and a block-buffered report split its lines there */
+  setvbuf (stdout, NULL, _IOLBF, 0);
   cmd = g_strjoinv (" ", argv);
   opt_backend = g_strdup ("auto");
   if (!bench_parse_options ("- cudaoverlap: overlap against serial and "
