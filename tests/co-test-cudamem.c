@@ -199,6 +199,44 @@ co_test_assert_our_error (RunResult * r, const gchar * desc,
   g_free (text);
 }
 
+void
+co_test_check_pad_combination (RunResult * r, const gchar * desc,
+    gboolean in_cuda, gboolean out_cuda, guint n)
+{
+  if (!in_cuda && !out_cuda) {
+    fail_unless (r->error == NULL, "%s: %" GST_PTR_FORMAT, desc, r->error);
+    fail_unless_equals_int (g_list_length (r->out), n);
+    fail_unless_equals_string (gst_structure_get_string (r->passport,
+            "memory-in"), "system");
+    fail_unless_equals_string (gst_structure_get_string (r->passport,
+            "memory-out"), "system");
+  } else if (in_cuda) {
+    co_test_assert_our_error (r, desc, "The input is CUDA memory");
+  } else {
+    co_test_assert_our_error (r, desc, "Downstream takes only CUDA memory");
+  }
+}
+
+void
+co_test_check_forced_at_link (const gchar * src, const gchar * media,
+    const gchar * element, const gchar * backend, gboolean after)
+{
+  gchar *desc = after ?
+      g_strdup_printf ("%s ! %s name=f backend=%s ! %s(" CUDA_FEATURE
+      ") ! fakesink", src, element, backend, media) :
+      g_strdup_printf ("%s ! %s(" CUDA_FEATURE ") ! %s name=f backend=%s ! "
+      "fakesink", src, media, element, backend);
+  GError *err = NULL;
+  GstElement *pipe = gst_parse_launch (desc, &err);
+
+  fail_unless (g_error_matches (err, GST_PARSE_ERROR, GST_PARSE_ERROR_LINK),
+      "%s: %s", desc, err ? err->message : "linked");
+  fail_unless (strstr (err->message, CUDA_FEATURE) != NULL, "%s", err->message);
+  g_clear_error (&err);
+  gst_clear_object (&pipe);
+  g_free (desc);
+}
+
 /* What the fake downstream pad takes, and the caps it was given. */
 typedef struct
 {

@@ -51,6 +51,16 @@ G_GNUC_PRINTF (1, 2);
  * message holds @needle. */
      void co_test_assert_our_error (RunResult * r, const gchar * desc,
     const gchar * needle);
+/* A run of test_pad_combinations (no GPU for CUDA memory): system memory
+ * on both sides gives @n buffers and a passport of system memory; CUDA
+ * memory on either side fails with our error, naming that side. */
+     void co_test_check_pad_combination (RunResult * r, const gchar * desc,
+    gboolean in_cuda, gboolean out_cuda, guint n);
+/* "@src ! @element name=f backend=@backend" with @media in CUDA memory
+ * forced before it (or, @after, after it) in the launch line: the link
+ * itself is refused, naming the caps. */
+     void co_test_check_forced_at_link (const gchar * src, const gchar * media,
+    const gchar * element, const gchar * backend, gboolean after);
 
 /* With a fake GPU (-Dfault-injection builds; FALSE without one, and the
  * caller skips): a new @element (co_test_make_element) between a source

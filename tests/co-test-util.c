@@ -374,3 +374,25 @@ co_test_fill_random (GRand * rand, guint8 * data, gsize size)
   for (; i < size; i++)
     data[i] = g_rand_int (rand) & 0xff;
 }
+
+void
+co_test_check_doubles (GObject * obj, const gchar * prop, const gdouble * want,
+    guint n, const gchar * ctx)
+{
+  GValue v = G_VALUE_INIT;
+  guint k;
+
+  g_value_init (&v, GST_TYPE_ARRAY);
+  g_object_get_property (obj, prop, &v);
+  fail_unless (gst_value_array_get_size (&v) == n, "%s: %s has %u values, "
+      "not %u", ctx, prop, gst_value_array_get_size (&v), n);
+  for (k = 0; k < n; k++) {
+    const GValue *t = gst_value_array_get_value (&v, k);
+
+    fail_unless (G_VALUE_HOLDS_DOUBLE (t), "%s: %s[%u] is a %s", ctx, prop,
+        k, G_VALUE_TYPE_NAME (t));
+    fail_unless (g_value_get_double (t) == want[k], "%s: %s[%u] is %g, not "
+        "%g", ctx, prop, k, g_value_get_double (t), want[k]);
+  }
+  g_value_unset (&v);
+}

@@ -65,6 +65,10 @@ gchar *co_test_error_text (GstMessage * msg);
 GstElement *co_test_make_element (const gchar * element);
 void co_test_set_run (GstElement * e, const RunCfg * run);
 void co_test_fill_random (GRand * rand, guint8 * data, gsize size);
+/* Property @prop of @obj (a GstValueArray) reads back as the @n doubles
+ * @want, exactly; failures name @ctx. */
+void co_test_check_doubles (GObject * obj, const gchar * prop,
+    const gdouble * want, guint n, const gchar * ctx);
 
 GstBuffer *co_test_pull_buffer (GstHarness * h, const gchar * ctx);
 

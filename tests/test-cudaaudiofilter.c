@@ -1219,20 +1219,7 @@ GST_END_TEST;
 static void
 check_taps (GstElement * e, const gdouble * want, guint n, const gchar * ctx)
 {
-  GValue v = G_VALUE_INIT;
-  guint k;
-
-  g_value_init (&v, GST_TYPE_ARRAY);
-  g_object_get_property (G_OBJECT (e), "taps", &v);
-  fail_unless_equals_int (gst_value_array_get_size (&v), n);
-  for (k = 0; k < n; k++) {
-    const GValue *t = gst_value_array_get_value (&v, k);
-    fail_unless (G_VALUE_HOLDS_DOUBLE (t), "%s: tap %u is a %s", ctx, k,
-        G_VALUE_TYPE_NAME (t));
-    fail_unless (g_value_get_double (t) == want[k], "%s: tap %u is %g, not "
-        "%g", ctx, k, g_value_get_double (t), want[k]);
-  }
-  g_value_unset (&v);
+  co_test_check_doubles (G_OBJECT (e), "taps", want, n, ctx);
 }
 
 GST_START_TEST (test_properties)

@@ -146,14 +146,7 @@ GST_START_TEST (test_pad_combinations)
   gst_caps_unref (c);
   co_test_run_pipeline (desc, out_cuda ? "video/x-raw(" CUDA_FEATURE ")" :
       "video/x-raw", bufs, FALSE, &r);
-  if (!in_cuda && !out_cuda) {
-    fail_unless (r.error == NULL, "%s: %" GST_PTR_FORMAT, desc, r.error);
-    fail_unless_equals_int (g_list_length (r.out), 3);
-  } else if (in_cuda) {
-    co_test_assert_our_error (&r, desc, "The input is CUDA memory");
-  } else {
-    co_test_assert_our_error (&r, desc, "Downstream takes only CUDA memory");
-  }
+  co_test_check_pad_combination (&r, desc, in_cuda, out_cuda, 3);
   co_test_run_result_clear (&r);
   g_free (desc);
   g_free (caps);
@@ -167,23 +160,10 @@ GST_END_TEST;
 GST_START_TEST (test_forced_at_link)
 {
   const gchar *backend;
-  gchar *desc;
-  GError *err = NULL;
-  GstElement *pipe;
 
-  if (!co_test_no_gpu_backend (__i__ >> 1, &backend))
-    return;
-  desc = g_strdup_printf (__i__ & 1 ?
-      "videotestsrc ! %s name=f backend=%s ! video/x-raw(" CUDA_FEATURE
-      ") ! fakesink" : "videotestsrc ! video/x-raw(" CUDA_FEATURE ") ! "
-      "%s name=f backend=%s ! fakesink", ELEMENT, backend);
-  pipe = gst_parse_launch (desc, &err);
-  fail_unless (g_error_matches (err, GST_PARSE_ERROR, GST_PARSE_ERROR_LINK),
-      "%s: %s", desc, err ? err->message : "linked");
-  fail_unless (strstr (err->message, CUDA_FEATURE) != NULL, "%s", err->message);
-  g_clear_error (&err);
-  gst_clear_object (&pipe);
-  g_free (desc);
+  if (co_test_no_gpu_backend (__i__ >> 1, &backend))
+    co_test_check_forced_at_link ("videotestsrc", "video/x-raw", ELEMENT,
+        backend, __i__ & 1);
 }
 
 GST_END_TEST;

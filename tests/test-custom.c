@@ -1029,19 +1029,8 @@ GST_END_TEST;
 static void
 expect_params (GstElement * e, const gdouble * want, guint n)
 {
-  GValue got = G_VALUE_INIT;
-  guint i;
-
-  g_value_init (&got, GST_TYPE_ARRAY);
-  g_object_get_property (G_OBJECT (e), "kernel-params", &got);
-  fail_unless_equals_int (gst_value_array_get_size (&got), n);
-  for (i = 0; i < n; i++) {
-    const GValue *v = gst_value_array_get_value (&got, i);
-
-    fail_unless (G_VALUE_HOLDS_DOUBLE (v));
-    fail_unless_equals_float (g_value_get_double (v), want[i]);
-  }
-  g_value_unset (&got);
+  co_test_check_doubles (G_OBJECT (e), "kernel-params", want, n,
+      "test_params_types");
 }
 
 GST_START_TEST (test_params_types)
