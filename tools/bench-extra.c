@@ -18,6 +18,15 @@
  * first CUDA call) so that it can be told apart; "warm" is a second
  * pipeline with the same caps after the first one ran, in the same
  * process.
+ *
+ * The memcpy ceiling (--input wrapped or fresh): a frame that the element
+ * stages is copied from pageable into page-locked memory by the host's
+ * CPUs first, so the lower of the raw ceiling and the host's memcpy is
+ * what such an input can reach.  Each of T threads copies its slice of
+ * every frame: "a frame" rows one frame at a time (every slice of a frame
+ * done before the next starts, as a frame's staging copy is), "free" rows
+ * with no step between frames (the host's memcpy bandwidth, an upper bound
+ * of any split).
  */
 #include <stdio.h>
 #include <string.h>
@@ -288,4 +297,110 @@ bench_first_frame (const BenchRunSpec * sp, const gchar * mode, BenchRow * row)
   g_free (desc);
   g_free (props);
   return ok;
+}
+
+/* ---- the memcpy ceiling ---------------------------------------------------- */
+
+/* One thread's slice [off, off + len) of every frame.  Free-running: all
+ * frames in a row; per frame: one frame, then the barrier. */
+typedef struct
+{
+  guint8 *const *src, *const *dst;
+  guint n_src, n_dst, frames;
+  gsize off, len;
+  gboolean per_frame;
+  GMutex *lock;
+  GCond *cond;
+  guint *frame_go, *done;       /* per frame: the frame to copy, slices done */
+} MemcpySlice;
+
+static gpointer
+memcpy_slice_main (gpointer data)
+{
+  MemcpySlice *m = data;
+  guint i;
+
+  for (i = 0; i < m->frames; i++) {
+    if (m->per_frame) {
+      g_mutex_lock (m->lock);
+      while (*m->frame_go < i)
+        g_cond_wait (m->cond, m->lock);
+      g_mutex_unlock (m->lock);
+    }
+    memcpy (m->dst[i % m->n_dst] + m->off, m->src[i % m->n_src] + m->off,
+        m->len);
+    if (m->per_frame) {
+      g_mutex_lock (m->lock);
+      (*m->done)++;
+      g_cond_broadcast (m->cond);
+      g_mutex_unlock (m->lock);
+    }
+  }
+  return NULL;
+}
+
+void
+bench_memcpy_row (guint8 * const *src, guint n_src, guint8 * const *dst,
+    guint n_dst, guint threads, gboolean per_frame, guint frames,
+    const gchar * hostmem, GArray * rows)
+{
+  gsize size = bench_gst.fr.lay.size;
+  gsize step = (size / threads + 63) & ~(gsize) 63;
+  MemcpySlice *sl = g_new0 (MemcpySlice, threads);
+  GThread **th = g_new0 (GThread *, threads);
+  GMutex lock;
+  GCond cond;
+  guint frame_go = 0, done = 0;
+  gchar mode[24];
+  BenchRow row;
+  guint64 t0;
+  guint i;
+
+  g_mutex_init (&lock);
+  g_cond_init (&cond);
+  g_snprintf (mode, sizeof (mode), "%u threads%s", threads, per_frame ?
+      " a frame" : " free");
+  bench_row_init (&row, "memcpy", mode, "pageable", threads, 0);
+  g_strlcpy (row.hostmem, hostmem, sizeof (row.hostmem));
+  t0 = bench_now_ns ();
+  for (i = 0; i < threads; i++) {
+    sl[i] = (MemcpySlice) {
+    src, dst, n_src, n_dst, frames, MIN (size, i * step), 0, per_frame,
+          &lock, &cond, &frame_go, &done};
+    sl[i].len = i + 1 < threads ? MIN (step, size - sl[i].off) :
+        size - sl[i].off;
+    th[i] = g_thread_new ("bench-memcpy", memcpy_slice_main, &sl[i]);
+  }
+  /* per frame: frame i + 1 starts once every slice of frame i is done */
+  for (i = 1; per_frame && i <= frames; i++) {
+    g_mutex_lock (&lock);
+    while (done < i * threads)
+      g_cond_wait (&cond, &lock);
+    frame_go = i;
+    g_cond_broadcast (&cond);
+    g_mutex_unlock (&lock);
+  }
+  for (i = 0; i < threads; i++)
+    g_thread_join (th[i]);
+  row.frames = frames;
+  row.fps = frames * 1e9 / (gdouble) MAX (bench_now_ns () - t0, 1);
+  row.gbps = row.fps * 2.0 * size / 1e9;
+  /* after the run, the last frame written into each destination is
+   * compared with its source (frame i went to dst[i % n_dst]) */
+  for (i = frames > n_dst ? frames - n_dst : 0; i < frames; i++)
+    row.bad += memcmp (dst[i % n_dst], src[i % n_src], size) != 0;
+  row.checked = MIN (frames, n_dst);
+  row.invalid = row.bad > 0;
+  g_snprintf (row.check, sizeof (row.check), row.invalid ?
+      "INVALID: %" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT " bad" : "ok %"
+      G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT, row.invalid ? row.bad :
+      row.checked, row.checked);
+  bench_gst.failed |= row.invalid;
+  fprintf (stderr, "[bench] memcpy %s: %.1f frames/s (%.1f GB/s copied), "
+      "%s\n", mode, row.fps, row.fps * size / 1e9, row.check);
+  g_array_append_val (rows, row);
+  g_mutex_clear (&lock);
+  g_cond_clear (&cond);
+  g_free (th);
+  g_free (sl);
 }

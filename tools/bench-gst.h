@@ -91,6 +91,12 @@ typedef struct
    * would be, so it never sees those addresses. */
   guint8 *peer_ring[BENCH_RING];
   GstMemory *peer_mem[BENCH_RING];
+  /* BENCH_IN_WRAPPED: its own malloc()ed copy of the ring, for the same
+   * reason: a new GstMemory over pages that the registered runs left
+   * registered is copied from directly, which an application's ring that
+   * no one registered never is (until 2026-12-02 the wrapped rows read
+   * mem[]'s bytes and measured that path) */
+  guint8 *wrap_ring[BENCH_RING];
   /* What the peer is told the frames are: the same as info/caps, or, for a
    * format cudaupload does not take, a stand-in of the same bytes (peer_as
    * names it, e.g. GRAY8 640x480 as RGBA 160x480: same rows, same stride). */
@@ -167,6 +173,15 @@ int bench_process_child (const BenchRunSpec * sp, guint warmup, guint k,
  * @row (p50: first push to its output, ms); FALSE on an error. */
 gboolean bench_first_frame (const BenchRunSpec * sp, const gchar * mode,
     BenchRow * row);
+/* The host's memcpy ceiling (--input wrapped or fresh: what staging is
+ * bound by): @frames frames of @src (ring frames, pageable) copied into
+ * @dst (page-locked frames, @n_dst of them) by @threads threads at once,
+ * each its slice of every frame, @per_frame: one frame at a time (a
+ * frame's slices all done before the next frame's start), else
+ * free-running; a row "memcpy" (streams = threads) appended to @rows. */
+void bench_memcpy_row (guint8 * const *src, guint n_src, guint8 * const *dst,
+    guint n_dst, guint threads, gboolean per_frame, guint frames,
+    const gchar * hostmem, GArray * rows);
 
 G_END_DECLS
 #endif

@@ -678,8 +678,9 @@ out:
 }
 
 /* Ring frame @r as input @kind (not the pool's): the same GstMemory every
- * time it comes round, a new GstMemory over the same bytes, a fresh copy,
- * a new GstMemory over the application's page-locked copy. */
+ * time it comes round, a new GstMemory over the bench's own malloc()ed
+ * copy of the ring (wrap_ring), a fresh copy, a new GstMemory over the
+ * application's page-locked copy. */
 static GstBuffer *
 ring_input (const BenchRunSpec * sp, gint r)
 {
@@ -689,7 +690,7 @@ ring_input (const BenchRunSpec * sp, gint r)
   switch (sp->input) {
     case BENCH_IN_WRAPPED:
       return gst_buffer_new_wrapped_full (GST_MEMORY_FLAG_READONLY,
-          bench_gst.fr.ring[r], size, 0, size, NULL, NULL);
+          bench_gst.wrap_ring[r], size, 0, size, NULL, NULL);
     case BENCH_IN_APP_PINNED:
       return gst_buffer_new_wrapped_full (GST_MEMORY_FLAG_READONLY,
           bench_gst.app_ring[r], size, 0, size, NULL, NULL);

@@ -31,9 +31,10 @@
  *               the raw one-frame loop, pushed at FPS; latency measured by
  *               the bench (push to appsink for the same PTS)
  *  inputs       --input picks the element rows' inputs: besides (a) and
- *               (b), wrapped: a new GstMemory per frame over the malloc()ed
- *               ring (gst_buffer_new_wrapped_full, as applications feed
- *               appsrc); fresh: new memory per frame with the frame copied
+ *               (b), wrapped: a new GstMemory per frame over a malloc()ed
+ *               copy of the ring that nothing else reads (as applications
+ *               feed appsrc: gst_buffer_new_wrapped_full; checked not
+ *               page-locked after the rows); fresh: new memory per frame with the frame copied
  *               in (as Python's Gst.Buffer.new_wrapped does); app-pinned: a
  *               new GstMemory per frame over a copy of the ring the bench
  *               page-locked itself (cudaHostAlloc; plain memory without
@@ -312,6 +313,20 @@ find_row (const gchar * name, const gchar * mode, const gchar * input)
   return best;
 }
 
+/* Wrapped and fresh input: @r against the lower of the raw ceiling @raw
+ * and the host's memcpy (memcpy-best), the bound of a staged frame. */
+static void
+print_staged_ceiling (FILE * out, BenchInput k, const BenchRow * r, gdouble raw)
+{
+  gdouble mc = row_fps ("memcpy-best");
+
+  if ((k != BENCH_IN_WRAPPED && k != BENCH_IN_FRESH) || isnan (mc))
+    return;
+  fprintf (out, ", %.3f x the lower of raw and memcpy-best (%.1f fps)",
+      r->fps / (isnan (raw) ? mc : MIN (raw, mc)), isnan (raw) ? mc :
+      MIN (raw, mc));
+}
+
 static void
 print_summary (FILE * out)
 {
@@ -378,6 +393,7 @@ print_summary (FILE * out)
       if (ov || sw)
         fprintf (out, ", %.3f x the best overlap row", de->fps /
             MAX (ov ? ov->fps : 0, sw ? sw->fps : 0));
+      print_staged_ceiling (out, k, de, best);
       fputc ('\n', out);
     }
     if (sw && (!ov || sw->fps > ov->fps))
@@ -392,6 +408,7 @@ print_summary (FILE * out)
       fprintf (out, ", %.2f x serial", ov->fps / se->fps);
     if (peer)
       fprintf (out, ", %.2f x peer", ov->fps / peer->fps);
+    print_staged_ceiling (out, k, ov, best);
     fputc ('\n', out);
   }
 }
@@ -539,22 +556,79 @@ skipped_row (const gchar * name, const gchar * mode, const gchar * why)
   g_array_append_val (rows, row);
 }
 
+/* A malloc()ed copy of the ring in @copy (made once). */
+static void
+ring_copy_make (guint8 ** copy)
+{
+  guint k;
+
+  for (k = 0; k < BENCH_RING && !copy[k]; k++) {
+    copy[k] = malloc (bench_gst.fr.lay.size);
+    if (!copy[k])
+      g_error ("out of memory (%" G_GSIZE_FORMAT " bytes)",
+          bench_gst.fr.lay.size);
+    memcpy (copy[k], bench_gst.fr.ring[k], bench_gst.fr.lay.size);
+  }
+}
+
 /* The peer's own malloc()ed copy of the ring (see BenchGst.peer_ring). */
 static void
 peer_ring_make (void)
 {
   guint k;
 
-  for (k = 0; k < BENCH_RING && !bench_gst.peer_ring[k]; k++) {
-    bench_gst.peer_ring[k] = malloc (bench_gst.fr.lay.size);
-    if (!bench_gst.peer_ring[k])
-      g_error ("out of memory (%" G_GSIZE_FORMAT " bytes)",
-          bench_gst.fr.lay.size);
-    memcpy (bench_gst.peer_ring[k], bench_gst.fr.ring[k],
-        bench_gst.fr.lay.size);
-    bench_gst.peer_mem[k] = gst_memory_new_wrapped (0,
-        bench_gst.peer_ring[k], bench_gst.fr.lay.size, 0,
-        bench_gst.fr.lay.size, NULL, NULL);
+  ring_copy_make (bench_gst.peer_ring);
+  for (k = 0; k < BENCH_RING; k++)
+    if (!bench_gst.peer_mem[k])
+      bench_gst.peer_mem[k] = gst_memory_new_wrapped (0,
+          bench_gst.peer_ring[k], bench_gst.fr.lay.size, 0,
+          bench_gst.fr.lay.size, NULL, NULL);
+}
+
+/* --input wrapped or fresh: the host's memcpy from pageable into 8
+ * page-locked frames (the element's staging buffers are about as many),
+ * over 1, 2, 4, 8 threads and one per CPU, one frame at a time (as a
+ * frame's staging copy is; the best of them is "memcpy-best", the issue's
+ * multi-threaded memcpy ceiling) and free-running (the host's memcpy
+ * bandwidth, for comparison). */
+static void
+memcpy_rows (void)
+{
+  guint threads[] = { 1, 2, 4, 8, g_get_num_processors () };
+  guint8 *dst[8] = { NULL, };
+  guint8 *const *src = bench_gst.wrap_ring[0] ? bench_gst.wrap_ring :
+      bench_gst.fr.ring;
+  guint frames = MAX (opt_frames, 20), i, pf;
+  const gchar *hostmem = have_cuda ? "pageable to pinned (cudaHostAlloc)" :
+      "pageable to pageable (no CUDA)";
+  BenchRow best;
+
+  for (i = 0; i < G_N_ELEMENTS (dst); i++)
+    dst[i] = have_cuda ? bench_cuda_host_alloc (bench_gst.fr.lay.size) :
+        g_malloc (bench_gst.fr.lay.size);
+  best.fps = -1;
+  for (pf = 0; pf < 2; pf++) {
+    for (i = 0; i < G_N_ELEMENTS (threads); i++) {
+      BenchRow *r;
+
+      if (i == G_N_ELEMENTS (threads) - 1 && threads[i] <= 8)
+        continue;               /* no more CPUs than that */
+      bench_memcpy_row (src, BENCH_RING, dst, G_N_ELEMENTS (dst), threads[i],
+          pf == 0, frames, hostmem, rows);
+      r = &g_array_index (rows, BenchRow, rows->len - 1);
+      if (pf == 0 && !r->invalid && r->fps > best.fps)
+        best = *r;
+    }
+  }
+  if (best.fps > 0) {
+    g_strlcpy (best.name, "memcpy-best", sizeof (best.name));
+    g_array_append_val (rows, best);
+  }
+  for (i = 0; i < G_N_ELEMENTS (dst); i++) {
+    if (have_cuda)
+      bench_cuda_host_free (dst[i]);
+    else
+      g_free (dst[i]);
   }
 }
 
@@ -1320,6 +1394,14 @@ main (int argc, char **argv)
     gpu_passport = bench_cuda_passport (0);
   if (in_use[BENCH_IN_APP_PINNED])
     app_ring_make ();
+  if (in_use[BENCH_IN_WRAPPED]) {
+    ring_copy_make (bench_gst.wrap_ring);
+    if (have_cuda && !opt_child)
+      bench_note ("wrapped input: a new GstMemory per frame over the bench's "
+          "own malloc()ed copy of the %u ring frames, %u of them page-locked "
+          "before the rows (none may be)", BENCH_RING,
+          bench_cuda_count_locked (bench_gst.wrap_ring, BENCH_RING));
+  }
   if (opt_child)
     return child_main ();
 
@@ -1369,6 +1451,8 @@ main (int argc, char **argv)
     bench_note ("peer: skipped (%s)", peer_skipped);
   }
 
+  if (k_raw && (in_use[BENCH_IN_WRAPPED] || in_use[BENCH_IN_FRESH]))
+    memcpy_rows ();
   if (k_raw && have_cuda) {
     raw_rows ();
   } else if (k_raw) {
@@ -1432,6 +1516,14 @@ main (int argc, char **argv)
   }
 
   memory_rows (want_cuda, cuda_why);
+  if (in_use[BENCH_IN_WRAPPED] && have_cuda) {
+    guint locked = bench_cuda_count_locked (bench_gst.wrap_ring, BENCH_RING);
+
+    bench_note ("wrapped input: %u of its %u ring frames page-locked after "
+        "the rows%s", locked, BENCH_RING, locked ? " (INVALID: the wrapped "
+        "rows did not measure a ring that no one page-locked)" : "");
+    bench_gst.failed |= locked > 0;
+  }
 
   /* the report */
   now = g_date_time_new_now_utc ();
@@ -1466,8 +1558,11 @@ main (int argc, char **argv)
       "buffers of the pool the element proposes (its page-locked "
       "allocator; the CPU backend proposes none); element registered: "
       "16 malloc()ed frames, each wrapped once in a GstMemory, a fresh "
-      "GstBuffer per frame; peer: the same malloc()ed frames. The last "
-      "column gives each row's kind as the element counted it.\n");
+      "GstBuffer per frame; wrapped: a new GstMemory per frame over another "
+      "malloc()ed copy that nothing registers; peer: its own malloc()ed copy; "
+      "memcpy: ring frames copied into page-locked frames by N threads, each "
+      "its slice of every frame. The last column gives each row's kind as "
+      "the element counted it.\n");
   fprintf (out, "- checked: every output (priming and timed frames), by a "
       "sampled checksum computed on %d checker threads while the run goes "
       "on and compared with the expected one after it: per plane its first "
@@ -1517,6 +1612,7 @@ main (int argc, char **argv)
     if (bench_gst.peer_mem[k])
       gst_memory_unref (bench_gst.peer_mem[k]);
     free (bench_gst.peer_ring[k]);
+    free (bench_gst.wrap_ring[k]);
   }
   gst_clear_caps (&bench_gst.peer_caps);
   g_free (bench_gst.peer_as);
