@@ -6,10 +6,12 @@
  * its H2D copies) is bound by the host's memcpy: on the H200's host one
  * thread copies 5.0 GB/s, 2 / 4 / 8 threads 9.2 / 19.1 / 26.0 GB/s
  * (../shared/GPU.md).  co_parallel_copy() cuts a large copy into parts of
- * at least CO_PARCOPY_MIN_PART bytes, gives all but the first to a
- * process-wide pool of CO_PARCOPY_THREADS threads and copies the first on
- * the calling thread; it returns when every part is done.  Pure C and
- * GLib: no GStreamer, no CUDA.
+ * at least CO_PARCOPY_MIN_PART bytes, at most co_parallel_copy_parts () of
+ * them (half the host's CPUs, 2 to 8: 8 on that 16-CPU host; staging
+ * must not take every CPU the pipelines need), gives all but the first to
+ * a process-wide pool of one thread fewer and copies the first on the
+ * calling thread; it returns when every part is done.  Pure C and GLib:
+ * no GStreamer, no CUDA.
  */
 #include <string.h>
 
@@ -43,6 +45,17 @@ co_parcopy_run (gpointer data, gpointer user_data)
   g_mutex_unlock (&job->lock);
 }
 
+guint
+co_parallel_copy_parts (void)
+{
+  static gsize parts = 0;
+
+  if (g_once_init_enter (&parts))
+    g_once_init_leave (&parts, CLAMP ((gint) g_get_num_processors () - 2, 2,
+            CO_PARCOPY_MAX_PARTS));
+  return parts;
+}
+
 static GThreadPool *
 co_parcopy_pool (void)
 {
@@ -51,8 +64,8 @@ co_parcopy_pool (void)
 
   if (g_once_init_enter (&once)) {
     /* shared by every element of the process; NULL: copy on one thread */
-    pool = g_thread_pool_new (co_parcopy_run, NULL, CO_PARCOPY_THREADS,
-        FALSE, NULL);
+    pool = g_thread_pool_new (co_parcopy_run, NULL,
+        co_parallel_copy_parts () - 1, FALSE, NULL);
     g_once_init_leave (&once, 1);
   }
   return pool;
@@ -61,11 +74,11 @@ co_parcopy_pool (void)
 guint
 co_parallel_copy (gpointer dst, gconstpointer src, gsize size)
 {
-  CoParcopyPart parts[CO_PARCOPY_THREADS + 1];
+  CoParcopyPart parts[CO_PARCOPY_MAX_PARTS];
   CoParcopyJob job;
   GThreadPool *pool = size >= 2 * CO_PARCOPY_MIN_PART ? co_parcopy_pool () :
       NULL;
-  guint n = pool ? MIN (CO_PARCOPY_THREADS + 1,
+  guint n = pool ? MIN (co_parallel_copy_parts (),
       size / CO_PARCOPY_MIN_PART) : 1, i;
   gsize step = (size / n + 63) & ~(gsize) 63, off = 0;
 
