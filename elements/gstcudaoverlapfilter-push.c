@@ -17,6 +17,7 @@
 #include <nvtx3/nvToolsExt.h>
 
 #include "gstcudaoverlapfilter-private.h"
+#include "co-fault.h"
 
 #define GST_CAT_DEFAULT gst_cuda_overlap_filter_debug
 
@@ -84,6 +85,7 @@ _gst_cuda_overlap_filter_loop (GstCudaOverlapFilter * self)
   CoEngine *e;
   CoFrame *cf;
   guint64 t0, t1;
+  gulong jitter;
   guint n;
 
   g_mutex_lock (&priv->lock);
@@ -97,6 +99,10 @@ _gst_cuda_overlap_filter_loop (GstCudaOverlapFilter * self)
   }
   t1 = co_engine_now ();
   n = priv->slot_images[cf->slot];
+  /* tests: a push thread that comes late (co-fault.h) */
+  jitter = co_fault_worker_jitter_us ();
+  if (jitter)
+    g_usleep (jitter);
 
   if (cf->error) {
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED,

@@ -28,10 +28,11 @@
  * builds.
  *
  * co_test_set_worker_jitter_us() (exported likewise) makes each worker of
- * the CPU backend sleep a random 0..us before each chunk it runs, so that
- * chunks and frames finish late and out of step across streams as device
- * work does (co_fault_worker_jitter_us(): the sleep for one chunk, the
- * constant 0 in release builds).
+ * the CPU backend sleep a random 0..us before each chunk it runs, and the
+ * elements' push threads before each frame they push, so that chunks and
+ * frames finish late and out of step across streams as device work does
+ * (co_fault_worker_jitter_us(): one such sleep, the constant 0 in release
+ * builds).
  *
  * co_test_set_update_delay_us() (exported likewise) makes an element sleep
  * that long in a change of constants without a rebuild, after it has read

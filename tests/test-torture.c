@@ -242,9 +242,10 @@ typedef struct
 } Case;
 
 /* Every other seed, the CPU backend's workers sleep a random 0..300 us
- * before each chunk (a -Dfault-injection test hook): chunks and frames
- * then finish late and out of step across streams, as device work does.
- * No effect on the CUDA backend, nor in builds without the hook. */
+ * before each chunk, and the push threads before each frame (a
+ * -Dfault-injection test hook): chunks and frames then finish late and out
+ * of step across streams, as device work does.  No effect in builds
+ * without the hook. */
 #define JITTER_US 300
 
 static void
@@ -285,8 +286,8 @@ case_begin (const gchar * name, gint i)
   set_worker_jitter (c->jitter_us);
   g_print ("%s: seed 0x%08x (base 0x%08x), backend=%s, scale %u",
       c->name, c->seed, co_test_base_seed, co_test_backend, torture_scale);
-  if (c->jitter_us && !g_strcmp0 (co_test_backend, "cpu"))
-    g_print (", CPU workers' jitter 0..%u us", c->jitter_us);
+  if (c->jitter_us)
+    g_print (", jitter 0..%u us (CPU workers, push threads)", c->jitter_us);
   g_print ("\n");
   return c;
 }
