@@ -41,7 +41,9 @@ step defaults-gray8 90 --width 640 --height 480 --format GRAY8 --frames "$(n 200
 step defaults-4k-live 90 --frames "$(n 200)" --only raw,overlap,pinned --streams 8 \
   --chunks 4 --live 60 --live-frames "$(n 120)" --props wait-mode=spin --defaults
 # kinds of host memory: a new GstMemory per frame over malloc()ed and
-# application page-locked rings, fresh memory per frame, the pool
+# application page-locked rings, fresh memory per frame, the pool; the
+# wrapped ring is the bench's own copy (staged frames), and the memcpy rows
+# give the other ceiling (the summary: x the lower of raw and memcpy-best)
 step input-4k 120 --frames "$(n 300)" --only raw,overlap --streams 4 --chunks 1 \
   --input pinned,registered,wrapped,fresh,app-pinned --defaults
 # eight pipelines at once, defaults, recurring memory (the defaults share the
@@ -80,7 +82,7 @@ printf '%s\n' "${sum[@]}"
 echo "elapsed $(( $(date +%s) - T0 )) s"
 for f in "$out"/*.log; do
   echo "== $(basename "$f")"
-  grep -E '^\| (raw-best|raw-latency|raw-clients|element|defaults|pipeline|process|first-frame)|^  (defaults|element)|^(auto|pipelines|processes|raw-clients|first-frame) |^RESULT' \
+  grep -E '^\| (raw-best|raw-latency|raw-clients|memcpy-best|element|defaults|pipeline|process|first-frame)|^  (defaults|element)|^(auto|pipelines|processes|raw-clients|first-frame) |^RESULT' \
     "$f" | awk '!seen[$0]++' | cut -c1-200 | head -40
 done
 pack
