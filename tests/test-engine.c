@@ -355,6 +355,11 @@ test_parallel_copy (void)
   GThread *t[4];
   guint i;
 
+  /* the host's CPUs less two, 2 to CO_PARCOPY_MAX_PARTS */
+  g_assert_cmpuint (co_parallel_copy_parts (), >=, 2);
+  g_assert_cmpuint (co_parallel_copy_parts (), <=, CO_PARCOPY_MAX_PARTS);
+  g_assert_cmpuint (co_parallel_copy_parts (), ==,
+      CLAMP ((gint) g_get_num_processors () - 2, 2, CO_PARCOPY_MAX_PARTS));
   for (i = 0; i < G_N_ELEMENTS (t); i++)
     t[i] = g_thread_new ("parcopy", parcopy_worker, GUINT_TO_POINTER (i + 1));
   for (i = 0; i < G_N_ELEMENTS (t); i++)
