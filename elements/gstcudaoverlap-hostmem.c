@@ -396,30 +396,69 @@ copy_memory_metas (GstBuffer * staged, GstBuffer * in)
 }
 
 
-/* The input's bytes into @dst: one memory (the usual case) with a few
- * threads at once (co-parcopy.c: staging is bound by the host's memcpy),
- * several memories one by one. */
-static void
-stage_bytes (GstBuffer * in, guint8 * dst, gsize size)
+/* One staged copy in flight: the input and the staged memory stay mapped
+ * (and referenced) until the job that copies has finished. */
+typedef struct
 {
+  GstBuffer *src;
+  GstMapInfo src_map;
+  GstMemory *dst;
+  GstMapInfo dst_map;
+} StageCopy;
+
+static void
+stage_copy_done (gpointer data)
+{
+  StageCopy *c = data;
+
+  gst_memory_unmap (c->dst, &c->dst_map);
+  gst_memory_unref (c->dst);
+  gst_buffer_unmap (c->src, &c->src_map);
+  gst_buffer_unref (c->src);
+  g_free (c);
+}
+
+/* The input's bytes into @staged: one memory into one (the usual case) by
+ * @job's threads (co-parcopy.c: staging is bound by the host's memcpy);
+ * otherwise now, memory by memory.  The staged memory is mapped READWRITE,
+ * so the frame's own READ mapping of it (the element's prepare) may come
+ * while the copy runs. */
+static gboolean
+stage_bytes (GstBuffer * in, GstBuffer * staged, gsize size, CoParcopyJob * job)
+{
+  StageCopy *c;
   GstMapInfo map;
 
-  if (gst_buffer_n_memory (in) == 1 && gst_buffer_map (in, &map, GST_MAP_READ)) {
-    co_parallel_copy (dst, map.data, MIN (size, map.size));
-    gst_buffer_unmap (in, &map);
-  } else {
-    gst_buffer_extract (in, 0, dst, size);
+  if (gst_buffer_n_memory (in) == 1 && gst_buffer_n_memory (staged) == 1) {
+    c = g_new0 (StageCopy, 1);
+    c->dst = gst_memory_ref (gst_buffer_peek_memory (staged, 0));
+    if (gst_memory_map (c->dst, &c->dst_map, GST_MAP_READWRITE)) {
+      if (c->dst_map.size >= size &&
+          gst_buffer_map (in, &c->src_map, GST_MAP_READ)) {
+        c->src = gst_buffer_ref (in);
+        co_parcopy_job_add (job, c->dst_map.data, c->src_map.data,
+            MIN (size, c->src_map.size), stage_copy_done, c);
+        return TRUE;
+      }
+      gst_memory_unmap (c->dst, &c->dst_map);
+    }
+    gst_memory_unref (c->dst);
+    g_free (c);
   }
+  if (!gst_buffer_map (staged, &map, GST_MAP_WRITE))
+    return FALSE;
+  gst_buffer_extract (in, 0, map.data, size);
+  gst_buffer_unmap (staged, &map);
+  return TRUE;
 }
 
 GstBuffer *
 gst_cuda_overlap_hostmem_stage (GstBuffer * in, GstBufferPool * staging,
-    gsize staging_size, GstAllocator * allocator)
+    gsize staging_size, GstAllocator * allocator, CoParcopyJob * job)
 {
   GstBufferPoolAcquireParams params = { 0, };
   GstBuffer *staged = NULL;
   gsize size = gst_buffer_get_size (in);
-  GstMapInfo map;
 
   params.flags = GST_BUFFER_POOL_ACQUIRE_FLAG_DONTWAIT;
   /* a free one is always there (one per image in flight), unless the
@@ -433,12 +472,10 @@ gst_cuda_overlap_hostmem_stage (GstBuffer * in, GstBufferPool * staging,
     return NULL;
   gst_buffer_set_size (staged, size);
   if (!gst_buffer_copy_into (staged, in, GST_BUFFER_COPY_METADATA, 0, -1) ||
-      !gst_buffer_map (staged, &map, GST_MAP_WRITE)) {
+      !stage_bytes (in, staged, size, job)) {
     gst_buffer_unref (staged);
     return NULL;
   }
   copy_memory_metas (staged, in);
-  stage_bytes (in, map.data, size);
-  gst_buffer_unmap (staged, &map);
   return staged;
 }

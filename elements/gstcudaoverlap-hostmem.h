@@ -9,6 +9,7 @@
 #include <gst/gst.h>
 #include "co-hostreg.h"
 #include "co-stats.h"
+#include "co-parcopy.h"
 
 G_BEGIN_DECLS
 #define GST_CUDA_OVERLAP_PINNED_MEMORY_TYPE "CoPinnedMemory"
@@ -57,9 +58,13 @@ CoMemPath gst_cuda_overlap_hostmem_path_of (GstBuffer * buf,
  * @staging when one is free and big enough, else a new one from
  * @allocator): its metadata, video meta included, and every byte at the
  * same offset, so offsets and strides stay valid.  NULL when no memory
- * could be had. */
+ * could be had.  The bytes are copied by @job's threads (co-parcopy.h),
+ * which hold @in and both mappings until the job is finished: finish @job
+ * before the copy is read or released (a buffer of several memories is
+ * copied at once, on the calling thread). */
 GstBuffer *gst_cuda_overlap_hostmem_stage (GstBuffer * in,
-    GstBufferPool * staging, gsize staging_size, GstAllocator * allocator);
+    GstBufferPool * staging, gsize staging_size, GstAllocator * allocator,
+    CoParcopyJob * job);
 
 G_END_DECLS
 #endif

@@ -165,6 +165,8 @@ _gst_cuda_overlap_filter_cancel_pending (GstCudaOverlapFilter * self)
 
   if (!priv->pending)
     return;
+  /* its staged copies write into its buffers: done before they go */
+  co_engine_finish_host (priv->pending);
   _gst_cuda_overlap_filter_drop_slot (self, priv->pending->slot,
       priv->pending_n);
   co_engine_cancel (priv->engine, priv->pending);

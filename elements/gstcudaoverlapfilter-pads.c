@@ -76,14 +76,27 @@ trace_chain (GstCudaOverlapFilter * self, guint64 t0, guint64 t_submit)
 }
 
 /* CoMemPath STAGED: the frame's input becomes a copy in our page-locked
- * memory; the original is unreffed now. */
+ * memory, made by co-parcopy's threads while chain goes on; the engine
+ * finishes the copies (cf->host_job) before it queues the frame's device
+ * work, on the thread that queues it (chain's, or the submit thread: then
+ * the next frame's copies start while this one's run).  The copy holds the
+ * original until then; the frame drops its reference now. */
 static gboolean
-stage_input (GstCudaOverlapFilter * self, GstCudaOverlapFilterFrame * fr)
+stage_input (GstCudaOverlapFilter * self, GstCudaOverlapFilterFrame * fr,
+    CoFrame * cf)
 {
   GstCudaOverlapFilterPrivate *priv = PRIV (self);
-  GstBuffer *staged = gst_cuda_overlap_hostmem_stage (fr->inbuf,
-      priv->staging, priv->staging_size, priv->allocator);
+  guint64 t0 = priv->trace ? co_engine_now () : 0;
+  GstBuffer *staged;
 
+  if (!cf->host_job)
+    cf->host_job = co_parcopy_job_new ();
+  staged = gst_cuda_overlap_hostmem_stage (fr->inbuf, priv->staging,
+      priv->staging_size, priv->allocator, cf->host_job);
+
+  if (priv->trace)
+    co_trace_complete (priv->trace, 1, TID_CHAIN, "stage", "host", t0,
+        co_engine_now () - t0, NULL);
   if (!staged) {
     GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT, (NULL),
         ("could not copy an input buffer of %" G_GSIZE_FORMAT " bytes into "
@@ -95,10 +108,34 @@ stage_input (GstCudaOverlapFilter * self, GstCudaOverlapFilterFrame * fr)
   return TRUE;
 }
 
+/* How @fr's input reaches the device (CoMemPath), and its hold on
+ * page-locked memory (fr->host_ref). */
+static void
+input_path (GstCudaOverlapFilter * self, GstCudaOverlapFilterFrame * fr)
+{
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
+
+  if (priv->in_cuda) {
+    fr->path = CO_PATH_DEVICE;  /* read in place: no registration */
+    return;
+  }
+  fr->path = gst_cuda_overlap_hostmem_prepare (fr->inbuf,
+      co_engine_backend (priv->engine) == CO_BACKEND_CUDA ?
+      gst_cuda_overlap_filter_device_id (self) : -2, MIN_REGISTER_BYTES,
+      &fr->host_ref);
+  if (G_UNLIKELY (co_fault_force_staging ()) && fr->path == CO_PATH_PAGEABLE) {
+    /* a test's: the staged path on the CPU backend too */
+    g_clear_pointer (&fr->host_ref, co_hostref_release);
+    fr->path = CO_PATH_STAGED;
+  }
+}
+
 /* Puts @buf into the batch being filled (a new engine frame when there is
- * none) and submits the batch when it is full. */
+ * none) and submits the batch when it is full; @staged: whether its input
+ * was staged. */
 static GstFlowReturn
-chain_frame (GstCudaOverlapFilter * self, GstBuffer * buf, guint64 t0)
+chain_frame (GstCudaOverlapFilter * self, GstBuffer * buf, guint64 t0,
+    gboolean * staged)
 {
   GstCudaOverlapFilterPrivate *priv = PRIV (self);
   GstCudaOverlapFilterClass *klass = GST_CUDA_OVERLAP_FILTER_GET_CLASS (self);
@@ -110,10 +147,15 @@ chain_frame (GstCudaOverlapFilter * self, GstBuffer * buf, guint64 t0)
 
   if (!priv->pending) {
     /* the first buffer of a frame (of a batch, with batches) */
+    guint64 t_acq = priv->trace ? co_engine_now () : 0;
+
     if (!(priv->pending = co_engine_acquire (e))) {
       gst_buffer_unref (buf);
       return GST_FLOW_FLUSHING;
     }
+    if (priv->trace)
+      co_trace_complete (priv->trace, 1, TID_CHAIN, "acquire", "host", t_acq,
+          co_engine_now () - t_acq, NULL);
     priv->pending_n = 0;
   }
   cf = priv->pending;
@@ -129,15 +171,11 @@ chain_frame (GstCudaOverlapFilter * self, GstBuffer * buf, guint64 t0)
   fr->inbuf = buf;
   fr->outbuf = outbuf;
   fr->chain_ns = t0;
-  if (priv->in_cuda)
-    fr->path = CO_PATH_DEVICE;  /* read in place: no registration */
-  else
-    fr->path = gst_cuda_overlap_hostmem_prepare (buf, co_engine_backend (e) ==
-        CO_BACKEND_CUDA ? gst_cuda_overlap_filter_device_id (self) : -2,
-        MIN_REGISTER_BYTES, &fr->host_ref);
+  input_path (self, fr);
   copy_metadata (self, outbuf, buf);
 
-  if (fr->path == CO_PATH_STAGED && !stage_input (self, fr))
+  *staged = fr->path == CO_PATH_STAGED;
+  if (fr->path == CO_PATH_STAGED && !stage_input (self, fr, cf))
     ret = GST_FLOW_ERROR;
   else if (priv->in_cuda && !_gst_cuda_overlap_filter_check_cuda_input (self,
           buf))
@@ -145,6 +183,8 @@ chain_frame (GstCudaOverlapFilter * self, GstBuffer * buf, guint64 t0)
   else
     ret = klass->prepare (self, e, fr, cf);
   if (ret != GST_FLOW_OK) {
+    /* the batch's copies so far write into its buffers: done first */
+    co_engine_finish_host (cf);
     _gst_cuda_overlap_filter_frame_drop (self, fr);
     if (priv->pending_n == 0)
       _gst_cuda_overlap_filter_cancel_pending (self);
@@ -182,6 +222,7 @@ gst_cuda_overlap_filter_chain (GstPad * pad, GstObject * parent,
   GstCudaOverlapFilterClass *klass = GST_CUDA_OVERLAP_FILTER_GET_CLASS (self);
   GstFlowReturn ret;
   guint64 t0 = co_engine_now ();
+  gboolean staged = FALSE;
   gsize size;
 
   if (klass->sink_buffer) {
@@ -214,9 +255,9 @@ gst_cuda_overlap_filter_chain (GstPad * pad, GstObject * parent,
 
   nvtxRangePushA ("cudaoverlap chain");
   size = gst_buffer_get_size (buf);
-  ret = chain_frame (self, buf, t0);
+  ret = chain_frame (self, buf, t0, &staged);
   nvtxRangePop ();
-  _gst_cuda_overlap_filter_tune_end (self, size);
+  _gst_cuda_overlap_filter_tune_end (self, size, staged);
   if (ret != GST_FLOW_OK)
     return ret;
   /* downstream's last word (or FLUSHING) */

@@ -96,7 +96,7 @@ typedef struct
   /* chain's measures */
   guint64 t_begin, cpu_begin, last_exit, cpu_exit;
   guint64 n_seen, n_host, host_cpu, chain_wall, gap, gap_cpu, n_gap;
-  guint64 in_bytes;
+  guint64 in_bytes, n_staged;
   /* the push thread's measures */
   guint64 pushed;
   gboolean have_base;
@@ -177,6 +177,7 @@ typedef struct
   guint max_in_flight;
   CoWaitMode wait_mode;
   gboolean submit_thread;
+  gboolean submit_thread_set;   /* set by the user: never chosen */
   CoMode mode;
   CoBackendKind backend;
   gint device_id;
@@ -267,7 +268,7 @@ void _gst_cuda_overlap_filter_tune_config (GstCudaOverlapFilter * self,
 void _gst_cuda_overlap_filter_tune_built (GstCudaOverlapFilter * self);
 void _gst_cuda_overlap_filter_tune_begin (GstCudaOverlapFilter * self);
 void _gst_cuda_overlap_filter_tune_end (GstCudaOverlapFilter * self,
-    gsize size);
+    gsize size, gboolean staged);
 /* With streaming stopped (PAUSED→READY): */
 void _gst_cuda_overlap_filter_tune_reset (GstCudaOverlapFilter * self);
 /* The push thread: */

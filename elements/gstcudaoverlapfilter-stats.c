@@ -215,7 +215,7 @@ _gst_cuda_overlap_filter_post_passport (GstCudaOverlapFilter * self,
   pp.mode = gst_cuda_overlap_enum_nick (GST_TYPE_CUDA_OVERLAP_MODE, priv->mode);
   pp.wait_mode = gst_cuda_overlap_enum_nick (GST_TYPE_CUDA_OVERLAP_WAIT_MODE,
       priv->tune.wait);
-  pp.submit_thread = priv->submit_thread;
+  pp.submit_thread = co_engine_submit_thread (priv->engine);
   pp.auto_settings = priv->tune.active;
   pp.auto_reason = priv->tune.active ? priv->tune.choice.reason : "";
   pp.device_engines = priv->tune.device_engines;

@@ -7,7 +7,9 @@
  * the backend and the device (copy engines), the caps (frame size, rows,
  * rate), the operation's cost, whether upstream is live (its answer to a
  * LATENCY query) and, once measured, the first frames' device times per
- * kind and the upstream thread's CPU time in chain.
+ * kind, the upstream thread's CPU time in chain and how many frames were
+ * staged.  `submit-thread`, unless set, is chosen too (staged input from a
+ * non-live source).
  *
  * Each build (gstcudaoverlapfilter-life.c) asks tune_config() for the
  * settings.  A build whose static input (caps, properties, liveness) is
@@ -166,6 +168,9 @@ static_input (GstCudaOverlapFilter * self, GstCaps * caps,
   in->user_streams = cfg->streams;
   in->user_chunks = cfg->chunks;
   in->user_wait = cfg->wait != CO_WAIT_AUTO;
+  GST_OBJECT_LOCK (self);
+  in->user_submit_thread = PRIV (self)->submit_thread_set;
+  GST_OBJECT_UNLOCK (self);
 }
 
 static void
@@ -173,7 +178,7 @@ measure_start (GstCudaOverlapFilterTune * t)
 {
   t->n_seen = t->n_host = 0;
   t->host_cpu = t->chain_wall = t->gap = t->gap_cpu = t->n_gap = 0;
-  t->in_bytes = 0;
+  t->in_bytes = t->n_staged = 0;
   t->t_begin = t->last_exit = 0;
   t->pushed = 0;
   t->have_base = FALSE;
@@ -204,7 +209,9 @@ auto_config (GstCudaOverlapFilter * self, GstCaps * caps, CoEngineConfig * cfg)
   take_share_token (t, slot);
   t->cpu_backend = in.cpu_backend;
   t->active = !in.user_streams || !in.user_chunks || !in.user_wait ||
-      (in.can_batch && !in.user_batch);
+      (in.can_batch && !in.user_batch) || !in.user_submit_thread;
+  if (t->choice.submit_thread)
+    cfg->submit_thread = TRUE;
   cfg->streams = t->choice.streams;
   cfg->chunks = t->choice.chunks;
   t->batch = t->choice.batch;
@@ -261,9 +268,10 @@ _gst_cuda_overlap_filter_tune_built (GstCudaOverlapFilter * self)
 
   if (t->active)
     GST_INFO_OBJECT (self, "automatic settings%s: %u streams, %u chunks, "
-        "batch %u, %s wait: %s", t->phase == TUNE_DONE ? " (measured)" : "",
+        "batch %u, %s wait%s: %s", t->phase == TUNE_DONE ? " (measured)" : "",
         co_engine_streams (priv->engine), co_engine_chunks (priv->engine),
         batch, t->wait == CO_WAIT_SPIN ? "spinning" : "blocking",
+        co_engine_submit_thread (priv->engine) ? ", submit thread" : "",
         t->choice.reason);
   if (t->prev_batch && t->prev_batch != batch) {
     GST_INFO_OBJECT (self, "batch %u -> %u: latency changed", t->prev_batch,
@@ -293,6 +301,7 @@ redecide (GstCudaOverlapFilter * self)
   m->gap_ns = t->n_gap ? t->gap / t->n_gap : 0;
   m->gap_cpu_ns = t->n_gap ? t->gap_cpu / t->n_gap : 0;
   m->bytes = t->in_bytes / t->n_host;
+  m->staged = t->n_staged;
   co_tune_decide (&in, &ch);
   t->phase = TUNE_DONE;
   GST_INFO_OBJECT (self, "automatic settings measured: %u streams, %u "
@@ -339,9 +348,11 @@ _gst_cuda_overlap_filter_tune_begin (GstCudaOverlapFilter * self)
   }
 }
 
-/* After a buffer of @size bytes went to the engine (streaming thread). */
+/* After a buffer of @size bytes went to the engine, @staged or not
+ * (streaming thread). */
 void
-_gst_cuda_overlap_filter_tune_end (GstCudaOverlapFilter * self, gsize size)
+_gst_cuda_overlap_filter_tune_end (GstCudaOverlapFilter * self, gsize size,
+    gboolean staged)
 {
   GstCudaOverlapFilterTune *t = &PRIV (self)->tune;
   guint64 now;
@@ -354,6 +365,7 @@ _gst_cuda_overlap_filter_tune_end (GstCudaOverlapFilter * self, gsize size)
     t->chain_wall += now - t->t_begin;
     t->host_cpu += t->cpu_exit - t->cpu_begin;
     t->in_bytes += size;
+    t->n_staged += staged ? 1 : 0;
     t->n_host++;
   }
   t->t_begin = 0;

@@ -236,7 +236,11 @@ install_engine_properties (GObjectClass * gobject_class)
           "streaming thread, so GStreamer's per-buffer work and the device "
           "calls run on two cores: for small frames at high rates, where "
           "the upstream thread is the bottleneck. Adds a hand-over, which "
-          "costs latency when the thread has to be woken (live sources)",
+          "costs latency when the thread has to be woken (live sources). "
+          "Unless set, the element turns it on by itself for a non-live "
+          "source whose frames it stages (pageable memory seen once, "
+          "copied into page-locked memory): the next frame's copies then "
+          "run while this one's are finished and queued",
           DEFAULT_SUBMIT_THREAD, rw | GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_BACKEND,
       g_param_spec_enum ("backend", "Backend",
@@ -427,6 +431,7 @@ gst_cuda_overlap_filter_set_property (GObject * object, guint id,
       break;
     case PROP_SUBMIT_THREAD:
       priv->submit_thread = g_value_get_boolean (value);
+      priv->submit_thread_set = TRUE;
       break;
     case PROP_WAIT_MODE:
       priv->wait_mode = g_value_get_enum (value);

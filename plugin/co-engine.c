@@ -203,6 +203,12 @@ co_engine_max_in_flight (CoEngine * e)
   return e->n_slots;
 }
 
+gboolean
+co_engine_submit_thread (CoEngine * e)
+{
+  return e->submitter != NULL;
+}
+
 void
 co_engine_device_info (CoEngine * e, CoDeviceInfo * info)
 {
@@ -248,6 +254,7 @@ co_engine_acquire (CoEngine * e)
 
   f->n_chunks = 0;
   f->ordered = FALSE;
+  g_warn_if_fail (f->host_job == NULL);
   g_clear_pointer (&f->error, g_free);
   return f;
 }
@@ -261,8 +268,15 @@ co_engine_put_slot_locked (CoEngine * e, CoFrame * f)
 }
 
 void
+co_engine_finish_host (CoFrame * f)
+{
+  co_parcopy_job_finish (g_steal_pointer (&f->host_job));
+}
+
+void
 co_engine_cancel (CoEngine * e, CoFrame * f)
 {
+  co_engine_finish_host (f);
   g_mutex_lock (&e->lock);
   co_engine_put_slot_locked (e, f);
   g_mutex_unlock (&e->lock);
@@ -280,6 +294,8 @@ co_engine_submit_now (CoEngine * e, CoFrame * f, gboolean handed,
   g_return_val_if_fail (f->n_chunks >= 1 && f->n_chunks <= CO_MAX_CHUNKS,
       FALSE);
 
+  /* the staged inputs, copied meanwhile by co-parcopy's threads */
+  co_engine_finish_host (f);
   for (i = 0; i < f->n_chunks; i++) {
     f->chunks[i].stream = e->next_stream;
     e->next_stream = (e->next_stream + 1) % e->cfg.streams;

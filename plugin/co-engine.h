@@ -36,6 +36,7 @@
 
 #include <glib.h>
 #include "co-kernels.h"
+#include "co-parcopy.h"
 
 G_BEGIN_DECLS
 #define CO_MAX_STREAMS 32
@@ -181,6 +182,16 @@ struct _CoFrame
    * in submission order.  A frame's own later chunks are not ordered
    * after its chunk 0. */
   gboolean ordered;
+  /* Host copies the frame's device work reads (staged inputs: pageable
+   * memory copied into page-locked memory by co-parcopy's threads), or
+   * NULL.  The thread that queues the frame's device work (the caller's in
+   * co_engine_submit(), or the submit thread) finishes it first (waits for
+   * the copies and calls their done notifies, see co-parcopy.h), so the
+   * copies of one frame run while earlier frames are queued; a cancelled
+   * frame's is finished by co_engine_cancel(), or earlier by the caller
+   * (co_engine_finish_host()) when it must release the copies' buffers
+   * first. */
+  CoParcopyJob *host_job;
 
   /* Set by the engine when the frame has completed (or failed). */
   gchar *error;                 /* NULL, or what failed (the call and its message) */
@@ -287,6 +298,8 @@ CoBackendKind co_engine_backend (CoEngine * engine);
 guint co_engine_streams (CoEngine * engine);
 guint co_engine_chunks (CoEngine * engine);
 guint co_engine_max_in_flight (CoEngine * engine);
+/* Whether an engine thread queues the frames (submit_thread). */
+gboolean co_engine_submit_thread (CoEngine * engine);
 void co_engine_device_info (CoEngine * engine, CoDeviceInfo * info);
 
 /* The constant area: device memory (host memory on the CPU backend) that
@@ -298,8 +311,12 @@ gboolean co_engine_set_const (CoEngine * engine, gconstpointer data,
 
 /* Blocks until a slot is free.  Returns NULL when flushing. */
 CoFrame *co_engine_acquire (CoEngine * engine);
-/* Gives back an acquired frame that was never submitted. */
+/* Gives back an acquired frame that was never submitted (its host_job
+ * finished first). */
 void co_engine_cancel (CoEngine * engine, CoFrame * frame);
+/* Finishes @frame's host_job, if any, now (the caller's thread: the one
+ * that fills and submits the frame). */
+void co_engine_finish_host (CoFrame * frame);
 /* Queues the frame's chunks.  Does not wait for the device.  On failure
  * the frame is still queued (it completes with frame->error set).  With
  * submit_thread, the engine's thread queues them and a failure of the

@@ -181,4 +181,18 @@ co_fault_worker_jitter_us (void)
   return max > 0 ? (gulong) g_random_int_range (0, max + 1) : 0;
 }
 
+static gint co_fault_staging;
+
+void
+co_test_set_force_staging (gboolean force)
+{
+  g_atomic_int_set (&co_fault_staging, force ? 1 : 0);
+}
+
+gboolean
+co_fault_force_staging (void)
+{
+  return g_atomic_int_get (&co_fault_staging) != 0;
+}
+
 #endif /* CO_FAULT_INJECTION */

@@ -39,6 +39,13 @@
  * the settings and before it applies them (co_fault_update_delay_us(), 0
  * in release builds), so that a test can change the settings in between.
  *
+ * co_test_set_force_staging() (exported likewise) makes the elements
+ * stage every input frame they would copy from pageable memory, on the CPU
+ * backend too (co_fault_force_staging(), FALSE in release builds), so that
+ * the staged path's asynchronous copies (co-parcopy.h jobs, finished by
+ * the thread that submits the frame) meet flushes, rebuilds and teardowns
+ * in `make check`.
+ *
  * co_test_set_flush_delay_us() (exported likewise) makes an element sleep
  * that long in FLUSH_START, after it has started flushing and before it
  * sends the event downstream (co_fault_flush_delay_us(), 0 in release
@@ -75,12 +82,16 @@ gulong co_fault_flush_delay_us (void);
 /* The CPU workers' random sleep before each chunk, at most @us (0: none). */
 void co_test_set_worker_jitter_us (gulong us);
 gulong co_fault_worker_jitter_us (void);
+/* Stage every frame that would be copied from pageable memory. */
+void co_test_set_force_staging (gboolean force);
+gboolean co_fault_force_staging (void);
 #else
 #define co_fault_hit(point) FALSE
 #define co_fault_submit_delay_us() 0
 #define co_fault_worker_jitter_us() 0
 #define co_fault_update_delay_us() 0
 #define co_fault_flush_delay_us() 0
+#define co_fault_force_staging() FALSE
 #endif
     G_END_DECLS
 #endif /* __CO_FAULT_H__ */

@@ -5,12 +5,17 @@
  * Staging a frame (pageable memory copied into page-locked memory before
  * its H2D copies) is bound by the host's memcpy: on the H200's host one
  * thread copies 5.0 GB/s, 2 / 4 / 8 threads 9.2 / 19.1 / 26.0 GB/s
- * (../shared/GPU.md).  co_parallel_copy() cuts a large copy into parts of
- * at least CO_PARCOPY_MIN_PART bytes, at most co_parallel_copy_parts () of
- * them (the host's CPUs less two, 2 to 16: 14 on that 16-CPU host; two
- * are left to the pipelines' own threads), gives all but the first to a
- * process-wide pool of one thread fewer and copies the first on the
- * calling thread; it returns when every part is done.  Measured there
+ * (../shared/GPU.md).  A copy is cut into parts of at least
+ * CO_PARCOPY_MIN_PART bytes, at most co_parallel_copy_parts () of them
+ * (the host's CPUs less two, 2 to 16: 14 on that 16-CPU host; two are
+ * left to the pipelines' own threads), queued to a process-wide pool of
+ * as many threads.  A job (co_parcopy_job_*) lets its caller go on while
+ * they run: an element stages frame N + 1 while its submit thread waits
+ * for frame N's copies (the copies of consecutive frames then overlap; one
+ * frame at a time, the pool's threads would wait for the slowest part of
+ * each).  Finishing a job copies the parts no pool thread has started on
+ * the finishing thread, so a job finished at once (co_parallel_copy())
+ * costs no more than one thread's share.  Measured there
  * (session 11, A/B in one call): 4K staged frames at 0.83-1.02 x the
  * host's a-frame-at-a-time memcpy ceiling with 14 parts of >= 512 KiB,
  * 0.68-0.81 x with 8 parts of >= 2 MiB; 1080p 1.7-2.3 x faster.  Pure C
@@ -22,30 +27,65 @@
 
 typedef struct
 {
-  GMutex lock;
-  GCond cond;
-  guint left;
-} CoParcopyJob;
-
-typedef struct
-{
   CoParcopyJob *job;
   guint8 *dst;
   const guint8 *src;
   gsize size;
+  gint claimed;                 /* atomic: a thread copies it */
 } CoParcopyPart;
 
+typedef struct
+{
+  GDestroyNotify done;
+  gpointer data;
+} CoParcopyDone;
+
+struct _CoParcopyJob
+{
+  gint refs;                    /* atomic: the owner's, one per queued part */
+  GMutex lock;
+  GCond cond;
+  guint left;                   /* parts not copied yet [lock] */
+  GPtrArray *parts;             /* of CoParcopyPart: the owner's */
+  GArray *done;                 /* of CoParcopyDone: the owner's */
+};
+
+static void
+co_parcopy_job_unref (CoParcopyJob * job)
+{
+  if (!g_atomic_int_dec_and_test (&job->refs))
+    return;
+  g_ptr_array_free (job->parts, TRUE);
+  g_array_free (job->done, TRUE);
+  g_mutex_clear (&job->lock);
+  g_cond_clear (&job->cond);
+  g_free (job);
+}
+
+/* Copies @part unless another thread took it. */
+static void
+co_parcopy_part_run (CoParcopyPart * part)
+{
+  CoParcopyJob *job = part->job;
+
+  if (!g_atomic_int_compare_and_exchange (&part->claimed, 0, 1))
+    return;
+  memcpy (part->dst, part->src, part->size);
+  g_mutex_lock (&job->lock);
+  if (--job->left == 0)
+    g_cond_signal (&job->cond);
+  g_mutex_unlock (&job->lock);
+}
+
+/* A pool thread. */
 static void
 co_parcopy_run (gpointer data, gpointer user_data)
 {
   CoParcopyPart *part = data;
   CoParcopyJob *job = part->job;
 
-  memcpy (part->dst, part->src, part->size);
-  g_mutex_lock (&job->lock);
-  if (--job->left == 0)
-    g_cond_signal (&job->cond);
-  g_mutex_unlock (&job->lock);
+  co_parcopy_part_run (part);
+  co_parcopy_job_unref (job);
 }
 
 guint
@@ -68,44 +108,87 @@ co_parcopy_pool (void)
   if (g_once_init_enter (&once)) {
     /* shared by every element of the process; NULL: copy on one thread */
     pool = g_thread_pool_new (co_parcopy_run, NULL,
-        co_parallel_copy_parts () - 1, FALSE, NULL);
+        co_parallel_copy_parts (), FALSE, NULL);
     g_once_init_leave (&once, 1);
   }
   return pool;
 }
 
-guint
-co_parallel_copy (gpointer dst, gconstpointer src, gsize size)
+CoParcopyJob *
+co_parcopy_job_new (void)
 {
-  CoParcopyPart parts[CO_PARCOPY_MAX_PARTS];
-  CoParcopyJob job;
+  CoParcopyJob *job = g_new0 (CoParcopyJob, 1);
+
+  job->refs = 1;
+  g_mutex_init (&job->lock);
+  g_cond_init (&job->cond);
+  job->parts = g_ptr_array_new_with_free_func (g_free);
+  job->done = g_array_new (FALSE, FALSE, sizeof (CoParcopyDone));
+  return job;
+}
+
+guint
+co_parcopy_job_add (CoParcopyJob * job, gpointer dst, gconstpointer src,
+    gsize size, GDestroyNotify done, gpointer data)
+{
   GThreadPool *pool = size >= 2 * CO_PARCOPY_MIN_PART ? co_parcopy_pool () :
       NULL;
   guint n = pool ? MIN (co_parallel_copy_parts (),
       size / CO_PARCOPY_MIN_PART) : 1, i;
   gsize step = (size / n + 63) & ~(gsize) 63, off = 0;
+  CoParcopyDone d = { done, data };
 
+  if (done)
+    g_array_append_val (job->done, d);
   if (n <= 1) {
     memcpy (dst, src, size);
     return 1;
   }
-  g_mutex_init (&job.lock);
-  g_cond_init (&job.cond);
-  job.left = n - 1;
+  g_mutex_lock (&job->lock);
+  job->left += n;
+  g_mutex_unlock (&job->lock);
   for (i = 0; i < n; i++, off += step) {
-    parts[i].job = &job;
-    parts[i].dst = (guint8 *) dst + off;
-    parts[i].src = (const guint8 *) src + off;
-    parts[i].size = i + 1 < n ? step : size - off;
-    if (i > 0)
-      g_thread_pool_push (pool, &parts[i], NULL);
+    CoParcopyPart *part = g_new0 (CoParcopyPart, 1);
+
+    part->job = job;
+    part->dst = (guint8 *) dst + off;
+    part->src = (const guint8 *) src + off;
+    part->size = i + 1 < n ? step : size - off;
+    g_ptr_array_add (job->parts, part);
+    g_atomic_int_inc (&job->refs);
+    g_thread_pool_push (pool, part, NULL);
   }
-  memcpy (parts[0].dst, parts[0].src, parts[0].size);
-  g_mutex_lock (&job.lock);
-  while (job.left > 0)
-    g_cond_wait (&job.cond, &job.lock);
-  g_mutex_unlock (&job.lock);
-  g_mutex_clear (&job.lock);
-  g_cond_clear (&job.cond);
+  return n;
+}
+
+void
+co_parcopy_job_finish (CoParcopyJob * job)
+{
+  guint i;
+
+  if (!job)
+    return;
+  /* the pool takes parts in order: help from the other end */
+  for (i = job->parts->len; i > 0; i--)
+    co_parcopy_part_run (g_ptr_array_index (job->parts, i - 1));
+  g_mutex_lock (&job->lock);
+  while (job->left > 0)
+    g_cond_wait (&job->cond, &job->lock);
+  g_mutex_unlock (&job->lock);
+  for (i = 0; i < job->done->len; i++) {
+    CoParcopyDone *d = &g_array_index (job->done, CoParcopyDone, i);
+
+    d->done (d->data);
+  }
+  co_parcopy_job_unref (job);
+}
+
+guint
+co_parallel_copy (gpointer dst, gconstpointer src, gsize size)
+{
+  CoParcopyJob *job = co_parcopy_job_new ();
+  guint n = co_parcopy_job_add (job, dst, src, size, NULL, NULL);
+
+  co_parcopy_job_finish (job);
   return n;
 }

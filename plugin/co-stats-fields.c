@@ -140,11 +140,13 @@ static const CoField passport_fields[] = {
   {"wait-mode", PASSPORT (wait_mode), 0, "",
       "`wait-mode` in effect: `blocking` or `spin` (`auto` resolved)"},
   {"submit-thread", PASSPORT (submit_thread), 0, "",
-      "the `submit-thread` property"},
+      "the submit thread in effect: the `submit-thread` property, or "
+        "chosen by the element (staged input from a non-live source, "
+        "unless the property was set)"},
   {"auto", PASSPORT (auto_settings), 0, "",
-      "TRUE when the element chose any of `streams`, `chunks`, `batch` "
-        "and `wait-mode` (the properties at 0 or `auto`); the values in "
-        "effect are the fields above"},
+      "TRUE when the element chose any of `streams`, `chunks`, `batch`, "
+        "`wait-mode` (the properties at 0 or `auto`) and `submit-thread` "
+        "(not set); the values in effect are the fields above"},
   {"auto-reason", PASSPORT (auto_reason), 0, "",
       "why the automatic settings are what they are (the rules of "
         "docs/PERFORMANCE.md, \"Automatic settings\"), with the measures "

@@ -253,6 +253,22 @@ auto_spin (const CoTuneInput * in, CoTuneChoice * out)
   return true;
 }
 
+static bool
+auto_submit_thread (const CoTuneInput * in, CoTuneChoice * out)
+{
+  const CoTuneMeasure *m = &in->measured;
+
+  if (in->user_submit_thread || !measured (in) || 2 * m->staged < m->frames)
+    return false;
+  if (in->live) {
+    say (out, ", no submit thread (live: its wake-up is latency)");
+    return false;
+  }
+  say (out, ", submit thread (staged input: the copies of consecutive "
+      "frames overlap)");
+  return true;
+}
+
 static void
 say_measured (const CoTuneInput * in, CoTuneChoice * out)
 {
@@ -260,9 +276,10 @@ say_measured (const CoTuneInput * in, CoTuneChoice * out)
 
   if (!measured (in))
     return;
-  say (out, "; measured %llu frames of %llu bytes: H2D %.3f, kernel %.3f, "
-      "D2H %.3f, busy %.3f, host %.3f ms/frame",
+  say (out, "; measured %llu frames of %llu bytes (%llu staged): H2D "
+      "%.3f, kernel %.3f, D2H %.3f, busy %.3f, host %.3f ms/frame",
       (unsigned long long) m->frames, (unsigned long long) frame_bytes (in),
+      (unsigned long long) m->staged,
       m->h2d_ns / 1e6, m->kernel_ns / 1e6, m->d2h_ns / 1e6, m->busy_ns / 1e6,
       m->host_cpu_ns / 1e6);
 }
@@ -292,6 +309,7 @@ co_tune_decide (const CoTuneInput * in, CoTuneChoice * out)
     say (out, ", batch %u (set)", out->batch);
   out->batch = clampu (out->batch, 1, MAX_BATCH);
   out->spin = auto_spin (in, out);
+  out->submit_thread = auto_submit_thread (in, out);
   say_measured (in, out);
 }
 
@@ -299,5 +317,6 @@ bool
 co_tune_same (const CoTuneChoice * a, const CoTuneChoice * b)
 {
   return a->streams == b->streams && a->chunks == b->chunks &&
-      a->batch == b->batch && a->spin == b->spin;
+      a->batch == b->batch && a->spin == b->spin &&
+      a->submit_thread == b->submit_thread;
 }

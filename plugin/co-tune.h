@@ -44,6 +44,13 @@
  *    by the process's engines on the CPU backend, and, for frames of
  *    256 KiB or more, a band per worker, so one frame's bands run at once;
  *    batch as on the GPU; never spin (the CPU backend ignores it);
+ *  - staged input (pageable memory seen once, copied into page-locked
+ *    memory by a few threads before its H2D copies), non-live, measured
+ *    on at least half of the measured frames: the submit thread, so that
+ *    the upstream thread queues frame N + 1's staging copies while the
+ *    submit thread waits for frame N's (consecutive frames' copies
+ *    overlap instead of one frame's at a time: 1080p RGBA staged at
+ *    0.45-0.67 x the host's a-frame memcpy ceiling, session 12);
  *  - audio (no batch): the same rules on the buffer size (measured from
  *    the buffers once they came: the first build knows only the slots'
  *    capacity); FIR filters of CO_TUNE_HEAVY_TAPS taps or more count as
@@ -107,6 +114,8 @@ extern "C"
                                  * upstream's own time for a buffer */
     uint64_t gap_cpu_ns;        /* the upstream thread's CPU time in it */
     uint64_t bytes;             /* input bytes per buffer */
+    uint64_t staged;            /* of the frames, those whose input was
+                                 * staged (copied into page-locked memory) */
   } CoTuneMeasure;
 
   typedef struct
@@ -128,6 +137,7 @@ extern "C"
     unsigned user_chunks;
     unsigned user_batch;
     bool user_wait;             /* wait-mode set: no suggestion */
+    bool user_submit_thread;    /* submit-thread set: kept */
     CoTuneMeasure measured;
   } CoTuneInput;
 
@@ -135,6 +145,8 @@ extern "C"
   {
     unsigned streams, chunks, batch;
     bool spin;                  /* suggest wait-mode=spin */
+    bool submit_thread;         /* queue the device work from a thread of
+                                 * the engine (staged input, non-live) */
     char reason[CO_TUNE_REASON_MAX];    /* one line, for the passport */
   } CoTuneChoice;
 

@@ -16,6 +16,8 @@ G_BEGIN_DECLS
 typedef void (*CoTestFaultArm) (const gchar * point, gint64 nth);
 /* co_test_set_submit_delay_us (us), co_test_set_worker_jitter_us (us) */
 typedef void (*CoTestSetDelay) (gulong us);
+/* co_test_set_force_staging (force) */
+typedef void (*CoTestSetFlag) (gboolean on);
 
 /* The symbol @name of the loaded cudaoverlap plugin, or NULL when the
  * build does not export it. */

@@ -1742,21 +1742,31 @@ GST_START_TEST (test_flush_midstream)
 {
   guint32 seed = co_test_seed ("test_flush_midstream", __i__);
   GRand *rand = g_rand_new_with_seed (seed);
-  /* 4, 5: frames handed to the element's submit thread */
-  static const guint runs[] = { 3, 5, 0, 6, 3, 6 };
+  /* 4, 5: frames handed to the element's submit thread; 6, 7: staged
+   * frames (their copies run on co-parcopy's threads until the frame is
+   * queued), with and without it */
+  static const guint runs[] = { 3, 5, 0, 6, 3, 6, 3, 6 };
   const RunCfg *run = &co_test_run_cfgs[runs[__i__]];
   const OpCfg *op = &op_cfgs[7];        /* box-blur r=7: slow enough to be in flight */
-  gboolean submit_thread = __i__ >= 4;
+  gboolean submit_thread = __i__ == 4 || __i__ == 5 || __i__ == 7;
+  gboolean staged = __i__ >= 6;
   GstVideoInfo info;
   GstHarness *h = make_harness (op, run);
   CoTestSetDelay set_delay =
       co_test_plugin_symbol ("co_test_set_submit_delay_us");
+  CoTestSetFlag force = co_test_plugin_symbol ("co_test_set_force_staging");
+  guint w = staged ? 1280 : 320, ht = staged ? 721 : 241;
   gchar *rd = co_test_run_desc (run);
-  gchar *ctx = g_strdup_printf ("[flush, I420 320x241 box-blur r=7, %s "
-      "submit-thread=%d backend=%s seed=0x%08x]", rd, submit_thread,
-      co_test_backend, seed);
+  gchar *ctx = g_strdup_printf ("[flush, I420 %ux%u box-blur r=7, %s "
+      "submit-thread=%d staged=%d backend=%s seed=0x%08x]", w, ht, rd,
+      submit_thread, staged, co_test_backend, seed);
   guint round;
 
+  if (staged && force)
+    force (TRUE);
+  else if (staged && !g_str_equal (co_test_backend, "cuda"))
+    g_print ("%s: no co_test_set_force_staging (built without "
+        "-Dfault-injection): nothing is staged on the CPU backend\n", ctx);
   g_object_set (h->element, "submit-thread", submit_thread, NULL);
   /* the submit thread holds each frame a while, between the hand-over
    * queue and the device's: a flush must still drop it (a test hook of
@@ -1766,12 +1776,13 @@ GST_START_TEST (test_flush_midstream)
   else if (submit_thread)
     g_print ("%s: no co_test_set_submit_delay_us (built without "
         "-Dfault-injection): the submit thread is not held up\n", ctx);
-  gst_harness_set_src_caps (h, caps_of (GST_VIDEO_FORMAT_I420, 320, 241,
-          &info));
+  gst_harness_set_src_caps (h, caps_of (GST_VIDEO_FORMAT_I420, w, ht, &info));
   for (round = 0; round < 3; round++)
     flush_round (h, rand, &info, op, 4, 3, round != 1, ctx);
   if (set_delay)
     set_delay (0);
+  if (staged && force)
+    force (FALSE);
 
   teardown_harness (h);
   g_free (ctx);
@@ -3996,8 +4007,79 @@ run_streams (guint streams, gboolean live, guint n, GRand * rand,
   return r.passport;
 }
 
+/* Staged input (pageable frames seen once, copied into page-locked memory
+ * by a few threads; forced on the CPU backend by a test hook): from a
+ * non-live source the element turns its submit thread on once the first
+ * frames are measured, so the next frame's copies run while this one's
+ * are finished; not from a live one, nor when submit-thread is set.  Every
+ * output is compared, and every frame counted staged. */
+static GstStructure *
+run_staged (gboolean live, gint submit_thread, GRand * rand, const gchar * ctx)
+{
+  GstBus *bus;
+  GstHarness *h = make_auto_harness (live, &bus);
+  GstStructure *st = NULL;
+  guint64 staged = 0;
+  GstVideoInfo info;
+  AutoRun r;
+
+  if (submit_thread >= 0)
+    g_object_set (h->element, "submit-thread", submit_thread, NULL);
+  /* 1.2 MB frames: cut in parts */
+  gst_harness_set_src_caps (h, caps_of (GST_VIDEO_FORMAT_RGBA, 641, 481,
+          &info));
+  run_auto (h, bus, &info, 48, rand, ctx, &r);
+  g_object_get (h->element, "stats", &st, NULL);
+  fail_unless (st && gst_structure_get_uint64 (st, "frames-staged", &staged),
+      "%s: no statistics", ctx);
+  fail_unless_equals_uint64 (staged, 48);
+  gst_structure_free (st);
+  teardown_harness_with_bus (h, bus);
+  return r.passport;
+}
+
+GST_START_TEST (test_auto_staged)
+{
+  GRand *rand = g_rand_new_with_seed (co_test_seed ("test_auto_staged", 0));
+  CoTestSetFlag force = co_test_plugin_symbol ("co_test_set_force_staging");
+  gboolean st = FALSE;
+  GstStructure *pp;
+
+  if (!force && !g_str_equal (co_test_backend, "cuda")) {
+    g_print ("test_auto_staged: no co_test_set_force_staging (built without "
+        "-Dfault-injection) and the CPU backend stages nothing: skipped\n");
+    g_rand_free (rand);
+    return;
+  }
+  if (force)
+    force (TRUE);
+  pp = run_staged (FALSE, -1, rand, "[staged, non-live]");
+  fail_unless (gst_structure_get_boolean (pp, "submit-thread", &st) && st,
+      "%" GST_PTR_FORMAT, pp);
+  fail_unless (pp_auto (pp));
+  fail_unless (strstr (gst_structure_get_string (pp, "auto-reason"),
+          "submit thread (staged input"), "%" GST_PTR_FORMAT, pp);
+  gst_structure_free (pp);
+  pp = run_staged (TRUE, -1, rand, "[staged, live]");
+  fail_unless (gst_structure_get_boolean (pp, "submit-thread", &st) && !st,
+      "%" GST_PTR_FORMAT, pp);
+  fail_unless (strstr (gst_structure_get_string (pp, "auto-reason"),
+          "no submit thread (live"), "%" GST_PTR_FORMAT, pp);
+  gst_structure_free (pp);
+  pp = run_staged (FALSE, FALSE, rand, "[staged, submit-thread=false]");
+  fail_unless (gst_structure_get_boolean (pp, "submit-thread", &st) && !st,
+      "%" GST_PTR_FORMAT, pp);
+  gst_structure_free (pp);
+  if (force)
+    force (FALSE);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
 /* Explicit values are kept exactly (and read back); with all of them set
- * nothing is automatic, even after the first frames were measured.  One
+ * (submit-thread too, which is chosen unless set) nothing is automatic,
+ * even after the first frames were measured.  One
  * explicit value leaves the others automatic, and setting it back to 0
  * makes it automatic again. */
 GST_START_TEST (test_auto_explicit_kept)
@@ -4010,7 +4092,8 @@ GST_START_TEST (test_auto_explicit_kept)
   guint s, c, bt;
   AutoRun r;
 
-  g_object_set (h->element, "streams", 3, "chunks", 5, "batch", 2, NULL);
+  g_object_set (h->element, "streams", 3, "chunks", 5, "batch", 2,
+      "submit-thread", FALSE, NULL);
   gst_util_set_object_arg (G_OBJECT (h->element), "wait-mode", "blocking");
   gst_harness_set_src_caps (h, caps_of (GST_VIDEO_FORMAT_RGBA, 64, 48, &info));
   run_auto (h, bus, &info, 60, rand, "[explicit 3 x 5 batch 2]", &r);
@@ -4223,7 +4306,7 @@ cudavideofilter_suite (void)
   tcase_add_loop_test (tc, test_metas_not_stale, 0, 2);
   tcase_add_loop_test (tc, test_timecodestamper, 0, 3);
   tcase_add_loop_test (tc, test_eos_in_flight, 0, 4);
-  tcase_add_loop_test (tc, test_flush_midstream, 0, 6);
+  tcase_add_loop_test (tc, test_flush_midstream, 0, 8);
   tcase_add_test (tc, test_flush_unblocks_chain);
   tcase_add_test (tc, test_events_while_src_flushing);
   tcase_add_loop_test (tc, test_interlaced, 0, 3);
@@ -4259,6 +4342,7 @@ cudavideofilter_suite (void)
   tc = co_test_new_tcase (s, "auto", leaks_teardown);
   tcase_add_test (tc, test_auto_defaults);
   tcase_add_test (tc, test_auto_explicit_kept);
+  tcase_add_test (tc, test_auto_staged);
   tcase_add_loop_test (tc, test_auto_redecide, 0, 2);
   tcase_add_loop_test (tc, test_auto_pipeline_live, 0, 2);
   tcase_add_test (tc, test_auto_device_share);

@@ -366,12 +366,210 @@ test_parallel_copy (void)
     g_thread_join (t[i]);
 }
 
+/* Jobs: copies that run while their caller goes on.  Each copy's done
+ * notify sees it complete, the notifies come in the order the copies were
+ * added, and several jobs in flight at once (the next frame's copies
+ * queued before the previous frame's job is finished) all come out right. */
+typedef struct
+{
+  const guint8 *src;
+  guint8 *dst;
+  gsize size;
+  guint index;
+  GArray *order;
+} JobCopy;
+
+static void
+job_copy_done (gpointer data)
+{
+  JobCopy *c = data;
+
+  g_assert_true (memcmp (c->dst, c->src, c->size) == 0);
+  g_array_append_val (c->order, c->index);
+}
+
+static void
+test_parcopy_jobs (void)
+{
+  const gsize sizes[] = { 5 * CO_PARCOPY_MIN_PART + 77, 1000, 0,
+    2 * CO_PARCOPY_MIN_PART, 3 * CO_PARCOPY_MIN_PART - 5
+  };
+  enum
+  { JOBS = 4, COPIES = G_N_ELEMENTS (sizes) };
+  GRand *rand = g_rand_new_with_seed (0x70b5);
+  CoParcopyJob *jobs[JOBS];
+  JobCopy copies[JOBS][COPIES];
+  GArray *order[JOBS];
+  guint j, k, n;
+  gsize i;
+
+  co_parcopy_job_finish (NULL);
+  for (j = 0; j < JOBS; j++) {
+    jobs[j] = co_parcopy_job_new ();
+    order[j] = g_array_new (FALSE, FALSE, sizeof (guint));
+    for (k = 0; k < COPIES; k++) {
+      JobCopy *c = &copies[j][k];
+      guint8 *src = g_malloc (sizes[k] + 1);
+
+      for (i = 0; i < sizes[k]; i++)
+        src[i] = (guint8) g_rand_int (rand);
+      *c = (JobCopy) {
+      src, g_malloc0 (sizes[k] + 1), sizes[k], k, order[j]};
+      n = co_parcopy_job_add (jobs[j], c->dst, c->src, c->size,
+          job_copy_done, c);
+      g_assert_cmpuint (n, >=, 1);
+      g_assert_cmpuint (n, <=, co_parallel_copy_parts ());
+      if (sizes[k] >= 4 * CO_PARCOPY_MIN_PART)
+        g_assert_cmpuint (n, >, 1);
+    }
+    /* a job without notifies */
+    if (j == 1)
+      co_parcopy_job_add (jobs[j], copies[j][1].dst, copies[j][1].src,
+          copies[j][1].size, NULL, NULL);
+  }
+  for (j = 0; j < JOBS; j++) {
+    co_parcopy_job_finish (jobs[j]);
+    g_assert_cmpuint (order[j]->len, ==, COPIES);
+    for (k = 0; k < COPIES; k++) {
+      g_assert_cmpuint (g_array_index (order[j], guint, k), ==, k);
+      g_free ((gpointer) copies[j][k].src);
+      g_free (copies[j][k].dst);
+    }
+    g_array_free (order[j], TRUE);
+  }
+  g_rand_free (rand);
+}
+
+/* A frame's host job (its staged input) is finished before its device
+ * work is queued, by the thread that queues it (the caller's, or the
+ * submit thread, while the caller stages the next frame), and by
+ * co_engine_cancel() for a frame never submitted. */
+#define BIG_SAMPLES (1 << 20)   /* 4 MiB of floats: the copies are cut */
+
+typedef struct
+{
+  gfloat *pageable;
+  gint *done;
+} StagedSrc;
+
+static void
+staged_src_done (gpointer data)
+{
+  StagedSrc *s = data;
+
+  g_free (s->pageable);
+  g_atomic_int_inc (s->done);
+  g_free (s);
+}
+
+static void
+test_host_job (gconstpointer data)
+{
+  gboolean submit_thread = GPOINTER_TO_INT (data);
+  gsize bytes = BIG_SAMPLES * sizeof (gfloat);
+  CoEngineConfig cfg = { 0, };
+  GError *err = NULL;
+  CoEngine *e;
+  gfloat *staged[3], *out[3];
+  gint done = 0;
+  guint seq, i, queued = 0;
+  CoFrame *f;
+
+  cfg.backend = CO_BACKEND_CPU;
+  cfg.device_id = -1;
+  cfg.streams = 2;
+  cfg.chunks = 1;
+  cfg.max_in_flight = 3;
+  cfg.dev_in_size = cfg.dev_out_size = bytes;
+  cfg.submit_thread = submit_thread;
+  cfg.name = "host-job";
+  e = co_engine_new (&cfg, &err);
+  g_assert_no_error (err);
+  g_assert_true (co_engine_submit_thread (e) == submit_thread);
+  for (i = 0; i < 3; i++) {
+    staged[i] = g_malloc (bytes);
+    out[i] = g_malloc (bytes);
+  }
+  /* 12 frames, up to 3 in flight: frame n + 1 staged while n runs */
+  for (seq = 0; seq < 12 + 3; seq++) {
+    if (seq >= 3 || seq >= 12) {
+      CoFrame *d = co_engine_wait_oldest (e);
+
+      g_assert_null (d->error);
+      for (i = 0; i < BIG_SAMPLES; i += 997)
+        g_assert_cmpfloat (out[d->slot][i], ==,
+            2.0f * ((seq - 3) * 7.0f + (gfloat) (i % 1000)));
+      co_engine_release (e, d);
+      queued--;
+    }
+    if (seq >= 12)
+      continue;
+    f = co_engine_acquire (e);
+    {
+      StagedSrc *s = g_new0 (StagedSrc, 1);
+      CoChunk *ch = &f->chunks[0];
+      CoAudioParams *p = &ch->params.audio;
+
+      s->pageable = g_malloc (bytes);
+      s->done = &done;
+      for (i = 0; i < BIG_SAMPLES; i++)
+        s->pageable[i] = seq * 7.0f + (gfloat) (i % 1000);
+      f->host_job = co_parcopy_job_new ();
+      co_parcopy_job_add (f->host_job, staged[f->slot], s->pageable, bytes,
+          staged_src_done, s);
+      f->n_chunks = 1;
+      memset (ch, 0, sizeof (*ch));
+      ch->kind = CO_KERNEL_AUDIO;
+      ch->n_h2d = ch->n_d2h = 1;
+      plan_copy (&ch->h2d[0], staged[f->slot], f->dev_in, bytes);
+      plan_copy (&ch->d2h[0], f->dev_out, out[f->slot], bytes);
+      p->op = CO_AUDIO_OP_GAIN;
+      p->format = CO_AUDIO_F32;
+      p->channels = 1;
+      p->frames = BIG_SAMPLES;
+      p->src = f->dev_in;
+      p->dst = f->dev_out;
+      p->gain = 2.0f;
+    }
+    g_assert_true (co_engine_submit (e, f, &err));
+    g_assert_no_error (err);
+    queued++;
+  }
+  g_assert_cmpuint (queued, ==, 0);
+  g_assert_cmpint (g_atomic_int_get (&done), ==, 12);
+  /* cancelled: its copy finished (its notify called) by the cancel */
+  f = co_engine_acquire (e);
+  {
+    StagedSrc *s = g_new0 (StagedSrc, 1);
+
+    s->pageable = g_malloc0 (bytes);
+    s->done = &done;
+    f->host_job = co_parcopy_job_new ();
+    co_parcopy_job_add (f->host_job, staged[f->slot], s->pageable, bytes,
+        staged_src_done, s);
+  }
+  co_engine_cancel (e, f);
+  g_assert_null (f->host_job);
+  g_assert_cmpint (g_atomic_int_get (&done), ==, 13);
+  g_assert_true (co_engine_drain (e));
+  co_engine_free (e);
+  for (i = 0; i < 3; i++) {
+    g_free (staged[i]);
+    g_free (out[i]);
+  }
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/engine/run", test_run);
   g_test_add_func ("/engine/parallel-copy", test_parallel_copy);
+  g_test_add_func ("/engine/parcopy-jobs", test_parcopy_jobs);
+  g_test_add_data_func ("/engine/host-job", GINT_TO_POINTER (FALSE),
+      test_host_job);
+  g_test_add_data_func ("/engine/host-job/submit-thread",
+      GINT_TO_POINTER (TRUE), test_host_job);
   g_test_add_func ("/engine/cpu-direct", test_cpu_direct);
   g_test_add_func ("/engine/ordered", test_ordered);
 #ifdef CO_FAULT_INJECTION

@@ -239,6 +239,7 @@ typedef struct
   guint n_errors;
   gint64 t0;
   guint jitter_us;              /* the CPU workers' random delay per chunk */
+  gboolean staged;              /* every pageable frame staged */
 } Case;
 
 /* Every other seed, the CPU backend's workers sleep a random 0..300 us
@@ -260,6 +261,25 @@ set_worker_jitter (guint us)
   }
   if (set)
     set (us);
+}
+
+/* Every other seed (another bit of it), the elements stage every frame
+ * they would copy from pageable memory (a -Dfault-injection test hook; on
+ * CUDA, large frames are staged anyway): the staged copies run on
+ * co-parcopy's threads until the frame is queued, through every flush,
+ * rebuild and teardown of the case. */
+static void
+set_force_staging (gboolean on)
+{
+  static CoTestSetFlag set;
+  static gsize once;
+
+  if (g_once_init_enter (&once)) {
+    set = co_test_plugin_symbol ("co_test_set_force_staging");
+    g_once_init_leave (&once, 1);
+  }
+  if (set)
+    set (on);
 }
 
 static Case *
@@ -284,10 +304,14 @@ case_begin (const gchar * name, gint i)
   act_clear_all ();
   c->jitter_us = (c->seed >> 7) & 1 ? JITTER_US : 0;
   set_worker_jitter (c->jitter_us);
+  c->staged = (c->seed >> 9) & 1;
+  set_force_staging (c->staged);
   g_print ("%s: seed 0x%08x (base 0x%08x), backend=%s, scale %u",
       c->name, c->seed, co_test_base_seed, co_test_backend, torture_scale);
   if (c->jitter_us)
     g_print (", jitter 0..%u us (CPU workers, push threads)", c->jitter_us);
+  if (c->staged)
+    g_print (", staged input");
   g_print ("\n");
   return c;
 }
@@ -339,6 +363,7 @@ case_end (Case * c)
 
   wd_phase (PHASE_S, "end of the test");
   set_worker_jitter (0);
+  set_force_staging (FALSE);
   g_print ("%s: %s in %.1f s\n", c->name, c->n_errors ? "FAILED" : "passed",
       (g_get_monotonic_time () - c->t0) / 1e6);
   n = c->n_errors;

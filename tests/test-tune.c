@@ -186,6 +186,47 @@ test_same (void)
   g_assert_cmpuint (b.chunks, ==, 4);
 }
 
+/* The submit thread: chosen for staged input from a non-live source once
+ * measured (at least half the measured frames staged), never when live or
+ * when the property was set; a choice that differs only in it is not the
+ * same (the element rebuilds for it). */
+static void
+test_submit_thread (void)
+{
+  CoTuneInput in = { H200 (B_1080, 1080),.measured = LIGHT_4K };
+  CoTuneChoice a, b;
+
+  co_tune_decide (&in, &a);
+  g_assert_false (a.submit_thread);
+  g_assert_null (strstr (a.reason, "submit thread"));
+  in.measured.staged = 15;
+  co_tune_decide (&in, &b);
+  g_assert_true (b.submit_thread);
+  g_assert_nonnull (strstr (b.reason, "submit thread (staged input"));
+  g_assert_nonnull (strstr (b.reason, "(15 staged)"));
+  g_assert_false (co_tune_same (&a, &b));
+  g_assert_cmpuint (a.streams, ==, b.streams);
+  g_assert_cmpuint (a.chunks, ==, b.chunks);
+  g_assert_cmpuint (a.batch, ==, b.batch);
+  in.measured.staged = 14;
+  co_tune_decide (&in, &b);
+  g_assert_false (b.submit_thread);
+  in.measured.staged = 30;
+  in.user_submit_thread = TRUE;
+  co_tune_decide (&in, &b);
+  g_assert_false (b.submit_thread);
+  g_assert_null (strstr (b.reason, "submit thread"));
+  in.user_submit_thread = FALSE;
+  in.live = TRUE;
+  co_tune_decide (&in, &b);
+  g_assert_false (b.submit_thread);
+  g_assert_nonnull (strstr (b.reason, "no submit thread (live"));
+  in.live = FALSE;
+  in.measured.frames = 0;
+  co_tune_decide (&in, &b);
+  g_assert_false (b.submit_thread);
+}
+
 /* Every choice is in the engine's range, and explicit values stay. */
 static void
 test_random (void)
@@ -213,6 +254,7 @@ test_random (void)
     in.user_chunks = g_rand_boolean (r) ? 0 : g_rand_int_range (r, 1, 65);
     in.user_batch = g_rand_boolean (r) ? 0 : g_rand_int_range (r, 1, 17);
     in.user_wait = g_rand_boolean (r);
+    in.user_submit_thread = g_rand_boolean (r);
     if (g_rand_boolean (r)) {
       in.measured.frames = 30;
       in.measured.h2d_ns = g_rand_int (r);
@@ -225,6 +267,7 @@ test_random (void)
       in.measured.gap_ns = g_rand_int (r);
       in.measured.gap_cpu_ns = g_rand_int (r);
       in.measured.bytes = g_rand_int (r);
+      in.measured.staged = g_rand_int_range (r, 0, 31);
     }
     co_tune_decide (&in, &ch);
     g_assert_cmpuint (ch.streams, >=, 1);
@@ -247,6 +290,10 @@ test_random (void)
     if (ch.spin)
       g_assert_true (in.live && !in.cpu_backend && !in.user_wait &&
           in.spinners < CO_TUNE_MAX_SPINNERS);
+    if (ch.submit_thread)
+      g_assert_true (!in.live && !in.user_submit_thread &&
+          in.measured.frames > 0 &&
+          2 * in.measured.staged >= in.measured.frames);
     if (!in.cpu_backend && !in.user_streams)
       g_assert_cmpuint (ch.streams, >=, MIN (ch.chunks, 32));
     /* engines sharing a device stay within its queues (or at 2 each, or
@@ -268,5 +315,6 @@ main (int argc, char **argv)
   g_test_add_func ("/tune/table", test_table);
   g_test_add_func ("/tune/same", test_same);
   g_test_add_func ("/tune/random", test_random);
+  g_test_add_func ("/tune/submit-thread", test_submit_thread);
   return g_test_run ();
 }
