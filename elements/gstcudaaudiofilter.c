@@ -1059,6 +1059,8 @@ gst_cuda_overlap_audio_filter_class_init (GstCudaOverlapAudioFilterClass *
   base_class->configure = gst_cuda_overlap_audio_filter_configure;
   base_class->engine_ready = gst_cuda_overlap_audio_filter_engine_ready;
   base_class->prepare = gst_cuda_overlap_audio_filter_prepare;
+  /* the FIR history of the next buffer is read from this one's input */
+  base_class->prepare_reads_input = TRUE;
   base_class->finish = gst_cuda_overlap_audio_filter_finish;
   base_class->make_pool = gst_cuda_overlap_audio_filter_make_pool;
   base_class->frame_duration = gst_cuda_overlap_audio_filter_frame_duration;

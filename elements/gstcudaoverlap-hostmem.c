@@ -429,6 +429,8 @@ stage_bytes (GstBuffer * in, GstBuffer * staged, gsize size, CoParcopyJob * job)
   StageCopy *c;
   GstMapInfo map;
 
+  if (size == 0)
+    return TRUE;                /* an empty buffer has no memory to map */
   if (gst_buffer_n_memory (in) == 1 && gst_buffer_n_memory (staged) == 1) {
     c = g_new0 (StageCopy, 1);
     c->dst = gst_memory_ref (gst_buffer_peek_memory (staged, 0));

@@ -93,6 +93,8 @@ stage_input (GstCudaOverlapFilter * self, GstCudaOverlapFilterFrame * fr,
     cf->host_job = co_parcopy_job_new ();
   staged = gst_cuda_overlap_hostmem_stage (fr->inbuf, priv->staging,
       priv->staging_size, priv->allocator, cf->host_job);
+  if (GST_CUDA_OVERLAP_FILTER_GET_CLASS (self)->prepare_reads_input)
+    co_engine_finish_host (cf); /* prepare reads the copy */
 
   if (priv->trace)
     co_trace_complete (priv->trace, 1, TID_CHAIN, "stage", "host", t0,

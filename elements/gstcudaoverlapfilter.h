@@ -49,7 +49,12 @@ typedef struct
  *   with @error set).  Called with no frame in flight.
  * @engine_ready: the engine exists: upload constants.
  * @prepare: map @frame's buffers and plan @cf's chunks.  Return a flow;
- *   GST_FLOW_ERROR after posting an element error.
+ *   GST_FLOW_ERROR after posting an element error.  A staged input (a copy
+ *   in page-locked memory) may still be being written by co-parcopy's
+ *   threads: its bytes are there only once the engine queues the frame,
+ *   unless @prepare_reads_input is set.
+ * @prepare_reads_input: @prepare reads the input's bytes on the host (the
+ *   audio FIR history): a staged input is complete before @prepare.
  * @finish: unmap what @prepare mapped (also for dropped frames).
  * @make_pool: a configured pool (caps, buffer size — from @caps when @size
  *   is 0 —, @min/@max buffers, @allocator when not NULL) for the output
@@ -120,6 +125,7 @@ struct _GstCudaOverlapFilterClass
       CoTuneInput * in);
   GstCaps *(*allowed_caps) (GstCudaOverlapFilter * self);
 
+  gboolean prepare_reads_input;
   GstCudaOverlapMetaRule meta_rule;
 };
 
