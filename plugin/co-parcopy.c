@@ -14,8 +14,8 @@
  * for frame N's copies (the copies of consecutive frames then overlap; one
  * frame at a time, the pool's threads would wait for the slowest part of
  * each).  Finishing a job copies the parts no pool thread has started on
- * the finishing thread, so a job finished at once (co_parallel_copy())
- * costs no more than one thread's share.  Measured there
+ * the finishing thread, so a job finished at once costs no more than one
+ * thread's share.  Measured there
  * (session 11, A/B in one call): 4K staged frames at 0.83-1.02 x the
  * host's a-frame-at-a-time memcpy ceiling with 14 parts of >= 512 KiB,
  * 0.68-0.81 x with 8 parts of >= 2 MiB; 1080p 1.7-2.3 x faster.  With
@@ -184,14 +184,4 @@ co_parcopy_job_finish (CoParcopyJob * job)
     d->done (d->data);
   }
   co_parcopy_job_unref (job);
-}
-
-guint
-co_parallel_copy (gpointer dst, gconstpointer src, gsize size)
-{
-  CoParcopyJob *job = co_parcopy_job_new ();
-  guint n = co_parcopy_job_add (job, dst, src, size, NULL, NULL);
-
-  co_parcopy_job_finish (job);
-  return n;
 }

@@ -37,10 +37,5 @@ guint co_parcopy_job_add (CoParcopyJob * job, gpointer dst,
  * and frees @job.  NULL: nothing. */
 void co_parcopy_job_finish (CoParcopyJob * job);
 
-/* memcpy (@dst, @src, @size) in up to co_parallel_copy_parts () parts at
- * once; returns when all are copied, and how many parts there were.  Any
- * thread; the areas must not overlap. */
-guint co_parallel_copy (gpointer dst, gconstpointer src, gsize size);
-
 G_END_DECLS
 #endif

@@ -50,7 +50,8 @@
  *    the upstream thread queues frame N + 1's staging copies while the
  *    submit thread waits for frame N's (consecutive frames' copies
  *    overlap instead of one frame's at a time: 1080p RGBA staged at
- *    0.45-0.67 x the host's a-frame memcpy ceiling, session 12);
+ *    0.45-0.67 x the host's a-frame memcpy ceiling before, 0.86-1.02 x
+ *    after, session 12);
  *  - audio (no batch): the same rules on the buffer size (measured from
  *    the buffers once they came: the first build knows only the slots'
  *    capacity); FIR filters of CO_TUNE_HEAVY_TAPS taps or more count as

@@ -1783,6 +1783,17 @@ GST_START_TEST (test_flush_midstream)
     set_delay (0);
   if (staged && force)
     force (FALSE);
+  if (staged && (force || g_str_equal (co_test_backend, "cuda"))) {
+    GstStructure *st = NULL;
+    guint64 n_staged = 0;
+
+    /* the staged path ran (the frames of all three rounds that went in) */
+    g_object_get (h->element, "stats", &st, NULL);
+    fail_unless (st && gst_structure_get_uint64 (st, "frames-staged",
+            &n_staged), "%s: no statistics", ctx);
+    fail_unless (n_staged > 0, "%s: no frame staged", ctx);
+    gst_structure_free (st);
+  }
 
   teardown_harness (h);
   g_free (ctx);

@@ -310,8 +310,9 @@ test_backend_choice (void)
 
 #endif /* CO_FAULT_INJECTION */
 
-/* The parallel copy: every byte right for sizes around its part bounds,
- * odd offsets and lengths, from many threads at once. */
+/* The parallel copy (a job finished at once): every byte right for sizes
+ * around its part bounds, odd offsets and lengths, from many threads at
+ * once. */
 static gpointer
 parcopy_worker (gpointer data)
 {
@@ -327,12 +328,14 @@ parcopy_worker (gpointer data)
     gsize n = sizes[i], so = g_rand_int_range (rand, 0, 64),
         d_o = g_rand_int_range (rand, 0, 64);
     guint8 *src = g_malloc (n + 64), *dst = g_malloc (n + 128);
+    CoParcopyJob *job = co_parcopy_job_new ();
     guint parts;
 
     for (k = 0; k < n + 64; k++)
       src[k] = (guint8) g_rand_int (rand);
     memset (dst, 0xa5, n + 128);
-    parts = co_parallel_copy (dst + d_o, src + so, n);
+    parts = co_parcopy_job_add (job, dst + d_o, src + so, n, NULL, NULL);
+    co_parcopy_job_finish (job);
     g_assert_cmpuint (parts, >=, 1);
     g_assert_cmpuint (parts, <=, co_parallel_copy_parts ());
     if (n >= 4 * CO_PARCOPY_MIN_PART)
