@@ -662,17 +662,24 @@ gst_cuda_overlap_audio_filter_update (GstCudaOverlapFilter * base,
 
 /* gain 0 dB (a factor of exactly 1) and a one-tap FIR of 1 leave every
  * sample as it is.  No history is lost by passing through: a one-tap
- * filter has none, and gain never had one. */
+ * filter has none, and gain never had one.  Asked after the engine was
+ * made to fit the settings: the running operation and taps are those in
+ * effect (a property set since applies from the next buffer); the gain
+ * travels with each buffer (prepare reads it) and is read here the same
+ * way. */
 static gboolean
 gst_cuda_overlap_audio_filter_is_identity (GstCudaOverlapFilter * base)
 {
   GstCudaOverlapAudioFilter *self = GST_CUDA_OVERLAP_AUDIO_FILTER (base);
   gboolean identity;
 
+  if (self->desc.op == CO_AUDIO_OP_FIR)
+    return self->have_cur && self->desc.n_taps == 1 && self->cur_taps &&
+        self->cur_taps[0] == 1.0f;
+  if (self->desc.op != CO_AUDIO_OP_GAIN)
+    return FALSE;
   GST_OBJECT_LOCK (self);
-  identity = (self->operation == CO_AUDIO_OP_GAIN && self->gain_db == 0.0)
-      || (self->operation == CO_AUDIO_OP_FIR && self->taps->len == 1 &&
-      g_array_index (self->taps, gdouble, 0) == 1.0);
+  identity = self->gain_db == 0.0;
   GST_OBJECT_UNLOCK (self);
   return identity;
 }

@@ -163,19 +163,13 @@ _gst_cuda_overlap_filter_cancel_pending (GstCudaOverlapFilter * self)
 {
   GstCudaOverlapFilterPrivate *priv = PRIV (self);
 
-  if (!priv->pending)
-    return;
-  /* its staged copies write into its buffers: done before they go */
-  co_engine_finish_host (priv->pending);
-  _gst_cuda_overlap_filter_drop_slot (self, priv->pending->slot,
-      priv->pending_n);
-  co_engine_cancel (priv->engine, priv->pending);
-  priv->pending = NULL;
-  priv->pending_n = 0;
+  g_mutex_lock (&priv->batch_lock);
+  _gst_cuda_overlap_filter_cancel_pending_locked (self);
+  g_mutex_unlock (&priv->batch_lock);
 }
 
-/* Waits for every submitted frame to finish on the device and drops it,
- * then the batch being filled.  Only with the engine flushing and the push
+/* Drops the batch being filled, then waits for every submitted frame to
+ * finish on the device and drops it.  Only with the engine flushing and the push
  * task stopped or paused (we are then its only consumer), and without
  * priv->lock. */
 static void
@@ -184,29 +178,28 @@ drop_in_flight (GstCudaOverlapFilter * self)
   GstCudaOverlapFilterPrivate *priv = PRIV (self);
   CoFrame *cf;
 
+  /* first, so that the batch timer cannot submit it meanwhile */
+  _gst_cuda_overlap_filter_cancel_pending (self);
   while ((cf = co_engine_wait_oldest (priv->engine))) {
     _gst_cuda_overlap_filter_drop_slot (self, cf->slot,
         priv->slot_images[cf->slot]);
     co_engine_release (priv->engine, cf);
   }
-  _gst_cuda_overlap_filter_cancel_pending (self);
 }
 
 /* Submits the batch being filled (full, or partial before a serialized
- * event).  Streaming thread. */
+ * event or a DRAIN).  Streaming thread. */
 GstFlowReturn
 _gst_cuda_overlap_filter_submit_pending (GstCudaOverlapFilter * self)
 {
   GstCudaOverlapFilterPrivate *priv = PRIV (self);
-  CoFrame *cf = priv->pending;
   GError *err = NULL;
+  gboolean ok;
 
-  if (!cf)
-    return GST_FLOW_OK;
-  priv->pending = NULL;
-  priv->slot_images[cf->slot] = priv->pending_n;
-  priv->pending_n = 0;
-  if (!co_engine_submit (priv->engine, cf, &err)) {
+  g_mutex_lock (&priv->batch_lock);
+  ok = _gst_cuda_overlap_filter_submit_pending_locked (self, &err);
+  g_mutex_unlock (&priv->batch_lock);
+  if (!ok) {
     /* the frame is queued failed: the push task drops it */
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
         ("Submitting a frame to the device failed"), ("%s", err->message));
@@ -632,6 +625,7 @@ build (GstCudaOverlapFilter * self, GstCaps * caps)
     priv->stats = co_stats_new ();
   priv->last_post_ns = co_engine_now ();
   priv->warned_plain = FALSE;
+  _gst_cuda_overlap_filter_batch_start (self, priv->batch);
   install (self, e, pool);
   _gst_cuda_overlap_filter_tune_built (self);
 
@@ -644,10 +638,77 @@ build (GstCudaOverlapFilter * self, GstCaps * caps)
   return TRUE;
 }
 
+/* On the push task's own thread: the task stops once its loop returns
+ * (it cannot join itself; gst_pad_stop_task() would try).  A later
+ * gst_pad_start_task() starts it again, gst_pad_stop_task() joins it. */
+void
+_gst_cuda_overlap_filter_stop_own_task (GstPad * pad)
+{
+  GstTask *task;
+
+  GST_OBJECT_LOCK (pad);
+  task = GST_PAD_TASK (pad) ? gst_object_ref (GST_PAD_TASK (pad)) : NULL;
+  GST_OBJECT_UNLOCK (pad);
+  if (task) {
+    gst_task_stop (task);
+    gst_object_unref (task);
+  }
+}
+
+/* Stops (@stop) or pauses the push task from the streaming thread, which
+ * holds the sink pad's stream lock.  A stop from inside the push task (a
+ * probe, a bus sync handler on it: gstcudaoverlapfilter-pads.c) waits for
+ * that lock to deactivate the sink pad while the task holds its own, so
+ * this waits for the task without blocking on it, and gives up (FALSE)
+ * once such a stop has begun: the task then tears down itself when its
+ * loop returns. */
+static gboolean
+halt_task (GstCudaOverlapFilter * self, gboolean stop)
+{
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
+  GstPad *pad = srcpad_of (self);
+  GRecMutex *lock = GST_PAD_GET_STREAM_LOCK (pad);
+  gboolean inside = FALSE;
+  GstTask *task;
+
+  GST_OBJECT_LOCK (pad);
+  task = GST_PAD_TASK (pad) ? gst_object_ref (GST_PAD_TASK (pad)) : NULL;
+  GST_OBJECT_UNLOCK (pad);
+  if (task) {
+    /* the loop leaves at the end of its frame (the engine is flushing) */
+    if (gst_task_get_state (task) == GST_TASK_STARTED)
+      gst_task_set_state (task, stop ? GST_TASK_STOPPED : GST_TASK_PAUSED);
+    while (!g_rec_mutex_trylock (lock)) {
+      g_mutex_lock (&priv->lock);
+      inside = priv->stopping_inside;
+      g_mutex_unlock (&priv->lock);
+      if (inside)
+        break;
+      g_usleep (50);
+    }
+    if (!inside)
+      g_rec_mutex_unlock (lock);
+    gst_object_unref (task);
+  }
+  if (inside) {
+    GST_DEBUG_OBJECT (self, "the push task stops the element: it tears "
+        "down itself");
+    return FALSE;
+  }
+  /* (FALSE from these only means there was no task) */
+  if (stop)
+    gst_pad_stop_task (pad);
+  else
+    gst_pad_pause_task (pad);
+  return TRUE;
+}
+
 /* Stops the push task, drops what is in flight and frees engine, pools and
- * frames.  Streaming thread, or a state change once streaming stopped. */
+ * frames.  Streaming thread, or a state change once streaming stopped;
+ * @on_task: the push task's own thread, which cannot join itself: the
+ * task is paused instead (it is at the end of its loop). */
 static void
-teardown (GstCudaOverlapFilter * self)
+teardown (GstCudaOverlapFilter * self, gboolean on_task)
 {
   GstCudaOverlapFilterPrivate *priv = PRIV (self);
   GstBufferPool *pool, *plain;
@@ -660,8 +721,12 @@ teardown (GstCudaOverlapFilter * self)
     co_engine_set_flushing (e, TRUE);
   g_mutex_unlock (&priv->lock);
 
+  _gst_cuda_overlap_filter_batch_stop (self);
   /* joins the push task; it drops what it holds */
-  gst_pad_stop_task (srcpad_of (self));
+  if (on_task)
+    _gst_cuda_overlap_filter_stop_own_task (srcpad_of (self));
+  else if (!halt_task (self, TRUE))
+    return;
   if (e)
     drop_in_flight (self);
 
@@ -704,6 +769,21 @@ _gst_cuda_overlap_filter_drain (GstCudaOverlapFilter * self)
   return ret;
 }
 
+/* Drains; TRUE when a flush (or a state change to READY) cut the drain
+ * short: frames of before may still be on their way downstream. */
+gboolean
+_gst_cuda_overlap_filter_drain_cut (GstCudaOverlapFilter * self)
+{
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
+  gboolean cut;
+
+  _gst_cuda_overlap_filter_drain (self);
+  g_mutex_lock (&priv->lock);
+  cut = priv->flushing || priv->shutdown;
+  g_mutex_unlock (&priv->lock);
+  return cut;
+}
+
 /* Before serialized @event goes downstream: drains.  GST_FLOW_OK when
  * the event may go (every frame in flight was pushed, or a frame failed and
  * the others were pushed).  When a flush (or a state change to READY) cut
@@ -716,14 +796,7 @@ GstFlowReturn
 _gst_cuda_overlap_filter_drain_event (GstCudaOverlapFilter * self,
     GstEvent * event)
 {
-  GstCudaOverlapFilterPrivate *priv = PRIV (self);
-  gboolean cut;
-
-  _gst_cuda_overlap_filter_drain (self);
-  g_mutex_lock (&priv->lock);
-  cut = priv->flushing || priv->shutdown;
-  g_mutex_unlock (&priv->lock);
-  if (!cut)
+  if (!_gst_cuda_overlap_filter_drain_cut (self))
     return GST_FLOW_OK;
   GST_DEBUG_OBJECT (self, "flushing: %" GST_PTR_FORMAT " dropped, it would "
       "overtake the frames in flight", event);
@@ -746,7 +819,7 @@ rebuild (GstCudaOverlapFilter * self)
    * again at the next buffer */
   priv->dirty = LC_DIRTY_NONE;
   g_mutex_unlock (&priv->lock);
-  teardown (self);
+  teardown (self, FALSE);
   g_mutex_lock (&priv->lock);
   stopped = stopped_locked (priv);
   if (stopped)
@@ -833,6 +906,7 @@ _gst_cuda_overlap_filter_set_caps (GstCudaOverlapFilter * self, GstCaps * caps)
 
   _gst_cuda_overlap_filter_drain (self);
   gst_caps_replace (&priv->caps, caps);
+  priv->batch_learned = G_MAXUINT;      /* new caps: nothing learned */
   g_mutex_lock (&priv->lock);
   priv->build_failed = FALSE;   /* new caps: worth a new try */
   g_mutex_unlock (&priv->lock);
@@ -870,7 +944,8 @@ _gst_cuda_overlap_filter_flush_stop (GstCudaOverlapFilter * self)
   }
   g_mutex_unlock (&priv->lock);
 
-  gst_pad_pause_task (srcpad_of (self));
+  if (!halt_task (self, FALSE))
+    return;                     /* stopping: the teardown drops the frames */
   if (priv->engine)
     drop_in_flight (self);
   if (klass->flush)
@@ -905,13 +980,18 @@ _gst_cuda_overlap_filter_set_shutdown (GstCudaOverlapFilter * self,
   g_mutex_unlock (&priv->lock);
 }
 
-/* PAUSED→READY, once the pads are deactivated (no chain, no push task). */
+/* PAUSED→READY, once the pads are deactivated (no chain, no push task, or
+ * @on_task: on the push task's thread, at the end of its loop). */
 void
-_gst_cuda_overlap_filter_teardown (GstCudaOverlapFilter * self)
+_gst_cuda_overlap_filter_teardown (GstCudaOverlapFilter * self,
+    gboolean on_task)
 {
   GstCudaOverlapFilterPrivate *priv = PRIV (self);
 
-  teardown (self);
+  teardown (self, on_task);
+  priv->batch_learned = G_MAXUINT;
+  priv->fill_pool = NULL;
+  gst_clear_object (&priv->proposed);
   _gst_cuda_overlap_filter_tune_reset (self);
   g_mutex_lock (&priv->lock);
   priv->dirty = LC_DIRTY_NONE;

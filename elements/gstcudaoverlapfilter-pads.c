@@ -29,14 +29,99 @@
  * costs tens of microseconds per page-locked megabyte, more than a small
  * pageable copy costs. */
 #define MIN_REGISTER_BYTES (1 << 20)
-/* Buffers of the pool proposed upstream beyond the in-flight bound. */
-#define PROPOSE_EXTRA 4
 
 static GstPad *
 srcpad_of (GstCudaOverlapFilter * self)
 {
   return GST_ELEMENT (self)->srcpads->data;
 }
+
+/* ---- a stop from inside the element ----------------------------------------
+ *
+ * An application may stop the pipeline (set_state to READY or NULL) from a
+ * pad probe or a bus sync handler, i.e. on a thread that is inside one of
+ * our pad functions or our push task.  The state change then must not free
+ * what the code below it on the same thread still uses, and the push task
+ * cannot join itself.  So each pad function and each run of the push loop
+ * marks the thread (a list kept on the thread's stack), and a PAUSED→READY
+ * from a marked thread leaves the teardown to that thread: it runs when the
+ * outermost marked call of the element returns. */
+
+typedef GstCudaOverlapFilterMark Mark;
+
+static GPrivate marks = G_PRIVATE_INIT (NULL);
+
+void
+_gst_cuda_overlap_filter_mark_enter (GstCudaOverlapFilter * self, Mark * m,
+    gboolean on_task)
+{
+  m->self = self;
+  m->on_task = on_task;
+  m->up = g_private_get (&marks);
+  g_private_set (&marks, m);
+}
+
+gboolean
+_gst_cuda_overlap_filter_in_callbacks (GstCudaOverlapFilter * self,
+    gboolean task_only)
+{
+  Mark *m;
+
+  for (m = g_private_get (&marks); m; m = m->up)
+    if (m->self == self && (m->on_task || !task_only))
+      return TRUE;
+  return FALSE;
+}
+
+/* Leaves a marked call; the deferred teardown, if this thread owes it and
+ * is no longer inside the element.  @on_task: the push task's thread. */
+void
+_gst_cuda_overlap_filter_mark_leave (GstCudaOverlapFilter * self, Mark * m,
+    gboolean on_task)
+{
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
+  gboolean owed, ctx;
+
+  g_private_set (&marks, m->up);
+  if (G_LIKELY (!g_atomic_pointer_get (&priv->deferred_owner)) ||
+      _gst_cuda_overlap_filter_in_callbacks (self, FALSE))
+    return;
+  g_mutex_lock (&priv->lock);
+  owed = priv->deferred_owner == g_thread_self ();
+  g_mutex_unlock (&priv->lock);
+  if (!owed)
+    return;
+  GST_DEBUG_OBJECT (self, "the stop from inside the element: tearing down "
+      "now");
+  _gst_cuda_overlap_filter_teardown (self, on_task);
+  g_clear_pointer (&priv->stats, co_stats_free);
+  co_trace_close (priv->trace);
+  priv->trace = NULL;
+  g_mutex_lock (&priv->lock);
+  ctx = priv->deferred_ctx;
+  g_mutex_unlock (&priv->lock);
+  if (ctx)
+    _gst_cuda_overlap_filter_release_context (self);
+  g_mutex_lock (&priv->lock);
+  priv->deferred_owner = NULL;
+  priv->deferred_ctx = FALSE;
+  priv->stopping_inside = FALSE;
+  g_cond_broadcast (&priv->deferred_cond);
+  g_mutex_unlock (&priv->lock);
+}
+
+void
+_gst_cuda_overlap_filter_wait_deferred (GstCudaOverlapFilter * self)
+{
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
+
+  g_mutex_lock (&priv->lock);
+  while (priv->deferred_owner && priv->deferred_owner != g_thread_self ())
+    g_cond_wait (&priv->deferred_cond, &priv->lock);
+  g_mutex_unlock (&priv->lock);
+}
+
+
 
 /* What of @in holds for @out: timestamps, offsets, flags and the metas of
  * the element's rule (gstcudaoverlap-meta.h). */
@@ -132,67 +217,123 @@ input_path (GstCudaOverlapFilter * self, GstCudaOverlapFilterFrame * fr)
   }
 }
 
-/* Puts @buf into the batch being filled (a new engine frame when there is
- * none) and submits the batch when it is full; @staged: whether its input
- * was staged. */
+/* Ends the streaming thread's add to the batch being filled: @added, one
+ * more image (@foreign: from a pool not ours); then submits the batch if
+ * it is full.  Not added: a batch with no image yet is given back.  FALSE
+ * (with @error) when the submission failed. */
+static gboolean
+end_add (GstCudaOverlapFilter * self, gboolean added, gboolean foreign,
+    GError ** error)
+{
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
+  gboolean ok = TRUE;
+
+  g_mutex_lock (&priv->batch_lock);
+  if (added) {
+    priv->pending_n++;
+    if (priv->pending_n >= priv->batch_fill)
+      ok = _gst_cuda_overlap_filter_submit_pending_locked (self, error);
+    else
+      _gst_cuda_overlap_filter_batch_added_locked (self, foreign);
+  } else if (priv->pending && priv->pending_n == 0) {
+    _gst_cuda_overlap_filter_cancel_pending_locked (self);
+  }
+  priv->adding = FALSE;
+  g_mutex_unlock (&priv->batch_lock);
+  return ok;
+}
+
+/* The streaming thread starts adding to the batch being filled: the batch
+ * (a new engine frame when there is none; NULL when flushing). */
+static CoFrame *
+begin_add (GstCudaOverlapFilter * self)
+{
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
+  guint64 t_acq;
+  CoFrame *cf;
+
+  g_mutex_lock (&priv->batch_lock);
+  priv->adding = TRUE;
+  cf = priv->pending;
+  g_mutex_unlock (&priv->batch_lock);
+  if (cf)
+    return cf;
+  /* the first buffer of a frame (of a batch, with batches) */
+  t_acq = priv->trace ? co_engine_now () : 0;
+  cf = co_engine_acquire (priv->engine);
+  if (priv->trace && cf)
+    co_trace_complete (priv->trace, 1, TID_CHAIN, "acquire", "host", t_acq,
+        co_engine_now () - t_acq, NULL);
+  g_mutex_lock (&priv->batch_lock);
+  priv->pending = cf;
+  priv->pending_n = 0;
+  priv->pending_foreign = FALSE;
+  g_mutex_unlock (&priv->batch_lock);
+  return cf;
+}
+
+/* @fr (image pending_n of @cf, its buffers set) mapped and planned. */
+static GstFlowReturn
+prepare_image (GstCudaOverlapFilter * self, GstCudaOverlapFilterFrame * fr,
+    CoFrame * cf, gboolean * staged)
+{
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
+  GstBuffer *buf = fr->inbuf;
+
+  input_path (self, fr);
+  copy_metadata (self, fr->outbuf, buf);
+  *staged = fr->path == CO_PATH_STAGED;
+  if (fr->path == CO_PATH_STAGED && !stage_input (self, fr, cf))
+    return GST_FLOW_ERROR;
+  if (priv->in_cuda && !_gst_cuda_overlap_filter_check_cuda_input (self, buf))
+    return GST_FLOW_ERROR;
+  return GST_CUDA_OVERLAP_FILTER_GET_CLASS (self)->prepare (self,
+      priv->engine, fr, cf);
+}
+
+/* Puts @buf into the batch being filled and submits the batch when it is
+ * full; @staged: whether its input was staged.  The batch timer
+ * (gstcudaoverlapfilter-batch.c) keeps off the batch while this adds to
+ * it. */
 static GstFlowReturn
 chain_frame (GstCudaOverlapFilter * self, GstBuffer * buf, guint64 t0,
     gboolean * staged)
 {
   GstCudaOverlapFilterPrivate *priv = PRIV (self);
-  GstCudaOverlapFilterClass *klass = GST_CUDA_OVERLAP_FILTER_GET_CLASS (self);
-  CoEngine *e = priv->engine;
+  gboolean foreign = !buf->pool || buf->pool != priv->proposed;
   GstCudaOverlapFilterFrame *fr;
   GstBuffer *outbuf = NULL;
   GstFlowReturn ret;
+  GError *err = NULL;
+  guint64 t_submit;
   CoFrame *cf;
 
-  if (!priv->pending) {
-    /* the first buffer of a frame (of a batch, with batches) */
-    guint64 t_acq = priv->trace ? co_engine_now () : 0;
-
-    if (!(priv->pending = co_engine_acquire (e))) {
-      gst_buffer_unref (buf);
-      return GST_FLOW_FLUSHING;
-    }
-    if (priv->trace)
-      co_trace_complete (priv->trace, 1, TID_CHAIN, "acquire", "host", t_acq,
-          co_engine_now () - t_acq, NULL);
-    priv->pending_n = 0;
+  if (priv->batch > 1)
+    _gst_cuda_overlap_filter_batch_see_pool (self, buf);
+  if (!(cf = begin_add (self))) {
+    end_add (self, FALSE, FALSE, NULL);
+    gst_buffer_unref (buf);
+    return GST_FLOW_FLUSHING;
   }
-  cf = priv->pending;
   ret = _gst_cuda_overlap_filter_acquire_output (self, &outbuf);
   if (ret != GST_FLOW_OK) {
-    if (priv->pending_n == 0)
-      _gst_cuda_overlap_filter_cancel_pending (self);
+    end_add (self, FALSE, FALSE, NULL);
     gst_buffer_unref (buf);
     return ret;
   }
-
+  /* pending_n is the streaming thread's while it adds */
   fr = &priv->frames[cf->slot * priv->batch + priv->pending_n];
   fr->inbuf = buf;
   fr->outbuf = outbuf;
   fr->chain_ns = t0;
-  input_path (self, fr);
-  copy_metadata (self, outbuf, buf);
-
-  *staged = fr->path == CO_PATH_STAGED;
-  if (fr->path == CO_PATH_STAGED && !stage_input (self, fr, cf))
-    ret = GST_FLOW_ERROR;
-  else if (priv->in_cuda && !_gst_cuda_overlap_filter_check_cuda_input (self,
-          buf))
-    ret = GST_FLOW_ERROR;
-  else
-    ret = klass->prepare (self, e, fr, cf);
+  ret = prepare_image (self, fr, cf, staged);
   if (ret != GST_FLOW_OK) {
     /* the batch's copies so far write into its buffers: done first */
     co_engine_finish_host (cf);
     _gst_cuda_overlap_filter_frame_drop (self, fr);
-    if (priv->pending_n == 0)
-      _gst_cuda_overlap_filter_cancel_pending (self);
+    end_add (self, FALSE, FALSE, NULL);
     return ret;
   }
-  priv->pending_n++;
   GST_LOG_OBJECT (self, "frame %" G_GUINT64_FORMAT " image %u pts %"
       GST_TIME_FORMAT ": %u chunks, %s input", cf->seqnum, fr->image,
       GST_TIME_ARGS (GST_BUFFER_PTS (fr->inbuf)), cf->n_chunks,
@@ -200,32 +341,29 @@ chain_frame (GstCudaOverlapFilter * self, GstBuffer * buf, guint64 t0,
       fr->path == CO_PATH_REGISTERED ? "registered" :
       fr->path == CO_PATH_PAGEABLE ? "pageable" :
       fr->path == CO_PATH_DEVICE ? "device" : "staged");
-  if (priv->pending_n < priv->batch) {
-    /* the batch is not full yet */
-    if (priv->trace)
-      trace_chain (self, t0, 0);
-    return GST_FLOW_OK;
+  t_submit = priv->trace ? co_engine_now () : 0;
+  if (!end_add (self, TRUE, foreign, &err)) {
+    /* the frame is queued failed: the push task drops it */
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+        ("Submitting a frame to the device failed"), ("%s", err->message));
+    g_clear_error (&err);
+    ret = GST_FLOW_ERROR;
   }
-  {
-    guint64 t_submit = priv->trace ? co_engine_now () : 0;
-
-    ret = _gst_cuda_overlap_filter_submit_pending (self);
-    if (priv->trace)
-      trace_chain (self, t0, t_submit);
-  }
+  if (priv->trace)
+    trace_chain (self, t0, t_submit);
   return ret;
 }
 
 static GstFlowReturn
-gst_cuda_overlap_filter_chain (GstPad * pad, GstObject * parent,
-    GstBuffer * buf)
+chain (GstCudaOverlapFilter * self, GstBuffer * buf)
 {
-  GstCudaOverlapFilter *self = GST_CUDA_OVERLAP_FILTER (parent);
   GstCudaOverlapFilterClass *klass = GST_CUDA_OVERLAP_FILTER_GET_CLASS (self);
   GstFlowReturn ret;
   guint64 t0 = co_engine_now ();
   gboolean staged = FALSE;
   gsize size;
+
+  _gst_cuda_overlap_filter_batch_post_latency (self);
 
   if (klass->sink_buffer) {
     ret = klass->sink_buffer (self, buf);
@@ -254,6 +392,10 @@ gst_cuda_overlap_filter_chain (GstPad * pad, GstObject * parent,
   buf = _gst_cuda_overlap_filter_qos_mark (self, buf);
   if (PRIV (self)->passthrough)
     return _gst_cuda_overlap_filter_push_through (self, buf, t0);
+  if (klass->check_input && !klass->check_input (self, buf)) {
+    gst_buffer_unref (buf);
+    return GST_FLOW_ERROR;
+  }
 
   nvtxRangePushA ("cudaoverlap chain");
   size = gst_buffer_get_size (buf);
@@ -264,6 +406,20 @@ gst_cuda_overlap_filter_chain (GstPad * pad, GstObject * parent,
     return ret;
   /* downstream's last word (or FLUSHING) */
   return _gst_cuda_overlap_filter_srcresult (self);
+}
+
+static GstFlowReturn
+gst_cuda_overlap_filter_chain (GstPad * pad, GstObject * parent,
+    GstBuffer * buf)
+{
+  GstCudaOverlapFilter *self = GST_CUDA_OVERLAP_FILTER (parent);
+  GstCudaOverlapFilterMark mark;
+  GstFlowReturn ret;
+
+  _gst_cuda_overlap_filter_mark_enter (self, &mark, FALSE);
+  ret = chain (self, buf);
+  _gst_cuda_overlap_filter_mark_leave (self, &mark, FALSE);
+  return ret;
 }
 
 /* ---- events ---------------------------------------------------------------- */
@@ -289,10 +445,8 @@ _gst_cuda_overlap_filter_push_event (GstPad * srcpad, GstEvent * event)
 }
 
 static GstFlowReturn
-gst_cuda_overlap_filter_sink_event (GstPad * pad, GstObject * parent,
-    GstEvent * event)
+sink_event (GstCudaOverlapFilter * self, GstEvent * event)
 {
-  GstCudaOverlapFilter *self = GST_CUDA_OVERLAP_FILTER (parent);
   GstCudaOverlapFilterPrivate *priv = PRIV (self);
   GstPad *srcpad = srcpad_of (self);
   GstFlowReturn ret;
@@ -335,6 +489,20 @@ gst_cuda_overlap_filter_sink_event (GstPad * pad, GstObject * parent,
   }
 }
 
+static GstFlowReturn
+gst_cuda_overlap_filter_sink_event (GstPad * pad, GstObject * parent,
+    GstEvent * event)
+{
+  GstCudaOverlapFilter *self = GST_CUDA_OVERLAP_FILTER (parent);
+  GstCudaOverlapFilterMark mark;
+  GstFlowReturn ret;
+
+  _gst_cuda_overlap_filter_mark_enter (self, &mark, FALSE);
+  ret = sink_event (self, event);
+  _gst_cuda_overlap_filter_mark_leave (self, &mark, FALSE);
+  return ret;
+}
+
 static gboolean
 gst_cuda_overlap_filter_src_event (GstPad * pad, GstObject * parent,
     GstEvent * event)
@@ -364,27 +532,39 @@ _gst_cuda_overlap_filter_offer_pool (GstQuery * query, GstBufferPool * pool,
   return size;
 }
 
-/* Upstream writes straight into page-locked memory (CUDA backend). */
+/* The buffers the element holds: a batch in every slot (the one being
+ * filled holds a slot too), and one more for upstream to go on with.  The
+ * pool proposed on CUDA has no maximum (upstream's own downstream, a tee,
+ * may hold its buffers) and makes only the first few up front. */
 static gboolean
 propose_allocation (GstCudaOverlapFilter * self, GstQuery * query)
 {
   GstCudaOverlapFilterPrivate *priv = PRIV (self);
   GstCudaOverlapFilterClass *klass = GST_CUDA_OVERLAP_FILTER_GET_CLASS (self);
   GstAllocationParams params;
+  GstBufferPool *pool;
   GstCaps *caps;
   gboolean need_pool;
-  guint n, first;
+  guint n, first, size = 0;
 
   gst_query_parse_allocation (query, &caps, &need_pool);
   if (!caps || !priv->engine)
     return FALSE;
   if (klass->propose_allocation)
     klass->propose_allocation (self, query);
-  if (co_engine_backend (priv->engine) != CO_BACKEND_CUDA)
-    return TRUE;                /* CPU backend: any memory will do */
-  /* every slot's batch (the one being filled holds a slot too); no
-   * maximum: upstream's own downstream (a tee) may hold its buffers */
-  n = co_engine_max_in_flight (priv->engine) * priv->batch + PROPOSE_EXTRA;
+  n = co_engine_max_in_flight (priv->engine) * priv->batch + 1;
+  if (co_engine_backend (priv->engine) != CO_BACKEND_CUDA) {
+    /* CPU backend: any memory will do; say how many buffers we hold */
+    if (klass->offer_pool_params && priv->pool && priv->caps &&
+        gst_caps_is_equal (caps, priv->caps)) {
+      GstStructure *config = gst_buffer_pool_get_config (priv->pool);
+
+      gst_buffer_pool_config_get_params (config, NULL, &size, NULL, NULL);
+      gst_structure_free (config);
+      gst_query_add_allocation_pool (query, NULL, size, n, 0);
+    }
+    return TRUE;
+  }
   if (gst_cuda_overlap_caps_is_cuda (caps)) {
     /* device memory of our CUDA context, read in place */
     if (need_pool)
@@ -398,18 +578,32 @@ propose_allocation (GstCudaOverlapFilter * self, GstQuery * query)
   /* a few buffers now: the pool grows (no maximum) as upstream needs,
    * from the blocks earlier pools gave back where it can */
   first = MIN (n, CO_FIRST_BUFFERS);
-  _gst_cuda_overlap_filter_offer_pool (query,
-      klass->make_pool (self, caps, 0, priv->allocator, first, 0), first);
+  pool = klass->make_pool (self, caps, 0, priv->allocator, first, 0);
+  if (pool)
+    gst_object_replace ((GstObject **) & priv->proposed, GST_OBJECT (pool));
+  _gst_cuda_overlap_filter_offer_pool (query, pool, first);
   return TRUE;
 }
 
+/* DRAIN (serialized): every frame in flight and the batch being filled
+ * pushed, then the query goes downstream and its answer is ours, as
+ * `queue` does.  A flush cuts the drain short: the query fails. */
 static gboolean
-gst_cuda_overlap_filter_sink_query (GstPad * pad, GstObject * parent,
-    GstQuery * query)
+drain_query (GstCudaOverlapFilter * self, GstQuery * query)
 {
-  GstCudaOverlapFilter *self = GST_CUDA_OVERLAP_FILTER (parent);
+  if (_gst_cuda_overlap_filter_drain_cut (self)) {
+    GST_DEBUG_OBJECT (self, "flushing: DRAIN not forwarded");
+    return FALSE;
+  }
+  return gst_pad_peer_query (srcpad_of (self), query);
+}
 
+static gboolean
+sink_query (GstPad * pad, GstCudaOverlapFilter * self, GstQuery * query)
+{
   switch (GST_QUERY_TYPE (query)) {
+    case GST_QUERY_DRAIN:
+      return drain_query (self, query);
     case GST_QUERY_ALLOCATION:
       /* serialized: the streaming thread's, like the engine */
       return propose_allocation (self, query);
@@ -424,7 +618,21 @@ gst_cuda_overlap_filter_sink_query (GstPad * pad, GstObject * parent,
     default:
       break;
   }
-  return gst_pad_query_default (pad, parent, query);
+  return gst_pad_query_default (pad, GST_OBJECT (self), query);
+}
+
+static gboolean
+gst_cuda_overlap_filter_sink_query (GstPad * pad, GstObject * parent,
+    GstQuery * query)
+{
+  GstCudaOverlapFilter *self = GST_CUDA_OVERLAP_FILTER (parent);
+  GstCudaOverlapFilterMark mark;
+  gboolean ret;
+
+  _gst_cuda_overlap_filter_mark_enter (self, &mark, FALSE);
+  ret = sink_query (pad, self, query);
+  _gst_cuda_overlap_filter_mark_leave (self, &mark, FALSE);
+  return ret;
 }
 
 /* Any thread: reads the engine's bounds under the lock. */
@@ -435,7 +643,7 @@ gst_cuda_overlap_filter_src_query (GstPad * pad, GstObject * parent,
   GstCudaOverlapFilter *self = GST_CUDA_OVERLAP_FILTER (parent);
   GstCudaOverlapFilterPrivate *priv = PRIV (self);
   GstCudaOverlapFilterClass *klass = GST_CUDA_OVERLAP_FILTER_GET_CLASS (self);
-  GstClockTime min, max, dur;
+  GstClockTime min, max, dur, timeout, wait;
   guint in_flight, batch;
   gboolean live;
 
@@ -456,19 +664,24 @@ gst_cuda_overlap_filter_src_query (GstPad * pad, GstObject * parent,
   gst_query_parse_latency (query, &live, &min, &max);
   g_mutex_lock (&priv->lock);
   in_flight = priv->in_flight_max;
-  batch = priv->batch;
   g_mutex_unlock (&priv->lock);
+  _gst_cuda_overlap_filter_batch_bounds (self, &batch, &timeout);
   /* We hold up to max-in-flight frames, but push each one as soon as the
    * device is done: no added minimum, max-in-flight frames of maximum.
-   * With batches, a buffer waits for the batch to fill: batch - 1 frame
-   * durations of minimum, and max-in-flight batches of maximum. */
+   * With batches, a buffer waits for the batch to fill, each next buffer
+   * coming within the batch timeout or the batch going without it: up to
+   * (batch - 1) timeouts, of minimum and of maximum.  Saturating: a
+   * frame rate of 1/2147483647 must not wrap around. */
   dur = klass->frame_duration ? klass->frame_duration (self) :
       GST_CLOCK_TIME_NONE;
-  if (in_flight > 0 && GST_CLOCK_TIME_IS_VALID (dur)) {
-    min += dur * (batch - 1);
-    if (GST_CLOCK_TIME_IS_VALID (max))
-      max += dur * (in_flight * batch + batch - 1);
+  if (in_flight > 0 && batch > 1) {
+    wait = _gst_cuda_overlap_time_mul (timeout, batch - 1);
+    min = _gst_cuda_overlap_time_add (min, wait);
+    max = _gst_cuda_overlap_time_add (max, wait);
   }
+  if (in_flight > 0 && GST_CLOCK_TIME_IS_VALID (dur))
+    max = _gst_cuda_overlap_time_add (max,
+        _gst_cuda_overlap_time_mul (dur, (guint64) in_flight * batch));
   GST_DEBUG_OBJECT (self, "latency min %" GST_TIME_FORMAT " max %"
       GST_TIME_FORMAT, GST_TIME_ARGS (min), GST_TIME_ARGS (max));
   gst_query_set_latency (query, live, min, max);
@@ -486,6 +699,12 @@ gst_cuda_overlap_filter_src_activate_mode (GstPad * pad, GstObject * parent,
   if (active)
     return TRUE;
   _gst_cuda_overlap_filter_set_shutdown (self, TRUE);
+  /* a stop from our own push task (a probe, a bus sync handler): it
+   * cannot join itself; it stops when its loop returns */
+  if (_gst_cuda_overlap_filter_in_callbacks (self, TRUE)) {
+    _gst_cuda_overlap_filter_stop_own_task (pad);
+    return TRUE;
+  }
   return gst_pad_stop_task (pad);
 }
 
@@ -542,6 +761,9 @@ _gst_cuda_overlap_filter_change_state (GstElement * element,
   GstCudaOverlapFilterPrivate *priv = PRIV (self);
   GstStateChangeReturn ret;
 
+  /* a teardown left to a thread of the element by a stop from inside it
+   * ends before anything else changes */
+  _gst_cuda_overlap_filter_wait_deferred (self);
   switch (transition) {
     case GST_STATE_CHANGE_NULL_TO_READY:
       if (!check_backend (self))
@@ -557,6 +779,13 @@ _gst_cuda_overlap_filter_change_state (GstElement * element,
       _gst_cuda_overlap_filter_trace_open (self);
       break;
     case GST_STATE_CHANGE_PAUSED_TO_READY:
+      /* from our push task: the streaming thread must not wait for it
+       * (halt_task of gstcudaoverlapfilter-life.c) */
+      if (_gst_cuda_overlap_filter_in_callbacks (self, TRUE)) {
+        g_mutex_lock (&priv->lock);
+        priv->stopping_inside = TRUE;
+        g_mutex_unlock (&priv->lock);
+      }
       /* wakes the streaming thread wherever it waits, also mid-rebuild */
       _gst_cuda_overlap_filter_set_shutdown (self, TRUE);
       break;
@@ -567,14 +796,32 @@ _gst_cuda_overlap_filter_change_state (GstElement * element,
   ret = GST_ELEMENT_CLASS (g_type_class_peek (GST_TYPE_ELEMENT))->change_state
       (element, transition);
 
-  if (transition == GST_STATE_CHANGE_PAUSED_TO_READY) {
+  if (transition == GST_STATE_CHANGE_PAUSED_TO_READY &&
+      _gst_cuda_overlap_filter_in_callbacks (self, FALSE)) {
+    /* a stop from inside the element (a pad probe, a bus sync handler on
+     * one of our threads): code below us on this thread still uses the
+     * engine; the teardown runs when the thread leaves the element */
+    GST_DEBUG_OBJECT (self, "stopped from inside the element: teardown "
+        "deferred");
+    g_mutex_lock (&priv->lock);
+    priv->deferred_owner = g_thread_self ();
+    g_mutex_unlock (&priv->lock);
+  } else if (transition == GST_STATE_CHANGE_PAUSED_TO_READY) {
     /* the pads are deactivated: no chain runs, the push task is stopped */
-    _gst_cuda_overlap_filter_teardown (self);
+    _gst_cuda_overlap_filter_teardown (self, FALSE);
     g_clear_pointer (&priv->stats, co_stats_free);
     co_trace_close (priv->trace);
     priv->trace = NULL;
   } else if (transition == GST_STATE_CHANGE_READY_TO_NULL) {
-    _gst_cuda_overlap_filter_release_context (self);
+    gboolean deferred;
+
+    g_mutex_lock (&priv->lock);
+    deferred = priv->deferred_owner != NULL;
+    if (deferred)
+      priv->deferred_ctx = TRUE;        /* released after the teardown */
+    g_mutex_unlock (&priv->lock);
+    if (!deferred)
+      _gst_cuda_overlap_filter_release_context (self);
   }
   return ret;
 }

@@ -32,6 +32,11 @@
  *   A pointer marked [L,S] is written by the streaming thread (or at a
  *     state change once streaming has stopped) under the lock, and read
  *     without it there; any other thread reads it under the lock.
+ *   priv->batch_lock guards the batch being filled ([B]): the streaming
+ *     thread and the batch timer (gstcudaoverlapfilter-batch.c), which
+ *     submits a partial batch once no buffer has come for a while.  It is
+ *     taken alone (never with priv->lock or the object lock held), and it
+ *     is not held while posting or while waiting for a slot.
  */
 #ifndef __GST_CUDA_OVERLAP_FILTER_PRIVATE_H__
 #define __GST_CUDA_OVERLAP_FILTER_PRIVATE_H__
@@ -149,9 +154,41 @@ typedef struct
   /* [S] per engine slot */
   GstCudaOverlapFilterFrame *frames;    /* batch per engine slot */
   guint n_frames;
-  guint *slot_images;           /* per slot: images of its submitted batch */
-  CoFrame *pending;             /* a batch being filled */
-  guint pending_n;
+  guint *slot_images;           /* [B] per slot: images of its submitted
+                                 * batch */
+
+  /* The batch being filled and its timer (gstcudaoverlapfilter-batch.c) */
+  GMutex batch_lock;
+  GCond batch_cond;
+  CoFrame *pending;             /* [B] a batch being filled */
+  guint pending_n;              /* [B] its images */
+  gboolean pending_foreign;     /* [B] one of them came from a pool not ours */
+  gboolean adding;              /* [B] the streaming thread is adding an
+                                 * image: the timer keeps off */
+  guint64 last_add_ns;          /* [B] when the last image was added */
+  guint64 batch_timeout_ns;     /* [B] a partial batch goes after this */
+  guint batch_fill;             /* [B] images that make a batch full: batch,
+                                 * or less once upstream showed it cannot
+                                 * fill one (a small pool of its own) */
+  guint batch_learned;          /* [S] the fill learned for these caps
+                                 * (G_MAXUINT: nothing learned), kept across
+                                 * rebuilds */
+  GstBufferPool *fill_pool;     /* [S] the foreign pool last looked at */
+  GThread *batch_timer;         /* [S] while an engine with batch > 1 runs */
+  gboolean timer_stop;          /* [B] */
+  gboolean timer_idle;          /* [B] the timer waits for a batch to start */
+  gint latency_changed;         /* atomic: post a LATENCY message */
+  GstBufferPool *proposed;      /* [S] the pool proposed upstream (a ref) */
+
+  /* A stop (PAUSED→READY) from inside one of the element's own threads'
+   * callbacks (a pad probe, a bus sync handler): teardown waits until that
+   * thread leaves the element (gstcudaoverlapfilter-pads.c). */
+  GThread *deferred_owner;      /* [L] the thread that runs the teardown;
+                                 * NULL once it has run */
+  gboolean deferred_ctx;        /* [L] READY→NULL came meanwhile too */
+  GCond deferred_cond;          /* with priv->lock: deferred_owner cleared */
+  gboolean stopping_inside;     /* [L] the push task is stopping the element
+                                 * (from PAUSED→READY until its teardown) */
 
   /* QoS and passthrough (gstcudaoverlapfilter-qos.c) */
   GstSegment segment;           /* [S] the input segment */
@@ -196,6 +233,7 @@ GstFlowReturn _gst_cuda_overlap_filter_ensure (GstCudaOverlapFilter * self);
 gboolean _gst_cuda_overlap_filter_set_caps (GstCudaOverlapFilter * self,
     GstCaps * caps);
 gboolean _gst_cuda_overlap_filter_drain (GstCudaOverlapFilter * self);
+gboolean _gst_cuda_overlap_filter_drain_cut (GstCudaOverlapFilter * self);
 GstFlowReturn _gst_cuda_overlap_filter_drain_event (GstCudaOverlapFilter *
     self, GstEvent * event);
 GstFlowReturn _gst_cuda_overlap_filter_submit_pending (GstCudaOverlapFilter *
@@ -204,12 +242,15 @@ void _gst_cuda_overlap_filter_cancel_pending (GstCudaOverlapFilter * self);
 void _gst_cuda_overlap_filter_flush_stop (GstCudaOverlapFilter * self);
 GstFlowReturn _gst_cuda_overlap_filter_acquire_output (GstCudaOverlapFilter *
     self, GstBuffer ** outbuf);
+/* The push task's own thread: the task stops when its loop returns. */
+void _gst_cuda_overlap_filter_stop_own_task (GstPad * pad);
 /* Any thread: */
 void _gst_cuda_overlap_filter_flush_start (GstCudaOverlapFilter * self);
 void _gst_cuda_overlap_filter_set_shutdown (GstCudaOverlapFilter * self,
     gboolean shutdown);
 /* With streaming stopped (PAUSED→READY, after the pads are deactivated): */
-void _gst_cuda_overlap_filter_teardown (GstCudaOverlapFilter * self);
+void _gst_cuda_overlap_filter_teardown (GstCudaOverlapFilter * self,
+    gboolean on_task);
 void _gst_cuda_overlap_filter_no_device_error (GstCudaOverlapFilter * self,
     const gchar * why);
 /* Frames: */
@@ -222,6 +263,61 @@ GstFlowReturn _gst_cuda_overlap_filter_srcresult (GstCudaOverlapFilter * self);
 
 /* gstcudaoverlapfilter-push.c */
 void _gst_cuda_overlap_filter_loop (GstCudaOverlapFilter * self);
+
+/* gstcudaoverlapfilter-batch.c: the batch being filled and its timer.
+ * At a build and a teardown (streaming thread, push task stopped): */
+void _gst_cuda_overlap_filter_batch_start (GstCudaOverlapFilter * self,
+    guint batch);
+void _gst_cuda_overlap_filter_batch_stop (GstCudaOverlapFilter * self);
+/* With priv->batch_lock: submits the batch being filled (FALSE with
+ * @error when the device calls failed: the frame is queued failed and the
+ * push task drops it). */
+gboolean _gst_cuda_overlap_filter_submit_pending_locked (GstCudaOverlapFilter
+    * self, GError ** error);
+/* With priv->batch_lock: drops the batch being filled. */
+void _gst_cuda_overlap_filter_cancel_pending_locked (GstCudaOverlapFilter *
+    self);
+/* Streaming thread, before @buf is added: its pool may make the batch
+ * smaller. */
+void _gst_cuda_overlap_filter_batch_see_pool (GstCudaOverlapFilter * self,
+    GstBuffer * buf);
+/* Streaming thread, an image was added (with priv->batch_lock; @foreign:
+ * from a pool not ours): the timer starts counting. */
+void _gst_cuda_overlap_filter_batch_added_locked (GstCudaOverlapFilter * self,
+    gboolean foreign);
+/* Streaming thread: a LATENCY message if the batch's bounds changed. */
+void _gst_cuda_overlap_filter_batch_post_latency (GstCudaOverlapFilter * self);
+/* The batch's bounds for queries (any thread): images per submission now,
+ * and how long a partial batch may wait for its next image. */
+void _gst_cuda_overlap_filter_batch_bounds (GstCudaOverlapFilter * self,
+    guint * fill, GstClockTime * timeout);
+
+/* Saturating time arithmetic (GST_CLOCK_TIME_NONE stays NONE). */
+GstClockTime _gst_cuda_overlap_time_add (GstClockTime a, GstClockTime b);
+GstClockTime _gst_cuda_overlap_time_mul (GstClockTime a, guint64 n);
+
+/* gstcudaoverlapfilter-pads.c: a thread inside one of @self's pad
+ * functions or its push loop is marked (@mark lives on its stack); a stop
+ * (PAUSED→READY) on a marked thread is carried out when it leaves the
+ * element (@on_task: it is the push task's thread). */
+typedef struct _GstCudaOverlapFilterMark GstCudaOverlapFilterMark;
+struct _GstCudaOverlapFilterMark
+{
+  GstCudaOverlapFilter *self;
+  gboolean on_task;
+  GstCudaOverlapFilterMark *up;
+};
+void _gst_cuda_overlap_filter_mark_enter (GstCudaOverlapFilter * self,
+    GstCudaOverlapFilterMark * mark, gboolean on_task);
+void _gst_cuda_overlap_filter_mark_leave (GstCudaOverlapFilter * self,
+    GstCudaOverlapFilterMark * mark, gboolean on_task);
+/* Whether the calling thread is marked for @self (@task_only: as its push
+ * task). */
+gboolean _gst_cuda_overlap_filter_in_callbacks (GstCudaOverlapFilter * self,
+    gboolean task_only);
+/* Any other thread (a state change, dispose): waits until a deferred
+ * teardown has run. */
+void _gst_cuda_overlap_filter_wait_deferred (GstCudaOverlapFilter * self);
 
 /* gstcudaoverlapfilter-pads.c */
 /* Adds @pool (taken; NULL: nothing) to an ALLOCATION answer with its

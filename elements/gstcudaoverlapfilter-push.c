@@ -77,8 +77,8 @@ push_images (GstCudaOverlapFilter * self, GstCudaOverlapFilterFrame * frames,
   }
 }
 
-void
-_gst_cuda_overlap_filter_loop (GstCudaOverlapFilter * self)
+static void
+loop (GstCudaOverlapFilter * self)
 {
   GstCudaOverlapFilterPrivate *priv = PRIV (self);
   GstPad *srcpad = GST_ELEMENT (self)->srcpads->data;
@@ -122,4 +122,22 @@ _gst_cuda_overlap_filter_loop (GstCudaOverlapFilter * self)
   _gst_cuda_overlap_filter_maybe_post_stats (self, t1);
   /* released after the push so that a drain means "all pushed" */
   co_engine_release (e, cf);
+}
+
+/* The task's function: one frame, with the thread marked as the push task
+ * (a stop from a probe or a bus sync handler here is carried out when the
+ * frame is done: gstcudaoverlapfilter-pads.c).  It holds a reference on
+ * the element meanwhile: an application that stops the pipeline from here
+ * may drop its own at once (the element is then disposed here, at the
+ * end: gst_cuda_overlap_filter_dispose). */
+void
+_gst_cuda_overlap_filter_loop (GstCudaOverlapFilter * self)
+{
+  GstCudaOverlapFilterMark mark;
+
+  gst_object_ref (self);
+  _gst_cuda_overlap_filter_mark_enter (self, &mark, TRUE);
+  loop (self);
+  _gst_cuda_overlap_filter_mark_leave (self, &mark, TRUE);
+  gst_object_unref (self);
 }

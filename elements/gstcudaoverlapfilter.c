@@ -179,6 +179,7 @@ gst_cuda_overlap_backend_get_type (void)
 }
 
 static void gst_cuda_overlap_filter_constructed (GObject * object);
+static void gst_cuda_overlap_filter_dispose (GObject * object);
 static void gst_cuda_overlap_filter_finalize (GObject * object);
 static void gst_cuda_overlap_filter_set_property (GObject * object, guint id,
     const GValue * value, GParamSpec * pspec);
@@ -198,7 +199,7 @@ install_engine_properties (GObjectClass * gobject_class)
           "+ 1 (at least 2), two per chunk for live sources; CPU backend: "
           "one per core, at most 8; elements of one process on one device "
           "share its 8 hardware queues (CPU backend: the cores)", 0,
-          CO_MAX_STREAMS, DEFAULT_STREAMS, rw | GST_PARAM_MUTABLE_READY));
+          CO_MAX_STREAMS, DEFAULT_STREAMS, rw | GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property (gobject_class, PROP_CHUNKS,
       g_param_spec_uint ("chunks", "Chunks",
           "Number of chunks each frame is split into, each copied and "
@@ -207,20 +208,20 @@ install_engine_properties (GObjectClass * gobject_class)
           "cheaper than the copies (measured on the first frames), else and "
           "for live sources one per 4 MiB of frame, at most 4; CPU backend: "
           "one per worker for frames of 256 KiB or more",
-          0, CO_MAX_CHUNKS, DEFAULT_CHUNKS, rw | GST_PARAM_MUTABLE_READY));
+          0, CO_MAX_CHUNKS, DEFAULT_CHUNKS, rw | GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property (gobject_class, PROP_MODE,
       g_param_spec_enum ("mode", "Mode",
           "overlap, or serial: the sequential control (one stream, one "
           "chunk, wait for each frame before taking the next)",
           GST_TYPE_CUDA_OVERLAP_MODE, DEFAULT_MODE,
-          rw | GST_PARAM_MUTABLE_READY));
+          rw | GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property (gobject_class, PROP_MAX_IN_FLIGHT,
       g_param_spec_uint ("max-in-flight", "Frames in flight",
           "Most frames queued on the device at once (overlap mode; each "
           "holds its own device memory; more hides more jitter, fewer keeps "
           "latency under load low). 0: automatic, max (4, streams + 2)",
           0, MAX_MAX_IN_FLIGHT, DEFAULT_MAX_IN_FLIGHT,
-          rw | GST_PARAM_MUTABLE_READY));
+          rw | GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property (gobject_class, PROP_WAIT_MODE,
       g_param_spec_enum ("wait-mode", "Wait mode",
           "How the push thread waits for a frame's device work (CUDA "
@@ -228,7 +229,7 @@ install_engine_properties (GObjectClass * gobject_class)
           "and low CPU, spin for the lowest latency (live sources), auto "
           "to let the element choose",
           GST_TYPE_CUDA_OVERLAP_WAIT_MODE, DEFAULT_WAIT_MODE,
-          rw | GST_PARAM_MUTABLE_READY));
+          rw | GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property (gobject_class, PROP_SUBMIT_THREAD,
       g_param_spec_boolean ("submit-thread", "Submit thread",
           "Make the device calls that queue a frame (copies, kernels, "
@@ -241,7 +242,7 @@ install_engine_properties (GObjectClass * gobject_class)
           "source whose frames it stages (pageable memory seen once, "
           "copied into page-locked memory): the next frame's copies then "
           "run while this one's are finished and queued",
-          DEFAULT_SUBMIT_THREAD, rw | GST_PARAM_MUTABLE_READY));
+          DEFAULT_SUBMIT_THREAD, rw | GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property (gobject_class, PROP_BACKEND,
       g_param_spec_enum ("backend", "Backend",
           "Where the work runs: auto picks CUDA when a device is usable",
@@ -288,7 +289,7 @@ install_output_properties (GObjectClass * gobject_class)
           "(at least those in flight); at READY they go to the process's "
           "keep of page-locked memory, for the next pipeline (freed after "
           "10 s unused)",
-          0, G_MAXUINT64, DEFAULT_POOL_BUDGET, rw | GST_PARAM_MUTABLE_READY));
+          0, G_MAXUINT64, DEFAULT_POOL_BUDGET, rw | GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property (gobject_class, PROP_TRACE_FILE,
       g_param_spec_string ("trace-file", "Trace file",
           "Write a Chrome trace-event JSON timeline (Perfetto, "
@@ -304,6 +305,7 @@ gst_cuda_overlap_filter_class_init (GstCudaOverlapFilterClass * klass)
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
 
   gobject_class->constructed = gst_cuda_overlap_filter_constructed;
+  gobject_class->dispose = gst_cuda_overlap_filter_dispose;
   gobject_class->finalize = gst_cuda_overlap_filter_finalize;
   gobject_class->set_property = gst_cuda_overlap_filter_set_property;
   gobject_class->get_property = gst_cuda_overlap_filter_get_property;
@@ -330,6 +332,11 @@ gst_cuda_overlap_filter_init (GstCudaOverlapFilter * self)
   GstCudaOverlapFilterPrivate *priv = PRIV (self);
 
   g_mutex_init (&priv->lock);
+  g_mutex_init (&priv->batch_lock);
+  g_cond_init (&priv->batch_cond);
+  g_cond_init (&priv->deferred_cond);
+  priv->batch_learned = G_MAXUINT;
+  priv->batch_fill = 1;
   priv->streams = DEFAULT_STREAMS;
   priv->chunks = DEFAULT_CHUNKS;
   priv->mode = DEFAULT_MODE;
@@ -389,11 +396,56 @@ gst_cuda_overlap_filter_constructed (GObject * object)
 }
 
 static void
+task_left (GstTask * task G_GNUC_UNUSED, GThread * thread G_GNUC_UNUSED,
+    gpointer pad G_GNUC_UNUSED)
+{
+}
+
+/* A stop from inside the element leaves its teardown to the thread it came
+ * from (gstcudaoverlapfilter-pads.c): the application may drop its last
+ * reference meanwhile; the pads (and the push task) go only after it. */
+static void
+gst_cuda_overlap_filter_dispose (GObject * object)
+{
+  GstElement *element = GST_ELEMENT (object);
+  GstPad *srcpad = element->srcpads ? element->srcpads->data : NULL;
+  GstTask *task = NULL;
+
+  _gst_cuda_overlap_filter_wait_deferred (GST_CUDA_OVERLAP_FILTER (object));
+  /* the last reference dropped by the push task itself (at the end of its
+   * loop, after the application stopped and released the pipeline from
+   * there): the pad must not join the task from its own thread; the task
+   * is left to end by itself (it holds its own reference while it runs) */
+  if (srcpad) {
+    GST_OBJECT_LOCK (srcpad);
+    task = GST_PAD_TASK (srcpad);
+    if (task && task->thread == g_thread_self ())
+      GST_PAD_TASK (srcpad) = NULL;
+    else
+      task = NULL;
+    GST_OBJECT_UNLOCK (srcpad);
+  }
+  if (task) {
+    /* the pad's own leave callback would post from a pad freed by then:
+     * this one keeps the pad until the task is gone */
+    gst_task_set_leave_callback (task, task_left, gst_object_ref (srcpad),
+        gst_object_unref);
+    gst_task_set_state (task, GST_TASK_STOPPED);
+    gst_object_unref (task);
+  }
+  G_OBJECT_CLASS (gst_cuda_overlap_filter_parent_class)->dispose (object);
+}
+
+static void
 gst_cuda_overlap_filter_finalize (GObject * object)
 {
   GstCudaOverlapFilterPrivate *priv = PRIV (object);
 
   g_mutex_clear (&priv->lock);
+  g_mutex_clear (&priv->batch_lock);
+  g_cond_clear (&priv->batch_cond);
+  g_cond_clear (&priv->deferred_cond);
+  gst_clear_object (&priv->proposed);
   g_free (priv->trace_file);
   g_free (priv->cudamem_why);
   gst_clear_object (&priv->cuda_ctx);
@@ -404,21 +456,44 @@ gst_cuda_overlap_filter_finalize (GObject * object)
   G_OBJECT_CLASS (gst_cuda_overlap_filter_parent_class)->finalize (object);
 }
 
+/* Whether a property that only READY may change is set later: refused,
+ * with a warning (GObject does not enforce GST_PARAM_MUTABLE_READY).  With
+ * the object lock. */
+static gboolean
+refuse_locked (GObject * object, GParamSpec * pspec)
+{
+  return (pspec->flags & GST_PARAM_MUTABLE_READY) &&
+      (GST_STATE (object) > GST_STATE_READY ||
+      GST_STATE_NEXT (object) > GST_STATE_READY);
+}
+
 static void
 gst_cuda_overlap_filter_set_property (GObject * object, guint id,
     const GValue * value, GParamSpec * pspec)
 {
   GstCudaOverlapFilterPrivate *priv = PRIV (object);
+  gboolean rebuild = FALSE;
 
   GST_OBJECT_LOCK (object);
+  if (refuse_locked (object, pspec)) {
+    GST_OBJECT_UNLOCK (object);
+    GST_ELEMENT_WARNING (object, LIBRARY, SETTINGS,
+        ("Property '%s' can only be changed in the NULL or READY state: the "
+            "value in effect is kept", pspec->name),
+        ("set while %s", gst_element_state_get_name (GST_STATE (object))));
+    return;
+  }
   switch (id) {
     case PROP_STREAMS:
+      rebuild = priv->streams != g_value_get_uint (value);
       priv->streams = g_value_get_uint (value);
       break;
     case PROP_CHUNKS:
+      rebuild = priv->chunks != g_value_get_uint (value);
       priv->chunks = g_value_get_uint (value);
       break;
     case PROP_MODE:
+      rebuild = priv->mode != (CoMode) g_value_get_enum (value);
       priv->mode = g_value_get_enum (value);
       break;
     case PROP_BACKEND:
@@ -427,13 +502,17 @@ gst_cuda_overlap_filter_set_property (GObject * object, guint id,
       priv->cudamem_gen++;
       break;
     case PROP_MAX_IN_FLIGHT:
+      rebuild = priv->max_in_flight != g_value_get_uint (value);
       priv->max_in_flight = g_value_get_uint (value);
       break;
     case PROP_SUBMIT_THREAD:
+      rebuild = priv->submit_thread != g_value_get_boolean (value) ||
+          !priv->submit_thread_set;
       priv->submit_thread = g_value_get_boolean (value);
       priv->submit_thread_set = TRUE;
       break;
     case PROP_WAIT_MODE:
+      rebuild = priv->wait_mode != (CoWaitMode) g_value_get_enum (value);
       priv->wait_mode = g_value_get_enum (value);
       break;
     case PROP_DEVICE_ID:
@@ -448,6 +527,7 @@ gst_cuda_overlap_filter_set_property (GObject * object, guint id,
       priv->post_messages = g_value_get_boolean (value);
       break;
     case PROP_POOL_BUDGET:
+      rebuild = priv->pool_budget != g_value_get_uint64 (value);
       priv->pool_budget = g_value_get_uint64 (value);
       break;
     case PROP_TRACE_FILE:
@@ -459,6 +539,10 @@ gst_cuda_overlap_filter_set_property (GObject * object, guint id,
       break;
   }
   GST_OBJECT_UNLOCK (object);
+  /* streaming: the engine is rebuilt with it before the next buffer, after
+   * the frames in flight (harmless before an engine exists) */
+  if (rebuild)
+    gst_cuda_overlap_filter_mark_dirty (GST_CUDA_OVERLAP_FILTER (object));
 }
 
 static void

@@ -82,7 +82,9 @@ typedef struct
  * @batch_size: optional: buffers per engine frame (a batch), asked after
  *   @configure; 1 when not set.  @prepare is then called for each buffer of
  *   a batch with frame->image 0, 1, ... on the same @cf, which is submitted
- *   when it is full or before any serialized event (a partial batch).
+ *   when it is full, once no buffer has come for a while, or before any
+ *   serialized event or DRAIN (a partial batch:
+ *   gstcudaoverlapfilter-batch.c).
  * @tune_input: optional: for the automatic settings (plugin/co-tune.h),
  *   what @caps and the element's settings say: media, frame_bytes, rows,
  *   frame_interval_ns, cost, can_batch, user_batch; the base fills the
@@ -91,6 +93,14 @@ typedef struct
  *   pads take beyond the pad templates, or NULL for no restriction
  *   (operation=custom's kernel-formats); asked for every CAPS and
  *   ACCEPT_CAPS query.
+ * @check_input: optional: called for every buffer that goes to the engine,
+ *   before anything maps it: FALSE (after posting a STREAM/FORMAT element
+ *   error) when it cannot be read as the caps say (e.g. a video meta of
+ *   another format, or planes outside the buffer).
+ * @offer_pool_params: on the CPU backend, the ALLOCATION answer still
+ *   states the buffers the element holds (a pool entry without a pool, of
+ *   the output pool's buffer size): for subclasses whose input buffers
+ *   have the output's size.
  * @meta_rule: which metas of an input buffer are copied onto its output
  *   buffer (gstcudaoverlap-meta.h): set with
  *   gst_cuda_overlap_meta_rule_init() in class_init; by default only metas
@@ -124,8 +134,10 @@ struct _GstCudaOverlapFilterClass
   void (*tune_input) (GstCudaOverlapFilter * self, GstCaps * caps,
       CoTuneInput * in);
   GstCaps *(*allowed_caps) (GstCudaOverlapFilter * self);
+    gboolean (*check_input) (GstCudaOverlapFilter * self, GstBuffer * buf);
 
   gboolean prepare_reads_input;
+  gboolean offer_pool_params;
   GstCudaOverlapMetaRule meta_rule;
 };
 

@@ -115,8 +115,10 @@
  * gst-launch-1.0 videotestsrc num-buffers=100000 ! video/x-raw,format=GRAY8,width=640,height=480 ! cudavideofilter operation=invert streams=8 chunks=1 batch=8 ! fakesink
  * ]| Small frames at a high rate: eight frames per device submission, so one
  * kernel launch and one set of timing events serve all eight (each frame
- * still has its own copies).  Not for live sources: a frame waits for the
- * batch to fill.
+ * still has its own copies).  A batch never waits long for frames that do
+ * not come: a partial batch goes once no frame has come for min (one frame
+ * duration, 20 ms); it shrinks when upstream feeds from a small pool of its
+ * own.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -571,19 +573,20 @@ gst_cuda_overlap_video_filter_update (GstCudaOverlapFilter * base,
 /* none, gamma 1 (the table is the identity) and box-blur radius 0 (a
  * window of one pixel) leave every frame as it is (the base class passes
  * buffers through only when both pads have the same memory: between
- * system and CUDA memory the frames are copied, chunk by chunk). */
+ * system and CUDA memory the frames are copied, chunk by chunk).  Asked
+ * after the engine was made to fit the settings (a rebuild, or an update
+ * of the gamma table), so it answers for the settings in effect, never for
+ * a property set since: every frame is then the output of the operation
+ * the engine was built for, however fast the properties change. */
 static gboolean
 gst_cuda_overlap_video_filter_is_identity (GstCudaOverlapFilter * base)
 {
   GstCudaOverlapVideoFilter *self = GST_CUDA_OVERLAP_VIDEO_FILTER (base);
-  gboolean identity;
+  const CoVideoDesc *d = &self->desc;
 
-  GST_OBJECT_LOCK (self);
-  identity = self->operation == CO_VIDEO_OP_NONE
-      || (self->operation == CO_VIDEO_OP_GAMMA && self->gamma == 1.0)
-      || (self->operation == CO_VIDEO_OP_BOX_BLUR && self->radius == 0);
-  GST_OBJECT_UNLOCK (self);
-  return identity;
+  return d->op == CO_VIDEO_OP_NONE
+      || (d->op == CO_VIDEO_OP_GAMMA && self->gamma_eff == 1.0)
+      || (d->op == CO_VIDEO_OP_BOX_BLUR && d->radius == 0);
 }
 
 /* Bytes from a plane's first pixel to the end of its last row's pixels. */
@@ -594,40 +597,81 @@ plane_extent (const CoVideoPlaneDesc * pl, gsize stride)
       pl->comp_bytes;
 }
 
-/* Maps @fr's input for reading, after checking that the planes its video
- * meta (or the caps) describe lie inside it.  On a CUDA-memory pad with
- * GST_MAP_CUDA: the planes' addresses are then device pointers (a buffer
- * without a video meta has the layout of its GstCudaMemory's info).  FALSE
- * after an element error. */
+/* Before anything maps @buf: its video meta, if any, must describe a frame
+ * of the caps (the format, the planes, at least the caps' width and
+ * height: gst_video_frame_map() refuses anything else with a CRITICAL),
+ * and the planes it (or the caps) describes must lie inside the buffer.
+ * Larger pictures and other strides and offsets are read as the meta
+ * says.  A CUDA-memory input without a meta has its memory's layout
+ * (gstcudaoverlapfilter-devmem.c checks it).  FALSE after a STREAM/FORMAT
+ * element error. */
+static gboolean
+gst_cuda_overlap_video_filter_check_input (GstCudaOverlapFilter * base,
+    GstBuffer * buf)
+{
+  GstCudaOverlapVideoFilter *self = GST_CUDA_OVERLAP_VIDEO_FILTER (base);
+  const GstVideoInfo *info = &self->info;
+  GstVideoMeta *meta = gst_buffer_get_video_meta (buf);
+  gsize size = gst_buffer_get_size (buf);
+  gsize need = GST_VIDEO_INFO_SIZE (info), extent;
+  gint i;
+
+  if (meta) {
+    if (meta->format != GST_VIDEO_INFO_FORMAT (info) ||
+        meta->n_planes != GST_VIDEO_INFO_N_PLANES (info) ||
+        meta->width < (guint) GST_VIDEO_INFO_WIDTH (info) ||
+        meta->height < (guint) GST_VIDEO_INFO_HEIGHT (info)) {
+      GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+          ("Input buffer's video meta does not match the caps: %ux%u %s "
+              "with %u planes, but the caps are %dx%d %s with %u planes",
+              meta->width, meta->height,
+              gst_video_format_to_string (meta->format), meta->n_planes,
+              GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info),
+              GST_VIDEO_INFO_NAME (info), GST_VIDEO_INFO_N_PLANES (info)),
+          ("upstream sent a buffer its caps do not describe"));
+      return FALSE;
+    }
+    /* the planes the meta describes must lie inside the buffer */
+    need = 0;
+    for (i = 0; i < (gint) meta->n_planes && i < self->desc.n_planes; i++) {
+      if (meta->stride[i] <= 0 || meta->offset[i] > size) {
+        need = G_MAXSIZE;
+        break;
+      }
+      extent = plane_extent (&self->desc.planes[i], meta->stride[i]);
+      need = MAX (need, meta->offset[i] + extent);
+    }
+  } else if (self->in_cuda) {
+    return TRUE;
+  }
+  if (size < need) {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+        ("Input buffer is too small: %" G_GSIZE_FORMAT " bytes, but the "
+            "caps (and its video meta) need %" G_GSIZE_FORMAT " bytes per "
+            "frame", size, need == G_MAXSIZE ? GST_VIDEO_INFO_SIZE (info) :
+            need), ("%dx%d %s%s", GST_VIDEO_INFO_WIDTH (info),
+            GST_VIDEO_INFO_HEIGHT (info), GST_VIDEO_INFO_NAME (info),
+            need == G_MAXSIZE ? ": a plane's stride or offset is out of "
+            "range" : ""));
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* Maps @fr's input for reading (checked by check_input).  On a
+ * CUDA-memory pad with GST_MAP_CUDA: the planes' addresses are then device
+ * pointers (a buffer without a video meta has the layout of its
+ * GstCudaMemory's info).  FALSE after an element error. */
 static gboolean
 map_input (GstCudaOverlapVideoFilter * self, GstCudaOverlapFilterFrame * fr,
     FramePriv * fp)
 {
   const GstVideoInfo *info = &self->info;
-  GstVideoMeta *meta = gst_buffer_get_video_meta (fr->inbuf);
   gsize size = gst_buffer_get_size (fr->inbuf);
-  gsize need = GST_VIDEO_INFO_SIZE (&self->info);
-  gint i;
 
-  if (meta) {
-    /* the planes the meta describes must lie inside the buffer */
-    need = 0;
-    for (i = 0; i < (gint) meta->n_planes && i < self->desc.n_planes; i++)
-      need = MAX (need, meta->offset[i] +
-          plane_extent (&self->desc.planes[i], meta->stride[i]));
-  } else if (self->in_cuda) {
+  if (!gst_buffer_get_video_meta (fr->inbuf) && self->in_cuda)
     info = &((GstCudaOverlapCudaMemoryHead *)
         gst_buffer_peek_memory (fr->inbuf, 0))->info;
-  }
-  if (size < need) {
-    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
-        ("Input buffer is too small: %" G_GSIZE_FORMAT " bytes, but the "
-            "caps need %" G_GSIZE_FORMAT " bytes per frame", size, need),
-        ("%dx%d %s", GST_VIDEO_INFO_WIDTH (&self->info),
-            GST_VIDEO_INFO_HEIGHT (&self->info),
-            GST_VIDEO_INFO_NAME (&self->info)));
-    return FALSE;
-  }
   fp->in_mapped = gst_video_frame_map (&fp->in, info, fr->inbuf,
       GST_MAP_READ | (self->in_cuda ? GST_CUDA_OVERLAP_MAP_CUDA : 0));
   if (!fp->in_mapped)
@@ -840,15 +884,15 @@ install_properties (GObjectClass * gobject_class)
           "Frames per device submission: their copies are queued together "
           "and one kernel launch and one set of timing events serve all of "
           "them. For small frames at high rates, where the per-frame host "
-          "calls are the bottleneck, and to spend less host CPU per frame "
-          "with chunks (4K, 4 chunks, H200: less than half at batch=4). "
-          "A frame waits for the batch to fill (the latency query reports "
-          "batch - 1 frame durations more); a partial batch goes at EOS and "
-          "before any other serialized event. Upstream needs (max-in-flight "
-          "x batch) buffers in flight, which the proposed pool has (a change "
-          "takes effect after the frames in flight). 0: automatic: 8, 4, 2 "
-          "under 1, 2, 4 MiB when a non-live source's first frames show the "
-          "host is the bound, else 1", 0, CO_MAX_BATCH, DEFAULT_BATCH, rw));
+          "calls are the bottleneck. A partial batch goes once no frame has "
+          "come for min (one frame duration, 20 ms) (2 ms without a frame "
+          "rate), and before any serialized event or DRAIN; the latency "
+          "query reports (batch - 1) such waits. With buffers from "
+          "upstream's own pool the batch shrinks to what upstream can fill "
+          "(half a pool with a maximum; halved at each batch that times "
+          "out before it filled). 0: automatic: 8, 4, 2 under 1, 2, 4 MiB "
+          "when a non-live source's first frames show the host is the "
+          "bound, else 1", 0, CO_MAX_BATCH, DEFAULT_BATCH, rw));
   /**
    * GstCudaOverlapVideoFilter:qos:
    *
@@ -904,6 +948,8 @@ gst_cuda_overlap_video_filter_class_init (GstCudaOverlapVideoFilterClass *
   base_class->is_identity = gst_cuda_overlap_video_filter_is_identity;
   base_class->tune_input = gst_cuda_overlap_video_filter_tune_input;
   base_class->allowed_caps = gst_cuda_overlap_video_filter_allowed_caps;
+  base_class->check_input = gst_cuda_overlap_video_filter_check_input;
+  base_class->offer_pool_params = TRUE;
   gst_cuda_overlap_meta_rule_init (&base_class->meta_rule,
       GST_VIDEO_META_API_TYPE, meta_tags);
 

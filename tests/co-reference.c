@@ -58,6 +58,8 @@ co_ref_op_nick (CoRefOp op)
       return "gamma";
     case CO_REF_BOX_BLUR:
       return "box-blur";
+    case CO_REF_NONE:
+      return "none";
   }
   return "?";
 }
@@ -308,6 +310,8 @@ co_ref_apply (CoRefOp op, gdouble gamma, guint radius,
         }
         break;
       }
+      case CO_REF_NONE:
+        break;
     }
   }
   g_free (table);

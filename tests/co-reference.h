@@ -30,9 +30,11 @@ G_BEGIN_DECLS typedef enum
   CO_REF_INVERT = 0,
   CO_REF_GAMMA = 1,
   CO_REF_BOX_BLUR = 2,
+  CO_REF_NONE = 3,              /* the input itself */
 } CoRefOp;
 
-/* The element's enum nick of @op ("invert", "gamma", "box-blur"). */
+/* The element's enum nick of @op ("invert", "gamma", "box-blur",
+ * "none"). */
 const gchar *co_ref_op_nick (CoRefOp op);
 
 /* The formats the reference knows (the element's formats). */

@@ -1,0 +1,264 @@
+/* cudaoverlap: GstCudaOverlapFilter's batch being filled, and its timer.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * With `batch` > 1 an engine frame carries several buffers.  chain adds
+ * them one by one (gstcudaoverlapfilter-pads.c) and submits the batch when
+ * it is full.  A batch never waits for buffers that may not come:
+ *
+ *  - the timer (a thread of the element, while an engine with batch > 1
+ *    runs) submits a partial batch once no buffer has come for the
+ *    timeout: min (one frame duration, 20 ms), or 2 ms when the rate is
+ *    unknown (0/1 included);
+ *  - when a batch times out before it filled and one of its buffers came
+ *    from a pool that is not the one proposed upstream (a decoder's or a
+ *    capture source's own, or no pool), the batch halves, down to 1: that
+ *    upstream cannot give more buffers than it has;
+ *  - a buffer from a foreign pool with a maximum of M buffers limits the
+ *    batch to M / 2 (at least 1) at once, so that one batch is filled while
+ *    the previous one runs.
+ * Serialized events, DRAIN queries, flushes and rebuilds end the batch as
+ * before (submitted or dropped).  The automatic batch and `batch=N` obey
+ * the same rules.  What the batch learned (its smaller size) holds until
+ * new caps or READY; each change posts a LATENCY message.
+ *
+ * Locking: priv->batch_lock guards the batch being filled.  The streaming
+ * thread marks itself `adding` while it maps and plans a buffer into the
+ * batch, without the lock, and the timer leaves the batch alone meanwhile;
+ * submissions happen under the lock, so the engine sees its frames in
+ * order.  The timer posts nothing (a failed submission is queued failed:
+ * the push task posts its error), so no application callback runs on it.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstcudaoverlapfilter-private.h"
+
+#define GST_CAT_DEFAULT gst_cuda_overlap_filter_debug
+
+#define TIMEOUT_MAX_NS (20 * GST_MSECOND)
+#define TIMEOUT_NO_RATE_NS (2 * GST_MSECOND)
+
+GstClockTime
+_gst_cuda_overlap_time_add (GstClockTime a, GstClockTime b)
+{
+  if (!GST_CLOCK_TIME_IS_VALID (a) || !GST_CLOCK_TIME_IS_VALID (b))
+    return GST_CLOCK_TIME_NONE;
+  if (a > G_MAXUINT64 - 1 - b)
+    return G_MAXUINT64 - 1;
+  return a + b;
+}
+
+GstClockTime
+_gst_cuda_overlap_time_mul (GstClockTime a, guint64 n)
+{
+  if (!GST_CLOCK_TIME_IS_VALID (a))
+    return GST_CLOCK_TIME_NONE;
+  if (n != 0 && a > (G_MAXUINT64 - 1) / n)
+    return G_MAXUINT64 - 1;
+  return a * n;
+}
+
+/* With priv->batch_lock. */
+gboolean
+_gst_cuda_overlap_filter_submit_pending_locked (GstCudaOverlapFilter * self,
+    GError ** error)
+{
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
+  CoFrame *cf = priv->pending;
+
+  if (!cf)
+    return TRUE;
+  priv->pending = NULL;
+  priv->slot_images[cf->slot] = priv->pending_n;
+  priv->pending_n = 0;
+  priv->pending_foreign = FALSE;
+  return co_engine_submit (priv->engine, cf, error);
+}
+
+/* With priv->batch_lock. */
+void
+_gst_cuda_overlap_filter_cancel_pending_locked (GstCudaOverlapFilter * self)
+{
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
+
+  if (!priv->pending)
+    return;
+  /* its staged copies write into its buffers: done before they go */
+  co_engine_finish_host (priv->pending);
+  _gst_cuda_overlap_filter_drop_slot (self, priv->pending->slot,
+      priv->pending_n);
+  co_engine_cancel (priv->engine, priv->pending);
+  priv->pending = NULL;
+  priv->pending_n = 0;
+  priv->pending_foreign = FALSE;
+}
+
+/* With priv->batch_lock: a smaller batch from now on. */
+static void
+set_fill_locked (GstCudaOverlapFilter * self, guint fill, const gchar * why)
+{
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
+
+  fill = MAX (fill, 1);
+  if (fill >= priv->batch_fill)
+    return;
+  GST_INFO_OBJECT (self, "batch %u -> %u: %s", priv->batch_fill, fill, why);
+  priv->batch_fill = fill;
+  g_atomic_int_set (&priv->latency_changed, TRUE);
+}
+
+/* Streaming thread, before @buf is added: a pool of upstream's own with a
+ * maximum limits the batch to half of it. */
+void
+_gst_cuda_overlap_filter_batch_see_pool (GstCudaOverlapFilter * self,
+    GstBuffer * buf)
+{
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
+  GstBufferPool *pool = buf->pool;
+  GstStructure *config;
+  guint max = 0;
+
+  if (G_LIKELY (pool == priv->fill_pool || pool == priv->proposed) || !pool)
+    return;
+  priv->fill_pool = pool;       /* compared, never dereferenced again */
+  config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_get_params (config, NULL, NULL, NULL, &max);
+  gst_structure_free (config);
+  if (max == 0)
+    return;
+  g_mutex_lock (&priv->batch_lock);
+  set_fill_locked (self, max / 2, "upstream's own pool holds only a few "
+      "buffers");
+  g_mutex_unlock (&priv->batch_lock);
+}
+
+void
+_gst_cuda_overlap_filter_batch_added_locked (GstCudaOverlapFilter * self,
+    gboolean foreign)
+{
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
+
+  priv->pending_foreign |= foreign;
+  priv->last_add_ns = co_engine_now ();
+  if (priv->timer_idle)
+    g_cond_signal (&priv->batch_cond);
+}
+
+static gpointer
+timer_loop (gpointer data)
+{
+  GstCudaOverlapFilter *self = data;
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
+
+  g_mutex_lock (&priv->batch_lock);
+  while (!priv->timer_stop) {
+    guint64 deadline, now;
+    GError *err = NULL;
+    guint n, fill;
+    gboolean shrink;
+
+    if (!priv->pending || priv->pending_n == 0 || priv->adding) {
+      priv->timer_idle = TRUE;
+      g_cond_wait (&priv->batch_cond, &priv->batch_lock);
+      priv->timer_idle = FALSE;
+      continue;
+    }
+    deadline = priv->last_add_ns + priv->batch_timeout_ns;
+    now = co_engine_now ();
+    if (now < deadline) {
+      /* co_engine_now() and g_get_monotonic_time() are CLOCK_MONOTONIC */
+      g_cond_wait_until (&priv->batch_cond, &priv->batch_lock,
+          g_get_monotonic_time () + (gint64) ((deadline - now) / 1000) + 1);
+      continue;
+    }
+    n = priv->pending_n;
+    fill = priv->batch_fill;
+    shrink = priv->pending_foreign && n < fill;
+    GST_LOG_OBJECT (self, "no buffer for %" G_GUINT64_FORMAT " us: a batch "
+        "of %u of %u goes", (now - priv->last_add_ns) / 1000, n, fill);
+    if (!_gst_cuda_overlap_filter_submit_pending_locked (self, &err)) {
+      GST_WARNING_OBJECT (self, "submitting a partial batch failed: %s",
+          err->message);
+      g_clear_error (&err);
+    }
+    if (shrink)
+      set_fill_locked (self, fill / 2, "upstream did not fill a batch in "
+          "time from buffers of its own");
+  }
+  g_mutex_unlock (&priv->batch_lock);
+  return NULL;
+}
+
+/* The timeout for the caps in effect. */
+static guint64
+batch_timeout (GstCudaOverlapFilter * self)
+{
+  GstCudaOverlapFilterClass *klass = GST_CUDA_OVERLAP_FILTER_GET_CLASS (self);
+  GstClockTime dur = klass->frame_duration ? klass->frame_duration (self) :
+      GST_CLOCK_TIME_NONE;
+
+  if (!GST_CLOCK_TIME_IS_VALID (dur) || dur == 0)
+    return TIMEOUT_NO_RATE_NS;
+  return MIN (dur, TIMEOUT_MAX_NS);
+}
+
+/* At a build, the engine installed: @batch images per engine frame. */
+void
+_gst_cuda_overlap_filter_batch_start (GstCudaOverlapFilter * self, guint batch)
+{
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
+  guint fill = MIN (batch, priv->batch_learned);
+
+  g_mutex_lock (&priv->batch_lock);
+  priv->batch_fill = MAX (fill, 1);
+  priv->batch_timeout_ns = batch_timeout (self);
+  priv->timer_stop = FALSE;
+  priv->timer_idle = FALSE;
+  g_mutex_unlock (&priv->batch_lock);
+  if (batch > 1 && !priv->batch_timer)
+    priv->batch_timer = g_thread_new ("cudaoverlap-batch", timer_loop, self);
+}
+
+/* At a teardown, before what is in flight is dropped: the timer stops; the
+ * batch learned is kept for the next build of the same caps. */
+void
+_gst_cuda_overlap_filter_batch_stop (GstCudaOverlapFilter * self)
+{
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
+  GThread *timer = g_steal_pointer (&priv->batch_timer);
+
+  g_mutex_lock (&priv->batch_lock);
+  priv->timer_stop = TRUE;
+  g_cond_signal (&priv->batch_cond);
+  if (priv->batch_fill > 0 && priv->batch_fill < priv->batch)
+    priv->batch_learned = MIN (priv->batch_learned, priv->batch_fill);
+  g_mutex_unlock (&priv->batch_lock);
+  if (timer)
+    g_thread_join (timer);
+}
+
+void
+_gst_cuda_overlap_filter_batch_bounds (GstCudaOverlapFilter * self,
+    guint * fill, GstClockTime * timeout)
+{
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
+
+  g_mutex_lock (&priv->batch_lock);
+  *fill = MAX (priv->batch_fill, 1);
+  *timeout = priv->batch_timeout_ns;
+  g_mutex_unlock (&priv->batch_lock);
+}
+
+void
+_gst_cuda_overlap_filter_batch_post_latency (GstCudaOverlapFilter * self)
+{
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
+
+  if (G_LIKELY (!g_atomic_int_get (&priv->latency_changed)))
+    return;
+  if (g_atomic_int_compare_and_exchange (&priv->latency_changed, TRUE, FALSE))
+    gst_element_post_message (GST_ELEMENT (self),
+        gst_message_new_latency (GST_OBJECT (self)));
+}
