@@ -36,6 +36,14 @@
  *   test_ready_during_rebuild  e) READY just as a buffer's chain rebuilds
  *   test_eos_during_rebuild    f) a property change right before EOS
  *   test_concurrent_pipelines  g) four pipelines at once (a and b)
+ *   test_stop_from_inside      h) READY or NULL from the element's own push
+ *                                 thread (a src pad probe, a bus sync
+ *                                 handler on its statistics), then PLAYING
+ *                                 again or freed (stop_variants[])
+ *   test_upstream_pools        i) appsrc fed from a small pool of its own
+ *                                 (2 to 8 buffers) or new memory per frame,
+ *                                 in bursts with pauses, automatic or random
+ *                                 batch: every frame out, no stall
  *
  * A watchdog thread aborts the process when a phase of a test does not end
  * within its deadline, printing the test, the phase, what each thread was
@@ -809,7 +817,7 @@ checker_set (Checker * k, const gchar * prop, const gchar * val, gint slot)
     else if (!strcmp (prop, "radius"))
       s.radius = atoi (val);
     else
-      for (i = 0; i < 3; i++)
+      for (i = 0; i < 4; i++)
         if (!strcmp (val, op_nick (i)))
           s.op = i;
     k->hist[n + 1] = s;
@@ -897,7 +905,7 @@ random_video_props (GRand * rand)
 {
   return g_strdup_printf ("operation=%s gamma=%s radius=%u streams=%u "
       "chunks=%u max-in-flight=%u batch=%u mode=%s submit-thread=%s",
-      op_nick (g_rand_int_range (rand, 0, 3)), PICK (rand, gammas),
+      op_nick (g_rand_int_range (rand, 0, 4)), PICK (rand, gammas),
       g_rand_int_range (rand, 0, 4), g_rand_int_range (rand, 0, 5),
       g_rand_int_range (rand, 0, 7), g_rand_int_range (rand, 0, 9),
       g_rand_int_range (rand, 0, 5),
@@ -921,7 +929,7 @@ random_change (Checker * k, GRand * rand, gboolean rebuild, gint slot)
       break;
     case 1:
       prop = "operation";
-      g_strlcpy (v, op_nick (g_rand_int_range (rand, 0, 3)), sizeof (v));
+      g_strlcpy (v, op_nick (g_rand_int_range (rand, 0, 4)), sizeof (v));
       break;
     case 2:
       prop = "radius";
@@ -2583,6 +2591,263 @@ GST_START_TEST (test_concurrent_pipelines)
 GST_END_TEST;
 
 /* ------------------------------------------------------------------------ */
+/* h) a stop from inside the element's threads                               */
+/* ------------------------------------------------------------------------ */
+
+typedef enum
+{
+  STOP_SRC_PROBE,               /* a buffer probe on the element's src pad:
+                                 * its push thread */
+  STOP_STATS_HANDLER,           /* a bus sync handler on its statistics
+                                 * messages (posted by the push thread) */
+} StopWhere;
+
+static const struct
+{
+  const gchar *name;
+  StopWhere where;
+  GstState target;
+} stop_variants[] = {
+  {"src-probe-ready", STOP_SRC_PROBE, GST_STATE_READY},
+  {"src-probe-null", STOP_SRC_PROBE, GST_STATE_NULL},
+  {"stats-handler-ready", STOP_STATS_HANDLER, GST_STATE_READY},
+  {"stats-handler-null", STOP_STATS_HANDLER, GST_STATE_NULL},
+};
+
+typedef struct
+{
+  Pipe *p;
+  GstState target;
+  guint after;
+  gint count;
+  gint fired;
+  gint done;
+} Stopper;
+
+/* On the element's thread: the pipeline to @target, once, after @after
+ * buffers (or messages). */
+static void
+stopper_hit (Stopper * st)
+{
+  if ((guint) g_atomic_int_add (&st->count, 1) < st->after ||
+      !g_atomic_int_compare_and_exchange (&st->fired, 0, 1))
+    return;
+  gst_element_set_state (st->p->pipe, st->target);
+  g_atomic_int_set (&st->done, 1);
+}
+
+static GstPadProbeReturn
+stopper_probe (GstPad * pad G_GNUC_UNUSED, GstPadProbeInfo * info
+    G_GNUC_UNUSED, gpointer data)
+{
+  stopper_hit (data);
+  return GST_PAD_PROBE_OK;
+}
+
+static GstBusSyncReply
+stopper_bus (GstBus * bus, GstMessage * msg, gpointer data)
+{
+  Stopper *st = data;
+  const GstStructure *s = gst_message_get_structure (msg);
+
+  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ELEMENT && s &&
+      gst_structure_has_name (s, "cudaoverlap-stats") &&
+      GST_MESSAGE_SRC (msg) == GST_OBJECT (st->p->f))
+    stopper_hit (st);
+  return pipe_bus (bus, msg, st->p);
+}
+
+/* One run: streaming (no passthrough, so that the statistics come from the
+ * push thread), stopped from inside, then back to PLAYING after a READY
+ * (every frame right again) or freed after a NULL. */
+static void
+run_stop_inside (Case * cs, GRand * rand, guint v, gint slot)
+{
+  gchar *caps = random_video_caps (rand, g_rand_boolean (rand));
+  gchar *props = g_strdup_printf ("operation=invert streams=%u chunks=%u "
+      "max-in-flight=%u batch=%u submit-thread=%s stats-interval=1000000",
+      g_rand_int_range (rand, 0, 5), g_rand_int_range (rand, 0, 7),
+      g_rand_int_range (rand, 0, 9), g_rand_int_range (rand, 0, 5),
+      g_rand_boolean (rand) ? "true" : "false");
+  gchar *launch = video_launch (rand, caps, props, 0,
+      "fakesink name=sink sync=false");
+  gchar *ctx = g_strdup_printf ("[%s: stopped to %s from inside; %s]",
+      stop_variants[v].name,
+      gst_element_state_get_name (stop_variants[v].target), launch);
+  Pipe *p = pipe_new (cs, ctx, launch, FALSE);
+  Stopper st = { 0, };
+  GstPad *pad = NULL;
+  gulong probe = 0;
+  gint64 until;
+  gchar *sum;
+
+  if (!p)
+    goto out;
+  st.p = p;
+  st.target = stop_variants[v].target;
+  st.after = g_rand_int_range (rand, 0, 40);
+  if (stop_variants[v].where == STOP_SRC_PROBE) {
+    pad = gst_element_get_static_pad (p->f, "src");
+    probe = gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, stopper_probe,
+        &st, NULL);
+  } else {
+    GstBus *bus = gst_element_get_bus (p->pipe);
+    gst_bus_set_sync_handler (bus, stopper_bus, &st, NULL);
+    gst_object_unref (bus);
+  }
+  pipe_set_state (p, GST_STATE_PLAYING, slot);
+  act_set (slot, "%s: waiting for the stop from inside", p->label);
+  until = g_get_monotonic_time () + STALL_S * G_TIME_SPAN_SECOND;
+  while (!g_atomic_int_get (&st.done) && g_get_monotonic_time () < until)
+    g_usleep (1000);
+  if (!g_atomic_int_get (&st.done))
+    case_error (cs, "%s: the stop from inside did not happen (or hung) "
+        "within %u s", ctx, STALL_S);
+  if (probe)
+    gst_pad_remove_probe (pad, probe);
+  g_clear_object (&pad);
+  gst_element_get_state (p->pipe, NULL, NULL, 5 * GST_SECOND);
+  if (g_atomic_int_get (&st.done) && st.target == GST_STATE_READY &&
+      !case_failed (cs)) {
+    /* the same pipeline runs again: frames flow and stay right */
+    guint64 n0 = checker_get (p->k, &p->k->n_out);
+
+    pipe_set_state (p, GST_STATE_PLAYING, slot);
+    until = g_get_monotonic_time () + STALL_S * G_TIME_SPAN_SECOND;
+    while (checker_get (p->k, &p->k->n_out) < n0 + 10 &&
+        g_get_monotonic_time () < until)
+      g_usleep (1000);
+    if (checker_get (p->k, &p->k->n_out) < n0 + 10)
+      case_error (cs, "%s: no frames after PLAYING again", ctx);
+  }
+  sum = pipe_free (p, slot);
+  g_print ("  %s: stopped after %u; %s\n", stop_variants[v].name, st.after,
+      sum);
+  g_free (sum);
+out:
+  g_free (ctx);
+  g_free (launch);
+  g_free (props);
+  g_free (caps);
+}
+
+GST_START_TEST (test_stop_from_inside)
+{
+  Case *cs = case_begin ("test_stop_from_inside", __i__);
+  guint run;
+  gint slot = act_slot ();
+
+  for (run = 0; run < 6 * torture_scale && !case_failed (cs); run++) {
+    wd_phase (PHASE_S, "%s run %u: a stop from inside the element",
+        stop_variants[__i__].name, run);
+    run_stop_inside (cs, cs->rand, __i__, slot);
+  }
+  case_end (cs);
+}
+
+GST_END_TEST;
+
+/* ------------------------------------------------------------------------ */
+/* i) upstreams with buffers of their own: small pools, sparse frames        */
+/* ------------------------------------------------------------------------ */
+
+/* appsrc fed from a pool of @pool_n buffers of the feeder's own (0: new
+ * memory per frame), in bursts with random pauses; the element with its
+ * automatic settings or a random batch: every frame comes out, right, with
+ * no stall (a batch never waits for buffers upstream does not have). */
+static void
+run_upstream_pool (Case * cs, GRand * rand, guint pool_n, gint slot)
+{
+  guint n = 60 + g_rand_int_range (rand, 0, 60), i, batch =
+      g_rand_boolean (rand) ? 0 : g_rand_int_range (rand, 2, 17);
+  gchar *caps_s = random_video_caps (rand, g_rand_boolean (rand));
+  gchar *launch = g_strdup_printf ("appsrc name=src format=time "
+      "caps=\"%s\" ! cudavideofilter name=f backend=%s batch=%u ! "
+      "fakesink name=sink sync=false", caps_s, co_test_backend, batch);
+  gchar *ctx = g_strdup_printf ("[pool of %u: upstream's own buffers; %s]",
+      pool_n, launch);
+  Pipe *p = pipe_new (cs, ctx, launch, FALSE);
+  GstCaps *caps = gst_caps_from_string (caps_s);
+  GstBufferPool *pool = NULL;
+  GstFlowReturn eos_ret;
+  GstElement *src;
+  GstVideoInfo info;
+  gchar *sum;
+
+  if (!p)
+    goto out;
+  gst_video_info_from_caps (&info, caps);
+  if (pool_n) {
+    GstStructure *config;
+
+    pool = gst_video_buffer_pool_new ();
+    config = gst_buffer_pool_get_config (pool);
+    gst_buffer_pool_config_set_params (config, caps, info.size, pool_n, pool_n);
+    gst_buffer_pool_set_config (pool, config);
+    gst_buffer_pool_set_active (pool, TRUE);
+  }
+  src = bin_get (p->pipe, "src");
+  pipe_set_state (p, GST_STATE_PLAYING, slot);
+  for (i = 0; i < n && !case_failed (cs); i++) {
+    GstBuffer *buf = NULL;
+    GstFlowReturn ret;
+    GstMapInfo m;
+
+    act_set (slot, "%s: acquiring input %u of %u (pool of %u)", p->label,
+        i + 1, n, pool_n);
+    if (pool)
+      gst_buffer_pool_acquire_buffer (pool, &buf, NULL);
+    else
+      buf = gst_buffer_new_allocate (NULL, info.size, NULL);
+    gst_buffer_map (buf, &m, GST_MAP_WRITE);
+    co_test_fill_random (rand, m.data, m.size);
+    gst_buffer_unmap (buf, &m);
+    GST_BUFFER_PTS (buf) = i * GST_SECOND / 30;
+    GST_BUFFER_DURATION (buf) = GST_SECOND / 30;
+    g_signal_emit_by_name (src, "push-buffer", buf, &ret);
+    gst_buffer_unref (buf);
+    /* bursts, and now and then a pause longer than the batch timeout */
+    if (g_rand_int_range (rand, 0, 8) == 0)
+      g_usleep (g_rand_int_range (rand, 0, 40000));
+  }
+  g_signal_emit_by_name (src, "end-of-stream", &eos_ret);
+  if (pipe_wait_eos (p, 60, STALL_S, "a batch waits for buffers upstream "
+          "does not have", NULL, slot))
+    checker_expect_all (p->k, n);
+  sum = pipe_free (p, slot);
+  g_print ("  pool of %u, batch %u: %s\n", pool_n, batch, sum);
+  g_free (sum);
+  if (pool) {
+    gst_buffer_pool_set_active (pool, FALSE);
+    gst_object_unref (pool);
+  }
+out:
+  gst_caps_unref (caps);
+  g_free (ctx);
+  g_free (launch);
+  g_free (caps_s);
+}
+
+GST_START_TEST (test_upstream_pools)
+{
+  Case *cs = case_begin ("test_upstream_pools", -1);
+  guint run;
+  gint slot = act_slot ();
+
+  for (run = 0; run < 6 * torture_scale && !case_failed (cs); run++) {
+    /* 0: new memory per frame (sparse frames from an application) */
+    guint pool_n = g_rand_int_range (cs->rand, 0, 4) ? g_rand_int_range
+        (cs->rand, 2, 9) : 0;
+
+    wd_phase (PHASE_S, "run %u: upstream's own pool of %u", run, pool_n);
+    run_upstream_pool (cs, cs->rand, pool_n, slot);
+  }
+  case_end (cs);
+}
+
+GST_END_TEST;
+
+/* ------------------------------------------------------------------------ */
 /* Suite                                                                     */
 /* ------------------------------------------------------------------------ */
 
@@ -2620,6 +2885,9 @@ torture_suite (void)
       test_eos_during_rebuild);
   tcase_add_test (torture_tcase (s, "concurrent-pipelines"),
       test_concurrent_pipelines);
+  tcase_add_loop_test (torture_tcase (s, "stop-from-inside"),
+      test_stop_from_inside, 0, G_N_ELEMENTS (stop_variants));
+  tcase_add_test (torture_tcase (s, "upstream-pools"), test_upstream_pools);
   return s;
 }
 
