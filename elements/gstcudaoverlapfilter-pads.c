@@ -581,7 +581,9 @@ propose_allocation (GstCudaOverlapFilter * self, GstQuery * query)
   pool = klass->make_pool (self, caps, 0, priv->allocator, first, 0);
   if (pool)
     gst_object_replace ((GstObject **) & priv->proposed, GST_OBJECT (pool));
-  _gst_cuda_overlap_filter_offer_pool (query, pool, first);
+  /* the answer states every buffer we may hold; the pool itself makes only
+   * the first ones when it starts (the subclass's make_pool) */
+  _gst_cuda_overlap_filter_offer_pool (query, pool, n);
   return TRUE;
 }
 

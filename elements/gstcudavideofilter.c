@@ -797,11 +797,63 @@ gst_cuda_overlap_video_filter_finish (GstCudaOverlapFilter * base,
   fp->in_mapped = fp->out_mapped = FALSE;
 }
 
+/* The pools the element makes: video buffer pools that make at most the
+ * first buffers they were made with when they start, whatever minimum a
+ * new config asks for (upstream configures the proposed pool with the
+ * ALLOCATION answer's minimum, every buffer the element may hold, and
+ * page-locking them all at the start delays the first frame); the rest
+ * are made as frames need them (no maximum). */
+typedef struct
+{
+  GstVideoBufferPool parent;
+  guint first;
+} GstCudaOverlapVideoPool;
+
+typedef struct
+{
+  GstVideoBufferPoolClass parent_class;
+} GstCudaOverlapVideoPoolClass;
+
+static GType gst_cuda_overlap_video_pool_get_type (void);
+G_DEFINE_TYPE (GstCudaOverlapVideoPool, gst_cuda_overlap_video_pool,
+    GST_TYPE_VIDEO_BUFFER_POOL);
+
+static gboolean
+gst_cuda_overlap_video_pool_set_config (GstBufferPool * pool,
+    GstStructure * config)
+{
+  GstCudaOverlapVideoPool *self = (GstCudaOverlapVideoPool *) pool;
+  guint size, min, max;
+  GstCaps *caps;
+
+  if (gst_buffer_pool_config_get_params (config, &caps, &size, &min, &max)
+      && min > self->first)
+    gst_buffer_pool_config_set_params (config, caps, size, self->first, max);
+  return GST_BUFFER_POOL_CLASS (gst_cuda_overlap_video_pool_parent_class)
+      ->set_config (pool, config);
+}
+
+static void
+gst_cuda_overlap_video_pool_class_init (GstCudaOverlapVideoPoolClass * klass)
+{
+  GST_BUFFER_POOL_CLASS (klass)->set_config =
+      gst_cuda_overlap_video_pool_set_config;
+}
+
+static void
+gst_cuda_overlap_video_pool_init (GstCudaOverlapVideoPool * self)
+{
+  self->first = G_MAXUINT;
+}
+
 static GstBufferPool *
 gst_cuda_overlap_video_filter_make_pool (GstCudaOverlapFilter * base,
     GstCaps * caps, gsize size, GstAllocator * allocator, guint min, guint max)
 {
-  GstBufferPool *pool = gst_video_buffer_pool_new ();
+  GstCudaOverlapVideoPool *vpool =
+      gst_object_ref_sink (g_object_new (gst_cuda_overlap_video_pool_get_type
+          (), NULL));
+  GstBufferPool *pool = GST_BUFFER_POOL (vpool);
   GstStructure *config = gst_buffer_pool_get_config (pool);
   GstVideoInfo info;
 
@@ -816,6 +868,7 @@ gst_cuda_overlap_video_filter_make_pool (GstCudaOverlapFilter * base,
   if (allocator)
     gst_buffer_pool_config_set_allocator (config, allocator, NULL);
   gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+  vpool->first = min;
   if (!gst_buffer_pool_set_config (pool, config)) {
     gst_object_unref (pool);
     return NULL;
