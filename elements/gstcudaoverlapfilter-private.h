@@ -187,6 +187,8 @@ typedef struct
                                  * NULL once it has run */
   gboolean deferred_ctx;        /* [L] READY→NULL came meanwhile too */
   GCond deferred_cond;          /* with priv->lock: deferred_owner cleared */
+  GThread *loop_thread;         /* atomic: the thread that last ran the push
+                                 * loop (dispose: is it the task's?) */
   gboolean stopping_inside;     /* [L] the push task is stopping the element
                                  * (from PAUSED→READY until its teardown) */
 

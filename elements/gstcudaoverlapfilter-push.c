@@ -136,6 +136,7 @@ _gst_cuda_overlap_filter_loop (GstCudaOverlapFilter * self)
   GstCudaOverlapFilterMark mark;
 
   gst_object_ref (self);
+  g_atomic_pointer_set (&PRIV (self)->loop_thread, g_thread_self ());
   _gst_cuda_overlap_filter_mark_enter (self, &mark, TRUE);
   loop (self);
   _gst_cuda_overlap_filter_mark_leave (self, &mark, TRUE);

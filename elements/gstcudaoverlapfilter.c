@@ -417,9 +417,19 @@ gst_cuda_overlap_filter_dispose (GObject * object)
    * there): the pad must not join the task from its own thread; the task
    * is left to end by itself (it holds its own reference while it runs) */
   if (srcpad) {
+    GThread *self_thread = g_thread_self ();
+    gboolean here = FALSE;
+
     GST_OBJECT_LOCK (srcpad);
     task = GST_PAD_TASK (srcpad);
-    if (task && task->thread == g_thread_self ())
+    if (task) {
+      /* (in the task's leave callback, task->thread is NULL already) */
+      GST_OBJECT_LOCK (task);
+      here = task->running && (task->thread == self_thread ||
+          g_atomic_pointer_get (&PRIV (object)->loop_thread) == self_thread);
+      GST_OBJECT_UNLOCK (task);
+    }
+    if (here)
       GST_PAD_TASK (srcpad) = NULL;
     else
       task = NULL;
