@@ -84,7 +84,8 @@ asan-check: deps
 	ninja -C $(ASAN_BUILD)
 	$(ASAN_ENV) meson test -C $(ASAN_BUILD) --print-errorlogs \
 	  --num-processes 1 --timeout-multiplier 4 test-torture test-cudavideofilter \
-	  test-custom test-cudamemory-audio test-cudaaudiofilter test-engine
+	  test-custom test-cudamemory-audio test-cudaaudiofilter test-engine \
+	  test-robustness
 
 format:
 	tools/gst-indent $$(git ls-files '*.c' '*.h')
