@@ -752,8 +752,8 @@ gst_cuda_overlap_video_filter_allowed_caps (GstCudaOverlapFilter * base)
 }
 
 /* For the automatic settings: the caps' frame size, rows and rate; every
- * operation is cheap against the copies (box blur at r = 32: kernel 0.45
- * ms against 0.55-0.63 ms per copy of a 4K RGBA frame on the H200). */
+ * operation counts as cheap against the copies (even a box blur at
+ * r = 32 computes faster than a frame's copy: docs/PERFORMANCE.md). */
 static void
 gst_cuda_overlap_video_filter_tune_input (GstCudaOverlapFilter * base,
     GstCaps * caps, CoTuneInput * in)

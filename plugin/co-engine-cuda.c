@@ -28,8 +28,8 @@
  * are plain ones).  With CO_WAIT_SPIN the consumer polls it: no wake-up
  * latency, a core busy while frames are in flight.  The stream waits also
  * hold later work of that stream until this frame's other chunks (queued
- * earlier, on other streams) have ended; the H200 sweeps show no throughput
- * change from it (docs/PERFORMANCE.md).
+ * earlier, on other streams) have ended; the sweeps of docs/PERFORMANCE.md
+ * show no throughput change from it.
  *
  * Faults: every CUDA call that can fail here asks co_fault_hit() first
  * with its function's name ("cudaEventRecord", "cudaMalloc",
@@ -520,10 +520,10 @@ co_cuda_done_event (CoEngine * e, CoFrame * f)
 
 /* The copies of one chunk in one direction.  CO_COPY_BATCH_MIN or more
  * unpitched ones (the images of a batch, the planes of a frame) go in one
- * cudaMemcpyBatchAsync, which the H200 measured at ~1-2 us of host CPU per
- * copy against ~2.5 for a cudaMemcpyAsync each (tools/cudaoverlap-callcost,
- * docs/PERFORMANCE.md); a batch of one costs ~4 us, so fewer copies, and
- * pitched ones, go one call each.  The copies of a batch are independent
+ * cudaMemcpyBatchAsync, which costs less host CPU per copy than a
+ * cudaMemcpyAsync each once there are several (tools/cudaoverlap-callcost,
+ * docs/PERFORMANCE.md); a batch of one costs more than one plain call, so
+ * fewer copies, and pitched ones, go one call each.  The copies of a batch are independent
  * (distinct bands, distinct images), so their order within it is free; the
  * source is read in stream order, after the events recorded before it. */
 #define CO_COPY_BATCH_MIN 4
@@ -696,8 +696,8 @@ co_cuda_submit (CoEngine * e, CoFrame * f, GError ** error)
    * cancelled (a flush) takes a seqnum but no set, and by seqnum a frame
    * in flight could take the set of the anchor (the last waited frame's
    * BEGIN) before the frame after the anchor was read:
-   * cudaEventElapsedTime then failed with cudaErrorNotReady (H200, the
-   * torture's caps changes with seeks, max-in-flight=2).  In submission
+   * cudaEventElapsedTime would fail with cudaErrorNotReady (caps changes
+   * racing seeks with max-in-flight=2 do that).  In submission
    * order the anchor's set comes round again only after n_slots + 1
    * submissions, when the frame after it has been waited for. */
   c->evset[f->slot] = c->next_evset;

@@ -3,18 +3,16 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * Pure C (GLib and cudart, no GStreamer).  Page-locking is slow (a 4K RGBA
- * frame, 33 MB, takes ~17 ms of cudaHostAlloc on the H200's host, and other
- * CUDA calls of the process were seen to wait meanwhile), and the pools of
- * one 4K element held ~20 such frames, all made at caps time: every new
- * pipeline's first frame waited ~350 ms for them.  Now a pool makes two
- * buffers before the first frame and grows as frames need more, and a
- * block a pool frees is kept (up to co_host_keep_default_max() bytes in
- * all, for CO_HOST_KEEP_IDLE_US after its last use) for the next pool of the
- * process that asks for that size: a second pipeline starts, and grows,
- * without page-locking anything.  (Making the rest ahead of need on a
- * background thread was tried, H200 2026-12-01: the streaming threads'
- * calls waited for it, so the first frames waited anyway, and the bench's
- * pinned rows fell to 0.38 x raw while it ran.)
+ * frame takes milliseconds of cudaHostAlloc, and other CUDA calls of the
+ * process wait meanwhile), so a pool does not make all its buffers at caps
+ * time, which would delay a new pipeline's first frame by the whole pool:
+ * it makes two buffers before the first frame and grows as frames need
+ * more, and a block a pool frees is kept (up to co_host_keep_default_max()
+ * bytes in all, for CO_HOST_KEEP_IDLE_US after its last use) for the next
+ * pool of the process that asks for that size: a second pipeline starts,
+ * and grows, without page-locking anything.  Making the rest ahead of need
+ * on a background thread does not help: the streaming threads' calls wait
+ * for it (docs/architecture.md, "When page-locked memory is made").
  *
  * Sizes are rounded up (4 KiB below 1 MiB, 64 KiB above), so that pools
  * of the same caps with slightly different alignment share blocks.

@@ -3,9 +3,9 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * Staging a frame (pageable memory copied into page-locked memory before
- * its H2D copies) is bound by the host's memcpy: on the H200's host one
- * thread copies 5.0 GB/s, 2 / 4 / 8 threads 9.2 / 19.1 / 26.0 GB/s
- * (../shared/GPU.md).  A copy is cut into parts of at least
+ * its H2D copies) is bound by the host's memcpy, which one thread does not
+ * saturate (several threads copy several times faster).  A copy is cut
+ * into parts of at least
  * CO_PARCOPY_MIN_PART bytes, at most co_parallel_copy_parts () of them
  * (the host's CPUs less two, 2 to 16: 14 on that 16-CPU host; two are
  * left to the pipelines' own threads), queued to a process-wide pool of
@@ -15,13 +15,9 @@
  * frame at a time, the pool's threads would wait for the slowest part of
  * each).  Finishing a job copies the parts no pool thread has started on
  * the finishing thread, so a job finished at once costs no more than one
- * thread's share.  Measured there
- * (session 11, A/B in one call): 4K staged frames at 0.83-1.02 x the
- * host's a-frame-at-a-time memcpy ceiling with 14 parts of >= 512 KiB,
- * 0.68-0.81 x with 8 parts of >= 2 MiB; 1080p 1.7-2.3 x faster.  With
- * jobs finished on the submit thread (session 12, A/B in one call): 1080p
- * staged 2896-3100 -> 3737-4426 frames/s, 4K 849-861 -> 1012-1080 (fewer,
- * larger parts and non-temporal stores were slower or no faster there).
+ * thread's share.  Many small parts beat a few large ones, and fewer,
+ * larger parts or non-temporal stores are slower or no faster
+ * (docs/PERFORMANCE.md has the measurements).
  * Pure C and GLib: no GStreamer, no CUDA.
  */
 #include <string.h>

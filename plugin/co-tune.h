@@ -12,22 +12,20 @@
  * CoTuneInput.measured from its statistics and decides once more; a
  * different choice goes through the life cycle (drain, rebuild).
  *
- * The rules and the H200 rows they come from (docs/PERFORMANCE.md,
+ * The rules (the measured rows behind each are in docs/PERFORMANCE.md,
  * "Automatic settings"):
  *  - non-live (throughput): 1 chunk unless the kernel takes at least as
- *    long as the longer copy of a frame (every chunk costs ~17 us of host
- *    CPU: 4K RGBA 1468 / 1346 / 1236 frames/s at 4 x 1, 4 x 4, 4 x 8; box
- *    blur r = 32, whose kernel is below the copies, 1439.6 at 4 x 1
- *    against 1266.2 at 4 x 4); streams: copy engines + 1, at least 2 (one
- *    stream overlaps nothing); batch for frames under 4 MiB once the
- *    first frames show the host is the bound: chain's CPU time at least
- *    the device's busy time per frame or chain not waiting (for a slot)
- *    most of its time, and upstream not waiting between buffers (640 x 480 GRAY8: 0.21-0.60 x raw at batch 1, 0.96-1.18 x at
- *    batch 8);
- *  - live (latency): a band per 4 MiB of frame, at most 4 (one 4K frame
- *    1.24 ms whole, 0.85 ms in 4 bands, 0.80-0.82 in 8), two streams per
- *    band (8 x 4), batch 1 (a frame would wait for the batch), and the
- *    spinning wait for video (wake-up 8.5 against 146.6 us) within a CPU
+ *    long as the longer copy of a frame (every chunk costs host CPU, and
+ *    more chunks than that only cost throughput); streams: copy engines
+ *    + 1, at least 2 (one stream overlaps nothing); batch for frames under
+ *    4 MiB once the first frames show the host is the bound: chain's CPU
+ *    time at least the device's busy time per frame or chain not waiting
+ *    (for a slot) most of its time, and upstream not waiting between
+ *    buffers (small frames then run several times faster in batches of 8);
+ *  - live (latency): a band per 4 MiB of frame, at most 4 (a frame's
+ *    latency falls with its bands down to about 4), two streams per band
+ *    (8 x 4), batch 1 (a frame would wait for the batch), and the spinning
+ *    wait for video (a wake-up costs far more than a poll) within a CPU
  *    budget: at most CO_TUNE_MAX_SPINNERS spinning elements per process,
  *    and none whose frames keep the device busy over half the frame
  *    interval;
@@ -36,8 +34,8 @@
  *    work queues (CUDA_DEVICE_MAX_CONNECTIONS, 8 unless the application
  *    sets it): beyond them streams share a queue, and one engine's copy
  *    then waits behind another's kernel in it.  Each takes
- *    max (2, chunks, queues / engines) at most (8 1080p pipelines at 4
- *    streams each were 32 streams on 8 queues: 0.857 x raw at 0c9229b);
+ *    max (2, chunks, queues / engines) at most (more streams than queues
+ *    lose throughput to that sharing);
  *    the in-flight bound follows the streams (max (4, streams + 2)), so
  *    the frames queued on the device stay bounded too;
  *  - CPU backend: a worker thread per core (at most 8), the cores shared
@@ -49,9 +47,8 @@
  *    on at least half of the measured frames: the submit thread, so that
  *    the upstream thread queues frame N + 1's staging copies while the
  *    submit thread waits for frame N's (consecutive frames' copies
- *    overlap instead of one frame's at a time: 1080p RGBA staged at
- *    0.45-0.67 x the host's a-frame memcpy ceiling before, 0.86-1.02 x
- *    after, session 12);
+ *    overlap instead of one frame's at a time, which is what brings staged
+ *    input near the host's memcpy ceiling);
  *  - audio (no batch): the same rules on the buffer size (measured from
  *    the buffers once they came: the first build knows only the slots'
  *    capacity); FIR filters of CO_TUNE_HEAVY_TAPS taps or more count as
