@@ -3,7 +3,7 @@
  * co-audio-ref: the audio suites' independent reference (test-cudaaudiofilter,
  * test-cudamemory-audio): a naive double-precision convolution of the whole
  * concatenated input stream (causal, zero history at the start and after
- * every reset), written from the specification (issue 4), sharing no code
+ * every reset), written from the specification, sharing no code
  * with the plugin, and the comparison of an output against it:
  *
  * for every output sample (T = taps, 1 for gain, S = sum over k of

@@ -4,7 +4,7 @@
  * operations, used by the tests only.
  *
  * It shares no code with the plugin (nothing from kernels/ or plugin/ is
- * included): it is written from the specification (issue 2, section 3) with
+ * included): it is written from the specification with
  * direct loops over a hand-written per-format table.  The table is checked
  * against GstVideoFormatInfo by the tests, so a mistake in either shows up.
  *

@@ -3,7 +3,7 @@
  * gst-check tests of cudaaudiofilter, against an independent reference
  * (co-audio-ref.c: a naive double-precision convolution of the whole
  * concatenated input stream, causal, zero history at the start and after
- * every reset, written from the specification, issue 4, sharing no code
+ * every reset, written from the specification, sharing no code
  * with the plugin), with the bounds co-audio-ref.h states for every
  * output sample.
  *

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * cudaaudiofilter and memory:CUDAMemory (issue 15, deliverable 4).
+ * cudaaudiofilter and memory:CUDAMemory.
  *
  * CO_TEST_BACKEND=cpu (make check, no GPU needed): both templates list
  * CUDA memory first; without a usable GPU for CUDA memory (backend=cpu,

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * cudavideofilter and memory:CUDAMemory (issue 15).
+ * cudavideofilter and memory:CUDAMemory.
  *
  * CO_TEST_BACKEND=cpu (make check, no GPU needed): negotiation of every pad
  * combination without a usable GPU for CUDA memory (backend=cpu, and

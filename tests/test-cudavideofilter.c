@@ -2677,7 +2677,7 @@ GST_START_TEST (test_same_buffer_repushed)
 GST_END_TEST;
 
 /* ------------------------------------------------------------------------ */
-/* One host frame ring, two elements (issue 12)                              */
+/* One host frame ring, two elements                                         */
 /* ------------------------------------------------------------------------ */
 
 /* An application's ring of frames, wrapped in a new GstMemory for every

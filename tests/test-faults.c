@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Fault injection at every device call point (issue 12, item 7).
+ * Fault injection at every device call point.
  *
  * A clean run lists the points a pipeline passes (co_fault_points(): on
  * the CPU backend its allocations, thread starts, submissions and chunk

@@ -279,7 +279,7 @@ test_last_unref (Fixture * fx, gconstpointer unused)
   co_hostref_release (NULL);
 }
 
-/* Issue 12: B's frame is in flight from a range A's memory registered; A's
+/* B's frame is in flight from a range A's memory registered; A's
  * memory is freed; the range stays registered until B's frame is done. */
 static void
 test_in_flight (Fixture * fx, gconstpointer unused)
