@@ -142,8 +142,6 @@ _gst_cuda_overlap_filter_batch_added_locked (GstCudaOverlapFilter * self,
 
   priv->pending_foreign |= foreign;
   priv->last_add_ns = co_engine_now ();
-  if (priv->timer_idle)
-    g_cond_signal (&priv->batch_cond);
 }
 
 static gpointer

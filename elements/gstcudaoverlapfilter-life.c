@@ -199,14 +199,19 @@ _gst_cuda_overlap_filter_submit_pending (GstCudaOverlapFilter * self)
   g_mutex_lock (&priv->batch_lock);
   ok = _gst_cuda_overlap_filter_submit_pending_locked (self, &err);
   g_mutex_unlock (&priv->batch_lock);
-  if (!ok) {
-    /* the frame is queued failed: the push task drops it */
-    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
-        ("Submitting a frame to the device failed"), ("%s", err->message));
-    g_clear_error (&err);
-    return GST_FLOW_ERROR;
-  }
-  return GST_FLOW_OK;
+  return ok ? GST_FLOW_OK : _gst_cuda_overlap_filter_submit_failed (self, err);
+}
+
+/* A submission failed (@err, taken): the frame is queued failed, the push
+ * task drops it.  Posts the element error; GST_FLOW_ERROR. */
+GstFlowReturn
+_gst_cuda_overlap_filter_submit_failed (GstCudaOverlapFilter * self,
+    GError * err)
+{
+  GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+      ("Submitting a frame to the device failed"), ("%s", err->message));
+  g_error_free (err);
+  return GST_FLOW_ERROR;
 }
 
 /* ---- output buffers -------------------------------------------------------- */
@@ -641,14 +646,22 @@ build (GstCudaOverlapFilter * self, GstCaps * caps)
 /* On the push task's own thread: the task stops once its loop returns
  * (it cannot join itself; gst_pad_stop_task() would try).  A later
  * gst_pad_start_task() starts it again, gst_pad_stop_task() joins it. */
-void
-_gst_cuda_overlap_filter_stop_own_task (GstPad * pad)
+static GstTask *
+pad_task_ref (GstPad * pad)
 {
   GstTask *task;
 
   GST_OBJECT_LOCK (pad);
   task = GST_PAD_TASK (pad) ? gst_object_ref (GST_PAD_TASK (pad)) : NULL;
   GST_OBJECT_UNLOCK (pad);
+  return task;
+}
+
+void
+_gst_cuda_overlap_filter_stop_own_task (GstPad * pad)
+{
+  GstTask *task = pad_task_ref (pad);
+
   if (task) {
     gst_task_stop (task);
     gst_object_unref (task);
@@ -668,12 +681,9 @@ halt_task (GstCudaOverlapFilter * self, gboolean stop)
   GstCudaOverlapFilterPrivate *priv = PRIV (self);
   GstPad *pad = srcpad_of (self);
   GRecMutex *lock = GST_PAD_GET_STREAM_LOCK (pad);
+  GstTask *task = pad_task_ref (pad);
   gboolean inside = FALSE;
-  GstTask *task;
 
-  GST_OBJECT_LOCK (pad);
-  task = GST_PAD_TASK (pad) ? gst_object_ref (GST_PAD_TASK (pad)) : NULL;
-  GST_OBJECT_UNLOCK (pad);
   if (task) {
     /* the loop leaves at the end of its frame (the engine is flushing) */
     if (gst_task_get_state (task) == GST_TASK_STARTED)
@@ -706,7 +716,7 @@ halt_task (GstCudaOverlapFilter * self, gboolean stop)
 /* Stops the push task, drops what is in flight and frees engine, pools and
  * frames.  Streaming thread, or a state change once streaming stopped;
  * @on_task: the push task's own thread, which cannot join itself: the
- * task is paused instead (it is at the end of its loop). */
+ * task is stopped without a join (it is at the end of its loop). */
 static void
 teardown (GstCudaOverlapFilter * self, gboolean on_task)
 {

@@ -49,6 +49,19 @@ srcpad_of (GstCudaOverlapFilter * self)
 
 typedef GstCudaOverlapFilterMark Mark;
 
+/* PAUSED→READY once nothing runs (or, @on_task, at the end of the push
+ * loop): engine, pools, statistics and trace go. */
+static void
+stop_run (GstCudaOverlapFilter * self, gboolean on_task)
+{
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
+
+  _gst_cuda_overlap_filter_teardown (self, on_task);
+  g_clear_pointer (&priv->stats, co_stats_free);
+  co_trace_close (priv->trace);
+  priv->trace = NULL;
+}
+
 static GPrivate marks = G_PRIVATE_INIT (NULL);
 
 void
@@ -86,20 +99,17 @@ _gst_cuda_overlap_filter_mark_leave (GstCudaOverlapFilter * self, Mark * m,
   if (G_LIKELY (!g_atomic_pointer_get (&priv->deferred_owner)) ||
       _gst_cuda_overlap_filter_in_callbacks (self, FALSE))
     return;
+  /* only this thread sets deferred_ctx (its own READY→NULL): other
+   * threads' state changes wait for the teardown first */
   g_mutex_lock (&priv->lock);
   owed = priv->deferred_owner == g_thread_self ();
+  ctx = priv->deferred_ctx;
   g_mutex_unlock (&priv->lock);
   if (!owed)
     return;
   GST_DEBUG_OBJECT (self, "the stop from inside the element: tearing down "
       "now");
-  _gst_cuda_overlap_filter_teardown (self, on_task);
-  g_clear_pointer (&priv->stats, co_stats_free);
-  co_trace_close (priv->trace);
-  priv->trace = NULL;
-  g_mutex_lock (&priv->lock);
-  ctx = priv->deferred_ctx;
-  g_mutex_unlock (&priv->lock);
+  stop_run (self, on_task);
   if (ctx)
     _gst_cuda_overlap_filter_release_context (self);
   g_mutex_lock (&priv->lock);
@@ -120,8 +130,6 @@ _gst_cuda_overlap_filter_wait_deferred (GstCudaOverlapFilter * self)
     g_cond_wait (&priv->deferred_cond, &priv->lock);
   g_mutex_unlock (&priv->lock);
 }
-
-
 
 /* What of @in holds for @out: timestamps, offsets, flags and the metas of
  * the element's rule (gstcudaoverlap-meta.h). */
@@ -239,6 +247,9 @@ end_add (GstCudaOverlapFilter * self, gboolean added, gboolean foreign,
     _gst_cuda_overlap_filter_cancel_pending_locked (self);
   }
   priv->adding = FALSE;
+  /* a batch left partial (also after a failed add) is the timer's again */
+  if (priv->pending && priv->timer_idle)
+    g_cond_signal (&priv->batch_cond);
   g_mutex_unlock (&priv->batch_lock);
   return ok;
 }
@@ -342,13 +353,8 @@ chain_frame (GstCudaOverlapFilter * self, GstBuffer * buf, guint64 t0,
       fr->path == CO_PATH_PAGEABLE ? "pageable" :
       fr->path == CO_PATH_DEVICE ? "device" : "staged");
   t_submit = priv->trace ? co_engine_now () : 0;
-  if (!end_add (self, TRUE, foreign, &err)) {
-    /* the frame is queued failed: the push task drops it */
-    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
-        ("Submitting a frame to the device failed"), ("%s", err->message));
-    g_clear_error (&err);
-    ret = GST_FLOW_ERROR;
-  }
+  if (!end_add (self, TRUE, foreign, &err))
+    ret = _gst_cuda_overlap_filter_submit_failed (self, err);
   if (priv->trace)
     trace_chain (self, t0, t_submit);
   return ret;
@@ -810,10 +816,7 @@ _gst_cuda_overlap_filter_change_state (GstElement * element,
     g_mutex_unlock (&priv->lock);
   } else if (transition == GST_STATE_CHANGE_PAUSED_TO_READY) {
     /* the pads are deactivated: no chain runs, the push task is stopped */
-    _gst_cuda_overlap_filter_teardown (self, FALSE);
-    g_clear_pointer (&priv->stats, co_stats_free);
-    co_trace_close (priv->trace);
-    priv->trace = NULL;
+    stop_run (self, FALSE);
   } else if (transition == GST_STATE_CHANGE_READY_TO_NULL) {
     gboolean deferred;
 

@@ -241,6 +241,8 @@ GstFlowReturn _gst_cuda_overlap_filter_drain_event (GstCudaOverlapFilter *
 GstFlowReturn _gst_cuda_overlap_filter_submit_pending (GstCudaOverlapFilter *
     self);
 void _gst_cuda_overlap_filter_cancel_pending (GstCudaOverlapFilter * self);
+GstFlowReturn _gst_cuda_overlap_filter_submit_failed (GstCudaOverlapFilter *
+    self, GError * err);
 void _gst_cuda_overlap_filter_flush_stop (GstCudaOverlapFilter * self);
 GstFlowReturn _gst_cuda_overlap_filter_acquire_output (GstCudaOverlapFilter *
     self, GstBuffer ** outbuf);
@@ -284,7 +286,8 @@ void _gst_cuda_overlap_filter_cancel_pending_locked (GstCudaOverlapFilter *
 void _gst_cuda_overlap_filter_batch_see_pool (GstCudaOverlapFilter * self,
     GstBuffer * buf);
 /* Streaming thread, an image was added (with priv->batch_lock; @foreign:
- * from a pool not ours): the timer starts counting. */
+ * from a pool not ours): the timer counts from now (the caller wakes it
+ * when it waits for a batch to start). */
 void _gst_cuda_overlap_filter_batch_added_locked (GstCudaOverlapFilter * self,
     gboolean foreign);
 /* Streaming thread: a LATENCY message if the batch's bounds changed. */
