@@ -4,7 +4,7 @@
 #               (configured with -Dtests=enabled: a missing test dependency
 #               fails configuration, naming its Debian package)
 #   make docs-fields  rewrite the message field tables of docs/stats.md (and
-#               the element's doc comment) from plugin/co-stats-fields.c
+#               the element's doc comment) from engine/co-stats-fields.c
 #   make docs-reference  rewrite docs/reference.md (every element, pad
 #               template, property and message field) from the registry
 #   make install-check  meson install into a temporary prefix, then build
@@ -45,7 +45,7 @@ check: build
 	meson test -C $(BUILD) --print-errorlogs --num-processes 2
 
 docs-reference: build
-	GST_PLUGIN_PATH=$(BUILD)/elements GST_REGISTRY_1_0=$(BUILD)/reference-registry.bin \
+	GST_PLUGIN_PATH=$(BUILD)/plugin GST_REGISTRY_1_0=$(BUILD)/reference-registry.bin \
 	  GST_PLUGIN_SYSTEM_PATH_1_0=$$(pkg-config --variable=pluginsdir gstreamer-1.0) \
 	  $(BUILD)/tools/cudaoverlap-reference docs/reference.md
 
@@ -54,7 +54,7 @@ install-check: build
 
 docs-fields: build
 	$(BUILD)/tests/test-stats-fields --write docs/stats.md \
-	  elements/gstcudaoverlapfilter.c
+	  plugin/gstcudaoverlapfilter.c
 # The torture suite (tests/test-torture.c) ten times longer: the test reads
 # CO_TORTURE_SCALE (tests may read the environment; the plugin never does).
 # CO_TEST_SEED=0x... repeats a run's random choices; GST_CHECKS=test_NAME

@@ -10,7 +10,7 @@
  * public ABI (gst/cudaoverlap/cudaoverlap-kernel.h, docs/custom-kernels.md)
  * and says how they are launched.  Loading the user's module or library
  * and the launch calls themselves belong to the engine's backends
- * (plugin/co-custom-load.c).
+ * (engine/co-custom-load.c).
  */
 #ifndef __CO_CUSTOM_H__
 #define __CO_CUSTOM_H__

@@ -8,7 +8,7 @@
 # On the CPU backend (no GPU) it runs the same, on worker threads.
 build=${1:-build}
 here=$(cd "$(dirname "$0")/.." && pwd)
-export GST_PLUGIN_PATH="$here/$build/elements${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}"
+export GST_PLUGIN_PATH="$here/$build/plugin${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}"
 export GST_REGISTRY_1_0="$here/$build/demo-registry.bin"
 rate=48000
 cutoff=${CUTOFF:-1000}

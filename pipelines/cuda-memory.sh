@@ -16,7 +16,7 @@
 # Needs a GPU with the NVIDIA driver and gst-plugins-bad's nvcodec.
 here=$(cd "$(dirname "$0")/.." && pwd)
 b=${1:-build}; case $b in /*) ;; *) b=$here/$b;; esac
-export GST_PLUGIN_PATH="$b/elements${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}"
+export GST_PLUGIN_PATH="$b/plugin${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}"
 cuda='video/x-raw(memory:CUDAMemory)'
 raw="video/x-raw,format=NV12,width=3840,height=2160,framerate=60/1"
 case ${2:-filter} in

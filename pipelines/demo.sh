@@ -4,7 +4,7 @@
 # Prints the run's passport and the whole-run statistics.
 build=${1:-build}
 here=$(cd "$(dirname "$0")/.." && pwd)
-export GST_PLUGIN_PATH="$here/$build/elements${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}"
+export GST_PLUGIN_PATH="$here/$build/plugin${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}"
 export GST_REGISTRY_1_0="$here/$build/demo-registry.bin"
 n=300
 if [ -e /dev/nvidia0 ] || [ -e /dev/nvidiactl ]; then

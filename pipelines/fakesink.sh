@@ -4,7 +4,7 @@
 #   pipelines/fakesink.sh [build]
 here=$(cd "$(dirname "$0")/.." && pwd)
 b=${1:-build}; case $b in /*) ;; *) b=$here/$b;; esac
-export GST_PLUGIN_PATH="$b/elements${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}"
+export GST_PLUGIN_PATH="$b/plugin${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}"
 for op in invert "gamma gamma=2.2" "box-blur radius=3"; do
   gst-launch-1.0 -q videotestsrc num-buffers=10 pattern=snow \
     ! video/x-raw,format=I420,width=321,height=241 \

@@ -3,7 +3,7 @@
 #   pipelines/file-to-file.sh [build] [in.yuv] [out.yuv]
 here=$(cd "$(dirname "$0")/.." && pwd)
 b=${1:-build}; case $b in /*) ;; *) b=$here/$b;; esac
-export GST_PLUGIN_PATH="$b/elements${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}"
+export GST_PLUGIN_PATH="$b/plugin${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}"
 in=${2:-/tmp/cudaoverlap-in.yuv}; out=${3:-/tmp/cudaoverlap-out.yuv}
 caps="video/x-raw,format=I420,width=1921,height=1081,framerate=30/1"
 [ -f "$in" ] || gst-launch-1.0 -q videotestsrc num-buffers=30 pattern=smpte ! "$caps" ! filesink location="$in"

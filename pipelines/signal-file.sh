@@ -11,7 +11,7 @@ set -e
 build=${1:-build}
 seconds=${2:-4}
 here=$(cd "$(dirname "$0")/.." && pwd)
-export GST_PLUGIN_PATH="$here/$build/elements${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}"
+export GST_PLUGIN_PATH="$here/$build/plugin${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}"
 export GST_REGISTRY_1_0="$here/$build/demo-registry.bin"
 rate=2400000
 frames=1048576                  # per buffer

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * co-test-fault: the plugin's test-only exports (plugin/co-fault.h), looked
+ * co-test-fault: the plugin's test-only exports (engine/co-fault.h), looked
  * up in the loaded plugin.  They exist only in a -Dfault-injection build
  * (make check's); elsewhere the lookups return NULL and the tests that
  * need them say so and skip.

@@ -94,7 +94,7 @@ cuda_usable (const gchar * element, gchar ** why)
 
   if (!e) {
     *why = g_strdup_printf ("cannot make the '%s' element (is "
-        "GST_PLUGIN_PATH set to the build's elements/ folder?)", element);
+        "GST_PLUGIN_PATH set to the build's plugin/ folder?)", element);
     return 1;
   }
   bus = gst_bus_new ();
@@ -337,7 +337,7 @@ co_test_make_element (const gchar * element)
   GstElement *e = gst_element_factory_make (element, NULL);
 
   fail_unless (e != NULL, "cannot make the '%s' element: is "
-      "GST_PLUGIN_PATH set to the build's elements/ folder?", element);
+      "GST_PLUGIN_PATH set to the build's plugin/ folder?", element);
   gst_object_ref_sink (e);
   gst_util_set_object_arg (G_OBJECT (e), "backend", co_test_backend);
   return e;

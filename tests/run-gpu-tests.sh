@@ -21,7 +21,7 @@ if [[ ! -d $build ]]; then
 fi
 build=$(cd "$build" && pwd)
 
-plugin_dir=$build/elements
+plugin_dir=$build/plugin
 if ! compgen -G "$plugin_dir/libgstcudaoverlap*.so" >/dev/null; then
   echo "run-gpu-tests: no plugin in $plugin_dir (build first)" >&2
   exit 2

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Unit tests of the audio planner (plugin/co-audio.c) without GStreamer
+ * Unit tests of the audio planner (engine/co-audio.c) without GStreamer
  * and without a GPU: plans are executed on host memory the way the engine
  * would (each chunk's H2D copies, its kernel on the CPU, its D2H copies),
  * chunks in reverse order to show that none needs another, over input

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Unit tests of the overlap engine (plugin/co-engine*.c) on the CPU backend,
+ * Unit tests of the overlap engine (engine/co-engine*.c) on the CPU backend,
  * without GStreamer and without a GPU: frames of gain chunks (upload into
  * the slot's input area, kernel into its output area, download), in order,
  * and, in a -Dfault-injection build (make check's), every fault point of

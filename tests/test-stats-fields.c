@@ -1,4 +1,4 @@
-/* cudaoverlap: the list of message fields (plugin/co-stats-fields.c), and
+/* cudaoverlap: the list of message fields (engine/co-stats-fields.c), and
  * the documentation generated from it.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -304,7 +304,7 @@ process_file (const gchar * path, gboolean write, guint * tables)
       if (!g_str_equal (have->str, want)) {
         changed = TRUE;
         if (!write) {
-          g_printerr ("%s:%u: the %s %s is not what plugin/co-stats-fields.c "
+          g_printerr ("%s:%u: the %s %s is not what engine/co-stats-fields.c "
               "gives (make docs-fields rewrites it).\n--- in the file\n%s"
               "+++ generated\n%s", path, first + 1, name, format, have->str,
               want);

@@ -89,7 +89,7 @@ check_fields (const GstStructure * s, const Field * f, guint n)
   }
 }
 
-/* The message holds exactly the fields of its list (plugin/co-stats-fields.c,
+/* The message holds exactly the fields of its list (engine/co-stats-fields.c,
  * from which the docs are generated), in order and with their types; a
  * CO_FIELD_ONLY_IF_TRUE field may be absent.  With the lists above, this
  * pins today's fields and makes the docs cover every field. */
@@ -119,7 +119,7 @@ check_list (const GstStructure * s, const CoFieldList * l)
           "%s: field %s missing or out of order", l->name, f->name);
     }
   }
-  fail_unless (i == n, "%s: field %s is not in plugin/co-stats-fields.c",
+  fail_unless (i == n, "%s: field %s is not in engine/co-stats-fields.c",
       l->name, i < n ? gst_structure_nth_field_name (s, i) : "");
 }
 

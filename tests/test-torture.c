@@ -2625,23 +2625,28 @@ typedef struct
 } Stopper;
 
 /* On the element's thread: the pipeline to @target, once, after @after
- * buffers (or messages). */
-static void
+ * buffers (or messages); TRUE when this call stopped it. */
+static gboolean
 stopper_hit (Stopper * st)
 {
   if ((guint) g_atomic_int_add (&st->count, 1) < st->after ||
       !g_atomic_int_compare_and_exchange (&st->fired, 0, 1))
-    return;
+    return FALSE;
   gst_element_set_state (st->p->pipe, st->target);
   g_atomic_int_set (&st->done, 1);
+  return TRUE;
 }
 
+/* The buffer during which the probe stopped the pipeline is dropped:
+ * gst_pad_push() does not look at the pad's flushing flag again after its
+ * probes, so once the test sets PLAYING again from its own thread, that
+ * buffer could reach the re-activated sink ahead of the new stream-start
+ * (with any element, not only this one). */
 static GstPadProbeReturn
 stopper_probe (GstPad * pad G_GNUC_UNUSED, GstPadProbeInfo * info
     G_GNUC_UNUSED, gpointer data)
 {
-  stopper_hit (data);
-  return GST_PAD_PROBE_OK;
+  return stopper_hit (data) ? GST_PAD_PROBE_DROP : GST_PAD_PROBE_OK;
 }
 
 static GstBusSyncReply

@@ -1,4 +1,4 @@
-/* Tests for plugin/co-trace.c, the Chrome trace-event JSON writer.
+/* Tests for engine/co-trace.c, the Chrome trace-event JSON writer.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *

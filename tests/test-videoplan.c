@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The video planner (plugin/co-video.c) for every memory path, on the CPU:
+ * The video planner (engine/co-video.c) for every memory path, on the CPU:
  * host memory on both sides (copies through the slot's work memory), a
  * direct input (CUDAMemory on the GPU: no upload, the kernel reads the
  * band and its halo rows where they are), a direct output (no download,

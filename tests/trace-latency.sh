@@ -5,7 +5,7 @@
 #   tests/trace-latency.sh [build]
 here=$(cd "$(dirname "$0")/.." && pwd)
 b=${1:-build}; case $b in /*) ;; *) b=$here/$b;; esac
-export GST_PLUGIN_PATH="$b/elements${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}"
+export GST_PLUGIN_PATH="$b/plugin${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}"
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 gst-launch-1.0 -q videotestsrc num-buffers=20 pattern=snow \

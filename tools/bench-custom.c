@@ -4,7 +4,7 @@
  *
  * What the raw rows and the checks need of a custom kernel (no GStreamer,
  * no CUDA): the launch description of a band, built the way the element's
- * planner builds it (plugin/co-video.c: the band's output rows of each
+ * planner builds it (engine/co-video.c: the band's output rows of each
  * plane, its input rows plus kernel-halo rows above and below, clamped at
  * the plane's edges; the launch structs then come from the same
  * co_custom_video_each as in the element), and the expected output of a

@@ -36,7 +36,7 @@
 #define MAX_BATCH 16            /* the largest batch cudavideofilter takes */
 
 /* GST_CUDA_MEMORY_TYPE_NAME, GST_MAP_CUDA (gstcudamemory.h; see
- * elements/gstcudaoverlap-cudamem.h: the bench does not link libgstcuda) */
+ * plugin/gstcudaoverlap-cudamem.h: the bench does not link libgstcuda) */
 #define CUDA_MEMORY_TYPE "gst.cuda.memory"
 #define MAP_CUDA (GST_MAP_FLAG_LAST << 1)
 #define CUDA_CONTEXT_TYPE "gst.cuda.context"

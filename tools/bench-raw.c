@@ -21,8 +21,8 @@
  * here as the element loads it (cudaLibraryLoadData, cudaLibraryGetKernel),
  * launched per band and plane with the ABI's launch struct by value and its
  * geometry (co_custom_video_each, co_custom_video_geometry: the calls the
- * element's CUDA backend makes, plugin/co-custom-load.c).  As in the
- * element (plugin/co-video.c), each band's input rows plus kernel-halo rows
+ * element's CUDA backend makes, engine/co-custom-load.c).  As in the
+ * element (engine/co-video.c), each band's input rows plus kernel-halo rows
  * above and below (clamped) are copied to the band's own area of the
  * device input buffer, so bands share no input memory; the output rows go
  * to their place in the device output frame and come back from there.
@@ -170,7 +170,7 @@ bench_cuda_count_locked (guint8 * const *ptrs, guint n)
 
 static void check_frames (gpointer item, gpointer user_data);
 
-/* --op custom: the module, loaded as plugin/co-custom-load.c loads it. */
+/* --op custom: the module, loaded as engine/co-custom-load.c loads it. */
 static void
 load_custom (BenchRaw * r, const BenchCustom * c)
 {
@@ -293,7 +293,7 @@ typedef struct
   cudaStream_t stream;
 } RawLaunch;
 
-/* One launch of the ABI (plugin/co-custom-load.c, co_custom_cuda_launch). */
+/* One launch of the ABI (engine/co-custom-load.c, co_custom_cuda_launch). */
 static int
 launch_one (const GstCudaOverlapVideoLaunch * a, void *user)
 {

@@ -1370,7 +1370,7 @@ main (int argc, char **argv)
   bench_gst.caps = gst_video_info_to_caps (&bench_gst.info);
   if (!bench_have_feature ("cudavideofilter")) {
     fprintf (stderr, "element cudavideofilter not found: point "
-        "GST_PLUGIN_PATH at the built plugin (build/elements)\n");
+        "GST_PLUGIN_PATH at the built plugin (build/plugin)\n");
     return 2;
   }
 

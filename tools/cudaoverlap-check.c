@@ -2202,7 +2202,7 @@ main (int argc, char **argv)
       || !bench_have_feature ("cudaaudiofilter")) {
     fprintf (stderr,
         "cudavideofilter / cudaaudiofilter not found: point "
-        "GST_PLUGIN_PATH at the built plugin (build/elements)\n");
+        "GST_PLUGIN_PATH at the built plugin (build/plugin)\n");
     return 2;
   }
   summary = g_array_new (FALSE, TRUE, sizeof (SumRow));

@@ -2,13 +2,13 @@
  * element of the plugin, from the GStreamer registry: its metadata, pad
  * templates (caps), every property (type, range, default, flags, enum
  * values) and the fields of the messages it posts (from the one list,
- * plugin/co-stats-fields.c).
+ * engine/co-stats-fields.c).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  *   cudaoverlap-reference [OUTPUT]      (default: standard output)
  *
- * The plugin must be on GStreamer's path (GST_PLUGIN_PATH=build/elements).
+ * The plugin must be on GStreamer's path (GST_PLUGIN_PATH=build/plugin).
  * `make docs-reference` rewrites the page; the docs-reference test
  * (tests/check-reference.py) regenerates it, compares it with the
  * committed one and checks it against what gst-inspect-1.0 prints.  Values
@@ -494,7 +494,7 @@ main (int argc, char **argv)
   plugin = gst_registry_find_plugin (gst_registry_get (), PLUGIN_NAME);
   if (plugin == NULL) {
     g_printerr ("the %s plugin is not in the registry: put its folder on "
-        "GST_PLUGIN_PATH (e.g. build/elements)\n", PLUGIN_NAME);
+        "GST_PLUGIN_PATH (e.g. build/plugin)\n", PLUGIN_NAME);
     return 1;
   }
   factories = element_factories (plugin);

@@ -10,7 +10,7 @@
 # (default 4x1 4x2 4x4).
 # CO_AB_BENCH=0: no benches (the suites, checks and sanitizer only).
 # CO_AB_ALT=DIR: also run the benches with the plugin in DIR (e.g. an
-# experimental branch's build-exp/elements; only the plugin .so is needed
+# experimental branch's build-exp/plugin; only the plugin .so is needed
 # there, the tools are this build's), logs named bench-alt-*.
 set -u
 export CO_GPU_TEST_TIMEOUT=${CO_GPU_TEST_TIMEOUT:-150}
@@ -47,7 +47,7 @@ if fits 60 "check audio"; then
   sum+=("check audio rc $?"); pack
 fi
 
-[ "${CO_AB_BENCH:-1}" = 0 ] && variants=() || variants=("main:$here/$build/elements")
+[ "${CO_AB_BENCH:-1}" = 0 ] && variants=() || variants=("main:$here/$build/plugin")
 [ "${CO_AB_BENCH:-1}" != 0 ] && [ -n "${CO_AB_ALT:-}" ] && variants+=("alt:$(cd "$here" && cd "$CO_AB_ALT" && pwd)")
 for v in "${variants[@]+"${variants[@]}"}"; do
   tag=${v%%:*}

@@ -9,7 +9,7 @@
 # - the old and the new plugin side by side on the same frames: 4K RGBA
 #   rows at 2x1 and 8x4, each as a ratio to the raw ceiling of the same
 #   call (CO_HOUSE_OLD: folder holding the old build's plugin, default
-#   build-old/elements; absent: the new one only);
+#   build-old/plugin; absent: the new one only);
 # - CO_HOUSE_SOAK=SECONDS: a soak (tools/soak.sh) of a 4K pipeline with
 #   renegotiations, seeks and property changes, host RSS and device memory
 #   sampled, run alongside the suites and the sanitizer (after the benches);
@@ -35,10 +35,10 @@ sum+=("smoke pipeline ok")
 # old and new plugin on the same frames, one call
 # CO_HOUSE_NEW: the new plugin to measure (a release build: the test build's
 # fault points cost an atomic read per device call)
-new=${CO_HOUSE_NEW:-$here/$build/elements}
+new=${CO_HOUSE_NEW:-$here/$build/plugin}
 case $new in /*) ;; *) new=$here/$new ;; esac
 variants=("new:$new")
-old=${CO_HOUSE_OLD:-$here/build-old/elements}
+old=${CO_HOUSE_OLD:-$here/build-old/plugin}
 case $old in /*) ;; *) old=$here/$old ;; esac
 [ -f "$old/libgstcudaoverlap.so" ] && variants+=("old:$old")
 for round in $(seq 1 "${CO_HOUSE_ROUNDS:-2}"); do

@@ -30,7 +30,7 @@
 #   meson setup build-arch100 -Dtests=disabled -Dtools=disabled \
 #     -Dcuda-architectures=100 && ninja -C build-arch100
 #   tools/gpu-slim.sh build-h200 build-gpu build-rel
-#   mkdir -p build-gpu/arch100 && cp build-arch100/elements/*.so build-gpu/arch100/
+#   mkdir -p build-gpu/arch100 && cp build-arch100/plugin/*.so build-gpu/arch100/
 #   ../shared/tools/gpu-prepare.sh build-gpu     (then carry .gpu and build-gpu)
 set -u
 # CO_NEXT_STEPS: some of suites gamma seeds arch sanitizer sanitizer-audio custom

@@ -15,10 +15,10 @@ set -eu
 build=${1:-build}
 dest=${2:-build-gpu}
 rel=${3:-build-rel}
-old=${4:-build-old/elements}
+old=${4:-build-old/plugin}
 rm -rf "$dest"
-mkdir -p "$dest/elements" "$dest/tests" "$dest/tools"
-cp "$build/elements/libgstcudaoverlap.so" "$dest/elements/"
+mkdir -p "$dest/plugin" "$dest/tests" "$dest/tools"
+cp "$build/plugin/libgstcudaoverlap.so" "$dest/plugin/"
 for f in "$build"/tests/test-*; do
   if [ -f "$f" ] && [ -x "$f" ]; then cp "$f" "$dest/tests/"; fi
 done
@@ -36,8 +36,8 @@ done
 for t in cudaoverlap-bench cudaoverlap-check cudaoverlap-soak cudaoverlap-callcost; do
   if [ -x "$build/tools/$t" ]; then cp "$build/tools/$t" "$dest/tools/"; fi
 done
-if [ -f "$rel/elements/libgstcudaoverlap.so" ]; then
-  mkdir -p "$dest/rel" && cp "$rel/elements/libgstcudaoverlap.so" "$dest/rel/"
+if [ -f "$rel/plugin/libgstcudaoverlap.so" ]; then
+  mkdir -p "$dest/rel" && cp "$rel/plugin/libgstcudaoverlap.so" "$dest/rel/"
 fi
 if [ -f "$old/libgstcudaoverlap.so" ]; then
   mkdir -p "$dest/old" && cp "$old/libgstcudaoverlap.so" "$dest/old/"

@@ -22,7 +22,7 @@ if [ ! -x "$tool" ]; then
   echo "soak: no $tool (make build first)" >&2
   exit 4
 fi
-export GST_PLUGIN_PATH=${GST_PLUGIN_PATH:-$build/elements}
+export GST_PLUGIN_PATH=${GST_PLUGIN_PATH:-$build/plugin}
 mkdir -p "$2"
 # shellcheck disable=SC2086 # CO_SOAK_ARGS is a list of options
 "$tool" --seconds "$1" --csv "$2/soak.csv" ${CO_SOAK_ARGS:-} 2>&1 |

@@ -85,7 +85,7 @@ typedef struct
  *   when it is full, once no buffer has come for a while, or before any
  *   serialized event or DRAIN (a partial batch:
  *   gstcudaoverlapfilter-batch.c).
- * @tune_input: optional: for the automatic settings (plugin/co-tune.h),
+ * @tune_input: optional: for the automatic settings (engine/co-tune.h),
  *   what @caps and the element's settings say: media, frame_bytes, rows,
  *   frame_interval_ns, cost, can_batch, user_batch; the base fills the
  *   rest.  Called before @configure.

@@ -10,7 +10,7 @@
  * Foreign memory (a GstMemory that is not ours, e.g. an upstream pool's
  * malloc'ed memory, or an application's frame ring wrapped anew for every
  * frame) goes through the process-wide registry of page-locked ranges
- * (plugin/co-hostreg.h), never straight to cudaHostRegister: several
+ * (engine/co-hostreg.h), never straight to cudaHostRegister: several
  * GstMemory (of several elements, pipelines, wrappings) may lie over the
  * same pages, and only the registry knows when the last user is gone.
  * A GstMemory of min_register bytes or more takes a reference on its range

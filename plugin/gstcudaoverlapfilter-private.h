@@ -10,7 +10,7 @@
  *   gstcudaoverlapfilter-push.c   the push task (src pad GstTask)
  *   gstcudaoverlapfilter-stats.c  statistics and passport messages, trace
  *   gstcudaoverlapfilter-qos.c    QoS (late buffers dropped), passthrough
- *   gstcudaoverlapfilter-tune.c   the automatic settings (plugin/co-tune.h)
+ *   gstcudaoverlapfilter-tune.c   the automatic settings (engine/co-tune.h)
  *   gstcudaoverlapfilter-caps.c   negotiation: system or CUDA memory per pad
  *   gstcudaoverlapfilter-context.c  the GstCudaContext shared with the
  *                                 pipeline
@@ -45,7 +45,7 @@
 #include "co-tune.h"
 
 /* Page-locked buffers a pool makes before the first frame; it makes the
- * rest as frames need them (plugin/co-hostkeep.h). */
+ * rest as frames need them (engine/co-hostkeep.h). */
 #define CO_FIRST_BUFFERS 2
 
 G_BEGIN_DECLS GST_DEBUG_CATEGORY_EXTERN (gst_cuda_overlap_filter_debug);

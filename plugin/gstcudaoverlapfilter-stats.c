@@ -4,8 +4,8 @@
  *
  * Called from the push thread (record_frame, post_stats per window) and from
  * the streaming thread only while nothing is in flight (passport, the
- * messages at EOS).  The statistics arithmetic itself is plugin/co-stats.c;
- * the messages' fields are listed once, in plugin/co-stats-fields.c.
+ * messages at EOS).  The statistics arithmetic itself is engine/co-stats.c;
+ * the messages' fields are listed once, in engine/co-stats-fields.c.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -30,7 +30,7 @@ gst_cuda_overlap_enum_nick (GType type, gint value)
 
 /* ---- statistics, passport and trace ------------------------------------ */
 
-/* Builds the message @list describes (plugin/co-stats-fields.c) from the
+/* Builds the message @list describes (engine/co-stats-fields.c) from the
  * values in @sources: every field in the list's order, nothing else. */
 static GstStructure *
 fields_structure (const CoFieldList * list,

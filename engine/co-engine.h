@@ -7,7 +7,7 @@
  * hands frames back in submission order once their work is finished.  It
  * knows nothing of pads, caps or GstBuffers: a frame is a list of chunks, a
  * chunk is a list of 2-D copies and one kernel call.  Callers (the elements)
- * plan the chunks (plugin/co-video.c, plugin/co-audio.c) and own the host
+ * plan the chunks (engine/co-video.c, engine/co-audio.c) and own the host
  * memory.
  *
  * Backends: the work runs on one of two implementations behind one table of
@@ -22,7 +22,7 @@
  * thread.
  *
  * Tests: a build with -Dfault-injection makes any device call point fail on
- * request (plugin/co-fault.h); a failing point fails the frame as the real
+ * request (engine/co-fault.h); a failing point fails the frame as the real
  * call would (the frame completes with its error set).
  *
  * Frames in flight: at most co_engine_max_in_flight() frames are acquired
@@ -65,7 +65,7 @@ typedef enum
 {
   CO_WAIT_BLOCKING = 0,         /* sleep on a blocking-sync event: little CPU */
   CO_WAIT_SPIN = 1,             /* poll the event: lowest latency, a core busy */
-  CO_WAIT_AUTO = 2,             /* the element's choice (plugin/co-tune.h);
+  CO_WAIT_AUTO = 2,             /* the element's choice (engine/co-tune.h);
                                  * an engine given it blocks */
 } CoWaitMode;
 
@@ -178,7 +178,7 @@ struct _CoFrame
    * the previous frame submitted with @ordered have completed, whatever
    * streams the two run on: a running state kept in device memory, which
    * each such frame reads and rewrites there (the audio history of an
-   * input in device memory: plugin/co-audio.h), passes from frame to frame
+   * input in device memory: engine/co-audio.h), passes from frame to frame
    * in submission order.  A frame's own later chunks are not ordered
    * after its chunk 0. */
   gboolean ordered;

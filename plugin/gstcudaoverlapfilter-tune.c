@@ -3,7 +3,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * `streams`, `chunks` and `batch` at 0 and `wait-mode=auto` (the defaults)
- * are chosen by the rules of plugin/co-tune.h, from what the element knows:
+ * are chosen by the rules of engine/co-tune.h, from what the element knows:
  * the backend and the device (copy engines), the caps (frame size, rows,
  * rate), the operation's cost, whether upstream is live (its answer to a
  * LATENCY query) and, once measured, the first frames' device times per

@@ -271,7 +271,7 @@ activate_pool (GstBufferPool * pool, guint n)
 
 /* A pool of page-locked buffers: @first made now (the first frames), the
  * rest made as frames need them, or taken from what earlier pools of the
- * process gave back (plugin/co-hostkeep.h). */
+ * process gave back (engine/co-hostkeep.h). */
 static gboolean
 activate_pinned (GstCudaOverlapFilter * self, GstBufferPool * pool,
     gsize size, guint first)

@@ -1,6 +1,6 @@
 /* cudaoverlap: writes gst/cudaoverlap/cudaoverlap.h, the header installed
  * for applications: the names of the messages the elements post and of
- * their fields, from the one list of fields (plugin/co-stats-fields.c).
+ * their fields, from the one list of fields (engine/co-stats-fields.c).
  * The build runs it, so a field added to the list is in the next build's
  * header; nobody keeps the header by hand.
  *
@@ -29,7 +29,7 @@ static const char preamble[] =
     " * fields, with each field's type and unit.  docs/stats.md says when each\n"
     " * message is posted and how each value is measured.\n"
     " *\n"
-    " * Generated from the plugin's list of fields (plugin/co-stats-fields.c)\n"
+    " * Generated from the plugin's list of fields (engine/co-stats-fields.c)\n"
     " * when the plugin is built: do not edit.  Plain C macros: no GLib, no\n"
     " * GStreamer, no plugin internals.  pkg-config: gstreamer-cudaoverlap-1.0.\n"
     " *\n"

@@ -28,7 +28,7 @@
  * every `stats-interval` ns and at EOS, the last one with `whole-run` =
  * TRUE; also the `stats` property).  docs/stats.md gives every field's
  * type, unit and definition; it and the two lists below are generated from
- * plugin/co-stats-fields.c (`make docs-fields`; the `stats-docs` test
+ * engine/co-stats-fields.c (`make docs-fields`; the `stats-docs` test
  * checks them).
  *
  * `cudaoverlap-passport`:

@@ -6,7 +6,7 @@
  *
  * Pure C11 and libc, like co-stats: no GLib, no GStreamer, no CUDA, so the
  * rules are unit-tested on any host (tests/test-tune.c).  The element
- * (elements/gstcudaoverlapfilter-tune.c) fills CoTuneInput from its caps,
+ * (plugin/gstcudaoverlapfilter-tune.c) fills CoTuneInput from its caps,
  * the device and upstream's latency answer, builds with the choice, then,
  * after CO_TUNE_MEASURE_SKIP + CO_TUNE_MEASURE_FRAMES frames, fills
  * CoTuneInput.measured from its statistics and decides once more; a
