@@ -11,8 +11,8 @@
 #                cudaaudiofilter (gain) ! system memory: the samples stay on
 #                the GPU between the two filters (no nvcodec needed)
 # decode-encode: nvh264dec ! cudavideofilter ! nvh264enc, all on the GPU.
-#                Needs NVDEC and NVENC: untested on the H200 (no NVENC, and
-#                its nvcodec registers no decoder); for T4, A10, L4, L40, RTX.
+#                Needs NVDEC and NVENC (T4, A10, L4, L40, RTX; an H200 has
+#                no NVENC); not yet run on such a GPU.
 # Needs a GPU with the NVIDIA driver and gst-plugins-bad's nvcodec.
 here=$(cd "$(dirname "$0")/.." && pwd)
 b=${1:-build}; case $b in /*) ;; *) b=$here/$b;; esac
