@@ -38,14 +38,15 @@ struct _CoCustomCpu
 };
 
 CoCustomLauncher *
-co_custom_launcher_new (const GstCudaOverlapKernelLauncher * l, gchar ** why)
+co_custom_launcher_new (const GstCudaOverlapKernelLauncher * l, GError ** error)
 {
   CoCustomLauncher *cl;
 
   if (l->abi_version < 1 || l->abi_version > GST_CUDA_OVERLAP_KERNEL_ABI_VERSION
       || l->struct_size < sizeof (GstCudaOverlapKernelLauncher)) {
-    *why = g_strdup_printf ("a GstCudaOverlapKernelLauncher of ABI version %u "
-        "and %u bytes; this plugin takes version 1 .. %d, %u bytes or more",
+    g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_KERNEL,
+        "a GstCudaOverlapKernelLauncher of ABI version %u and %u bytes; "
+        "this plugin takes version 1 .. %d, %u bytes or more",
         l->abi_version, l->struct_size, GST_CUDA_OVERLAP_KERNEL_ABI_VERSION,
         (guint) sizeof (GstCudaOverlapKernelLauncher));
     return NULL;

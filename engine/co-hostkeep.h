@@ -18,12 +18,13 @@
  * of the same caps with slightly different alignment share blocks.
  *
  * Fault injection (co-fault.h): a take is the "cudaHostAlloc" point
- * whether the block comes from the keep or from the driver.
+ * whether the block comes from the keep (the keep asks the point) or from
+ * the driver (co_host_alloc's check asks it).
  */
 #ifndef __CO_HOSTKEEP_H__
 #define __CO_HOSTKEEP_H__
 
-#include <glib.h>
+#include "co-engine.h"
 
 G_BEGIN_DECLS
 #define CO_HOST_KEEP_IDLE_US (10 * G_USEC_PER_SEC)
@@ -33,7 +34,7 @@ typedef struct _CoHostKeep CoHostKeep;
 typedef struct
 {
   gpointer (*alloc) (gsize size, gint device_id, gpointer user_data,
-      gchar ** why);
+      GError ** error);
   void (*free) (gpointer data, gpointer user_data);
 } CoHostKeepOps;
 
@@ -54,9 +55,9 @@ void co_host_keep_free (CoHostKeep * keep);
 /* The size of the block that holds @size bytes. */
 gsize co_host_keep_round (gsize size);
 /* A page-locked block of co_host_keep_round (@size) bytes: a kept one, or
- * a new one.  NULL with @why set (free it) on failure. */
+ * a new one.  NULL with @error set on failure. */
 gpointer co_host_keep_take (CoHostKeep * keep, gsize size, gint device_id,
-    gchar ** why);
+    GError ** error);
 /* Gives back a block from co_host_keep_take (@size as asked): kept while
  * the keep has room, else freed now. */
 void co_host_keep_give (CoHostKeep * keep, gpointer data, gsize size);
