@@ -2,8 +2,15 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * See co-custom-load.h.  Fault points (co-fault.h): "cudaLibraryLoadData" and
- * "cudaLaunchKernel".
+ * A user brings a kernel as a module file (PTX, cubin or fatbin) with a
+ * CPU twin in a shared library, or as a table of functions (a
+ * kernel-launcher).  This module loads it when an engine opens, so that a
+ * wrong file, a missing symbol or a GPU the code was not built for is an
+ * error at caps time with a message that says what to do, and runs it per
+ * chunk with the launch struct of the public ABI.  A module's kernel errors
+ * are worded here (with a hint where one helps, e.g. the architecture to
+ * build for); a chunk that fails on the CPU returns its frame's error text.
+ * Fault points (co-fault.h): "cudaLibraryLoadData" and "cudaLaunchKernel".
  */
 #include <cuda_runtime.h>
 #include <gmodule.h>

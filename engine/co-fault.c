@@ -1,6 +1,13 @@
-/* cudaoverlap: fault injection for tests (see co-fault.h).
+/* cudaoverlap: fault injection for tests.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * A device call fails rarely and at any moment, and the error paths behind
+ * it are the code a user meets least and a test reaches hardest.  This
+ * module lets a test make any named call point fail from its nth call on,
+ * counts the points a run passes so that a test can fail each in turn,
+ * and holds the test-only delays that widen race windows.  It exists only
+ * in a -Dfault-injection build; co-fault.h has the interface.
  */
 #include <string.h>
 

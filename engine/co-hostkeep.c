@@ -1,6 +1,10 @@
-/* cudaoverlap: page-locked blocks kept for reuse (see co-hostkeep.h).
+/* cudaoverlap: page-locked blocks kept for reuse.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Page-locking memory is slow and stalls the process's other CUDA calls,
+ * so the blocks a pool frees are kept a while for the next pool that asks
+ * for the same size (co-hostkeep.h says when and how much).
  *
  * Under keep->lock: the free blocks (most recently given first) and their
  * bytes.  Driver calls are made without the lock.  One thread per keep,

@@ -40,8 +40,8 @@ typedef struct
 
 /* What the process's keep holds at most: an eighth of the host's memory,
  * at most 4 GiB (a 4K pipeline's pools, with an upstream that holds 32
- * frames of our pool, are ~1.4 GB: all of it must fit for a second
- * pipeline to start without page-locking). */
+ * frames of our pool, take more than a GiB: all of it must fit for a
+ * second pipeline to start without page-locking). */
 gsize co_host_keep_default_max (void);
 /* The process's keep (cudaHostAlloc / cudaFreeHost), made on first use. */
 CoHostKeep *co_host_keep_get_default (void);

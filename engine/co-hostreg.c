@@ -1,6 +1,13 @@
-/* cudaoverlap: the registry of page-locked host ranges (see co-hostreg.h).
+/* cudaoverlap: the registry of page-locked host ranges, and page-locked
+ * host allocation.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * An asynchronous copy from host memory needs the memory page-locked, and
+ * several elements of a process may copy from the same buffers.  The
+ * registry counts who uses which pages, so that a range is registered once
+ * and unregistered only when its last user lets go (co-hostreg.h has the
+ * rules it answers by).
  *
  * Invariants, under reg->lock: no two entries overlap, except held entries
  * among themselves (a held entry registers nothing); an entry's refs > 0;
