@@ -48,15 +48,3 @@ co_cuda_injected (const gchar * call, const gchar * file, const gchar * line,
       "injected failure of %.*s", co_cuda_name_len (call), call);
   return FALSE;
 }
-
-#ifdef CO_FAULT_INJECTION
-gboolean
-co_cuda_fault_hit (const gchar * call)
-{
-  gchar name[128];
-
-  g_strlcpy (name, call, MIN ((gsize) co_cuda_name_len (call) + 1,
-          sizeof (name)));
-  return co_fault_hit (name);
-}
-#endif

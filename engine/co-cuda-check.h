@@ -30,9 +30,12 @@
  * "injected failure of FUNCTION".  In other builds the question is the
  * constant FALSE and costs nothing.
  *
- * The three context calls of the driver API (co-engine-cuda.c) return a
- * CUresult, not a cudaError_t; co_cu_check() there reports them the same
- * way.
+ * Two places report their calls themselves, the same way: the context
+ * calls of the driver API (co-engine-cuda.c) return a CUresult, not a
+ * cudaError_t, and go through co_cu_check(); the loading and launching of
+ * a user's kernel (co-custom-load.c) picks its advice by the error code
+ * (the architecture to build for, the extern "C" a kernel needs) and words
+ * those errors as docs/custom-kernels.md lists them.
  */
 #ifndef __CO_CUDA_CHECK_H__
 #define __CO_CUDA_CHECK_H__
@@ -54,16 +57,9 @@ gboolean co_cuda_injected (const gchar * call, const gchar * file,
     const gchar * line, const gchar * func, GLogLevelFlags level,
     GError ** error);
 
-#ifdef CO_FAULT_INJECTION
-/* co_fault_hit() of the function that @call (its text) calls. */
-gboolean co_cuda_fault_hit (const gchar * call);
-#else
-#define co_cuda_fault_hit(call) FALSE
-#endif
-
 /* The common part of the two macros: TRUE when @call succeeded. */
 #define CO_CUDA_CHECK_AT_LEVEL(call, level, error)                      \
-  (co_cuda_fault_hit (#call) ?                                          \
+  (co_fault_hit_call (#call) ?                                          \
       co_cuda_injected (#call, __FILE__, G_STRINGIFY (__LINE__),        \
           G_STRFUNC, (level), (error)) :                                \
       co_cuda_result ((cudaError_t) (call), #call, __FILE__,            \

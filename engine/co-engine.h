@@ -214,7 +214,9 @@ struct _CoFrame
   CoParcopyJob *host_job;
 
   /* Set by the engine when the frame has completed (or failed). */
-  gchar *error;                 /* NULL, or what failed (the call and its message) */
+  /* NULL, or what failed (the call and its message): the frame's error
+   * channel (the top of this file) */
+  gchar *error;
 
   /* private */
   guint slot;

@@ -56,6 +56,18 @@ co_fault_hit (const gchar * point)
   return hit;
 }
 
+gboolean
+co_fault_hit_call (const gchar * call)
+{
+  gchar name[128];
+
+  /* the name is cut out only while a test counts: one atomic read else */
+  if (!g_atomic_int_get (&co_fault_active))
+    return FALSE;
+  g_strlcpy (name, call, MIN (strcspn (call, " (") + 1, sizeof (name)));
+  return co_fault_hit (name);
+}
+
 void
 co_fault_arm (const gchar * point, gint64 nth)
 {
