@@ -610,18 +610,19 @@ gst_cuda_overlap_audio_filter_engine_ready (GstCudaOverlapFilter * base,
   self->n_ring = n;
   self->ring_pinned = co_engine_backend (e) == CO_BACKEND_CUDA;
   for (i = 0; i < n; i++) {
-    gchar *why = NULL;
+    GError *err = NULL;
 
     if (self->ring_pinned)
       self->ring[i] = co_host_alloc (self->halo_bytes,
-          gst_cuda_overlap_filter_device_id (base), &why);
+          gst_cuda_overlap_filter_device_id (base), &err);
     else
       self->ring[i] = g_try_malloc (self->halo_bytes);
     if (!self->ring[i]) {
       g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_CONFIG,
           "could not allocate the history ring (%u x %" G_GSIZE_FORMAT
-          " bytes): %s", n, self->halo_bytes, why ? why : "out of memory");
-      g_free (why);
+          " bytes): %s", n, self->halo_bytes, err ? err->message :
+          "out of memory");
+      g_clear_error (&err);
       ring_free (self);
       return FALSE;
     }

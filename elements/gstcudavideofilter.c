@@ -508,9 +508,9 @@ gst_cuda_overlap_video_filter_configure (GstCudaOverlapFilter * base,
 /* The gamma table into the engine's constant area (no frame in flight),
  * for gamma_eff: the value read under the same lock as the operation the
  * engine runs, so that no frame gets a gamma of one moment and an
- * operation of another (a gamma read later, after the operation had
- * changed, once gave a frame the operation gamma with a gamma set only
- * when the operation was box-blur: docs/RELIABILITY.md). */
+ * operation of another (a gamma read later, after a change of operation,
+ * could give a frame the operation gamma with a gamma set while another
+ * operation ran). */
 static gboolean
 upload_lut (GstCudaOverlapVideoFilter * self, CoEngine * e, GError ** error)
 {
@@ -523,8 +523,7 @@ upload_lut (GstCudaOverlapVideoFilter * self, CoEngine * e, GError ** error)
   co_gamma_lut_fill (lut, max, gamma);
   ret = co_engine_set_const (e, lut, (max + 1) * sizeof (guint16), error);
   g_free (lut);
-  /* each table in the debug log (how the gamma finding of
-   * docs/RELIABILITY.md was followed) */
+  /* each table in the debug log: which gamma a frame's table holds */
   GST_DEBUG_OBJECT (self, "gamma table for %g uploaded to %p: %s", gamma,
       co_engine_const_ptr (e), ret ? "done" : "FAILED");
   return ret;

@@ -2,6 +2,12 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
+ * Audio is cut into runs of frames instead of bands of rows, and a FIR
+ * filter reads taps - 1 frames before each output frame, from this buffer
+ * or from the ones before it.  This module plans a buffer's chunks with
+ * those halos and carries the tail of each buffer on to the next, so that
+ * a stream filters as if it were one buffer.
+ *
  * Layout of one slot (see docs/audio.md):
  *   dev_in:  chunk after chunk, each chunk's halo (H = n_taps - 1 frames
  *            for FIR, none for gain) followed by its frames, so chunk c

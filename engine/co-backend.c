@@ -23,9 +23,9 @@ co_backend_select (CoBackendKind kind, gint device_id)
 }
 
 gboolean
-co_engine_backend_usable (CoBackendKind kind, gint device_id, gchar ** why)
+co_engine_backend_usable (CoBackendKind kind, gint device_id, GError ** error)
 {
-  return co_backend_select (kind, device_id)->usable (device_id, why);
+  return co_backend_select (kind, device_id)->usable (device_id, error);
 }
 
 CoBackendKind

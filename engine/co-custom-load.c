@@ -2,8 +2,15 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * See co-custom-load.h.  Fault points (co-fault.h): "cudaLibraryLoadData" and
- * "cudaLaunchKernel".
+ * A user brings a kernel as a module file (PTX, cubin or fatbin) with a
+ * CPU twin in a shared library, or as a table of functions (a
+ * kernel-launcher).  This module loads it when an engine opens, so that a
+ * wrong file, a missing symbol or a GPU the code was not built for is an
+ * error at caps time with a message that says what to do, and runs it per
+ * chunk with the launch struct of the public ABI.  A module's kernel errors
+ * are worded here (with a hint where one helps, e.g. the architecture to
+ * build for); a chunk that fails on the CPU returns its frame's error text.
+ * Fault points (co-fault.h): "cudaLibraryLoadData" and "cudaLaunchKernel".
  */
 #include <cuda_runtime.h>
 #include <gmodule.h>
@@ -38,14 +45,15 @@ struct _CoCustomCpu
 };
 
 CoCustomLauncher *
-co_custom_launcher_new (const GstCudaOverlapKernelLauncher * l, gchar ** why)
+co_custom_launcher_new (const GstCudaOverlapKernelLauncher * l, GError ** error)
 {
   CoCustomLauncher *cl;
 
   if (l->abi_version < 1 || l->abi_version > GST_CUDA_OVERLAP_KERNEL_ABI_VERSION
       || l->struct_size < sizeof (GstCudaOverlapKernelLauncher)) {
-    *why = g_strdup_printf ("a GstCudaOverlapKernelLauncher of ABI version %u "
-        "and %u bytes; this plugin takes version 1 .. %d, %u bytes or more",
+    g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_KERNEL,
+        "a GstCudaOverlapKernelLauncher of ABI version %u and %u bytes; "
+        "this plugin takes version 1 .. %d, %u bytes or more",
         l->abi_version, l->struct_size, GST_CUDA_OVERLAP_KERNEL_ABI_VERSION,
         (guint) sizeof (GstCudaOverlapKernelLauncher));
     return NULL;

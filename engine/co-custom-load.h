@@ -19,10 +19,10 @@
 
 G_BEGIN_DECLS typedef struct _CoCustomCuda CoCustomCuda;
 
-/* A copy of @l with one reference: NULL with *@why (free it) when @l is
- * not a launcher of a known ABI version. */
+/* A copy of @l with one reference: NULL with @error (CO_ENGINE_ERROR_KERNEL)
+ * when @l is not a launcher of a known ABI version. */
 CoCustomLauncher *co_custom_launcher_new (const GstCudaOverlapKernelLauncher *
-    l, gchar ** why);
+    l, GError ** error);
 CoCustomLauncher *co_custom_launcher_ref (CoCustomLauncher * cl);
 /* The last reference calls the launcher's destroy (user_data). */
 void co_custom_launcher_unref (CoCustomLauncher * cl);
@@ -47,7 +47,8 @@ gchar *co_custom_cuda_describe (const CoCustomCuda * k);
 CoCustomCpu *co_custom_cpu_load (const CoCustomSpec * spec, GError ** error);
 void co_custom_cpu_unload (CoCustomCpu * k);
 /* Runs chunk @chunk (of @n_chunks) on the calling thread: NULL, or what
- * failed (free it). */
+ * failed (free it): the text of the frame's error (CoFrame.error, the
+ * per-frame channel of co-engine.h). */
 gchar *co_custom_cpu_run (const CoCustomCpu * k, const CoChunk * ch,
     guint chunk, guint n_chunks);
 

@@ -182,7 +182,7 @@ co_cpu_worker_main (gpointer data)
 }
 
 static gboolean
-co_cpu_usable (gint device_id, gchar ** why)
+co_cpu_usable (gint device_id, GError ** error)
 {
   return TRUE;
 }

@@ -2,51 +2,58 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Streams are created non-blocking, so nothing here ever waits on the
- * legacy default stream and nothing is queued on it.  All device memory
- * (every slot's input and output area and the constant area) is allocated
- * once, when the engine is made (at caps time); the per-frame path only
- * records events, queues copies and launches kernels, and the consumer
- * thread waits on per-chunk events.  No device-wide synchronisation.
+ * This backend runs a frame's chunks on CUDA streams: for each chunk, the
+ * host-to-device copies, the kernel and the device-to-host copies are
+ * queued on the chunk's stream, so that the copies of one chunk overlap
+ * the kernel of another.  Streams are created non-blocking, so nothing here
+ * waits on the legacy default stream and nothing is queued on it.  All
+ * device memory (every slot's input and output area and the constant area)
+ * is allocated once, when the engine is made (at caps time); the per-frame
+ * path only records events, queues copies and launches kernels, and the
+ * consumer thread waits on one event per frame.  There is no device-wide
+ * synchronisation.
  *
  * Timing: each chunk records four timing events in its stream (see CoChunk).
  * Times are mapped onto CLOCK_MONOTONIC through an anchor: an event whose
  * host time is known.  The first anchor is recorded and waited for when the
- * engine opens; afterwards the anchor is the first event of the most recently
- * completed frame, so every elapsed-time read spans at most a few frames and
- * keeps the float milliseconds of cudaEventElapsedTime precise.
+ * engine opens; afterwards the anchor is the first event of the most
+ * recently completed frame, so every elapsed-time read spans at most a few
+ * frames and keeps the float milliseconds of cudaEventElapsedTime precise.
  *
  * Completion: after the frame's last chunk, its stream waits for every
  * other chunk's end event and records the frame's done event, the only
  * event the consumer waits on: it completes after all of the frame's work,
  * whichever chunk ends last (with several streams, chunks' downloads run on
- * two copy engines and may end out of order).  It is never timed (a timing
- * event costs the host ~1 us more to record).  With CO_WAIT_BLOCKING it is
- * a blocking-sync event and the consumer sleeps on it: one wake-up per
+ * two copy engines and may end out of order).  It is never timed, because
+ * a timing event costs the host more to record.  With CO_WAIT_BLOCKING it
+ * is a blocking-sync event and the consumer sleeps on it: one wake-up per
  * frame, and one interrupt for the driver's event thread, whose CPU grows
  * with the number of blocking-sync events recorded (so the timing events
  * are plain ones).  With CO_WAIT_SPIN the consumer polls it: no wake-up
  * latency, a core busy while frames are in flight.  The stream waits also
  * hold later work of that stream until this frame's other chunks (queued
- * earlier, on other streams) have ended; the sweeps of docs/PERFORMANCE.md
- * show no throughput change from it.
+ * earlier, on other streams) have ended; the stream-count sweeps of
+ * docs/PERFORMANCE.md show that this costs no throughput.
  *
- * Faults: every CUDA call that can fail here asks co_fault_hit() first
- * with its function's name ("cudaEventRecord", "cudaMalloc",
- * "co_video_launch_cuda", ...); in a -Dfault-injection build a test makes it
- * fail as the call would, with "injected failure of <call>" for the message.
+ * Errors: every runtime call is made through CO_CUDA_CHECK_GOTO or
+ * CO_CUDA_CHECK_LOG (co-cuda-check.h), which log the call and its place
+ * and fill the caller's GError; the entry points report through GError,
+ * and the wait through the frame's error string (co-engine.h).  In a
+ * -Dfault-injection build, each of those checks is a fault point named
+ * after the function called ("cudaEventRecord", "cudaMalloc",
+ * "co_video_launch_cuda", ...), and so are the driver's context calls.
  *
  * Device context: without CoEngineConfig.device_context the backend runs in
  * the device's primary context (cudaSetDevice before its calls).  With one
  * (the CUcontext of a GstCudaContext shared with other CUDA elements: a
- * wrapped primary context, or a context 1.22's gst_cuda_context_new made),
- * every entry point (open, close, submit, wait, set_const) pushes it current
+ * wrapped primary context, or a context gst_cuda_context_new made), every
+ * entry point (open, close, submit, wait, set_const) pushes it current
  * first and pops it when it returns, on whichever thread calls (the
  * element's streaming thread, the engine's submit thread, the push thread):
  * the runtime then makes every stream, event, allocation, module load and
  * kernel launch in that context.  The driver's context calls are looked up
  * through the runtime (cudaGetDriverEntryPointByVersion), so libcuda is
- * not linked: the plugin still loads where it is missing.
+ * not linked: the plugin loads where it is missing.
  */
 #include <string.h>
 
@@ -56,8 +63,8 @@
 #include <nvtx3/nvToolsExtCudaRt.h>
 
 #include "co-engine-cuda.h"
+#include "co-cuda-check.h"
 #include "co-custom-load.h"
-#include "co-fault.h"
 
 /* Per chunk: the CO_TS_COUNT timing events, then (used for the frame's
  * last chunk only) the frame's done event. */
@@ -99,38 +106,6 @@ typedef struct
   cudaEvent_t ordered_done;
 } CoCuda;
 
-#define CO_CUDA_FAIL(err, call) \
-  g_strdup_printf ("%s failed: %s (%s)", call, cudaGetErrorString (err), \
-      cudaGetErrorName (err))
-
-static gboolean
-co_cuda_check (cudaError_t err, const gchar * call, GError ** error)
-{
-  if (err == cudaSuccess)
-    return TRUE;
-  g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_CUDA,
-      "%s failed: %s (%s)", call, cudaGetErrorString (err),
-      cudaGetErrorName (err));
-  return FALSE;
-}
-
-/* An injected failure of @call: sets @error, returns TRUE (failed). */
-static gboolean
-co_cuda_injected (const gchar * call, GError ** error)
-{
-  g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_CUDA,
-      "injected failure of %s", call);
-  return TRUE;
-}
-
-/* Whether the call fn args failed (then @error says which and why); it is
- * not made when a test makes the point named fn fail. */
-#define CO_CUDA_FAILED(fn, args) \
-  (co_fault_hit (#fn) ? co_cuda_injected (#fn " " #args, error) : \
-      !co_cuda_check (fn args, #fn " " #args, error))
-#define CK(fn, args) \
-  if (CO_CUDA_FAILED (fn, args)) goto fail
-
 /* The driver calls of CoCuDriver (NULL and @error when the runtime cannot
  * find one: no driver, or one too old). */
 static const CoCuDriver *
@@ -169,7 +144,9 @@ co_cu_driver (GError ** error)
   return &drv;
 }
 
-/* A driver call's result: FALSE and @error (naming @call) on failure. */
+/* A driver call's result, reported as co_cuda_result() reports a runtime
+ * call's (co-cuda-check.h): FALSE, a log line and @error (naming @call) on
+ * failure.  The driver has no error string; its name and number say it. */
 static gboolean
 co_cu_check (const CoCuDriver * drv, CUresult r, const gchar * call,
     GError ** error)
@@ -180,6 +157,8 @@ co_cu_check (const CoCuDriver * drv, CUresult r, const gchar * call,
     return TRUE;
   if (drv->get_error_name (r, &name) != CUDA_SUCCESS)
     name = NULL;
+  g_log ("cudaoverlap", G_LOG_LEVEL_DEBUG, "%s failed: %s (%d)", call,
+      name ? name : "unknown error", (int) r);
   g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_CUDA,
       "%s failed: %s (%d)", call, name ? name : "unknown error", (int) r);
   return FALSE;
@@ -191,12 +170,18 @@ co_cu_check (const CoCuDriver * drv, CUresult r, const gchar * call,
 static gboolean
 co_cuda_enter (CoCuda * c, GError ** error)
 {
-  if (!c->device_context)
-    return !CO_CUDA_FAILED (cudaSetDevice, (c->device));
+  if (!c->device_context) {
+    CO_CUDA_CHECK_GOTO (cudaSetDevice (c->device), error, fail);
+    return TRUE;
+  }
   if (co_fault_hit ("cuCtxPushCurrent"))
-    return !co_cuda_injected ("cuCtxPushCurrent", error);
+    return co_cuda_injected ("cuCtxPushCurrent", __FILE__,
+        G_STRINGIFY (__LINE__), G_STRFUNC, G_LOG_LEVEL_DEBUG, error);
   return co_cu_check (c->drv, c->drv->ctx_push (c->device_context),
       "cuCtxPushCurrent", error);
+
+fail:
+  return FALSE;
 }
 
 static void
@@ -221,8 +206,8 @@ co_cuda_device_context (gint device_id, gpointer * context, gint * device,
 
   if (!drv)
     return FALSE;
-  CK (cudaSetDevice, (MAX (device_id, 0)));
-  CK (cudaFree, (NULL));
+  CO_CUDA_CHECK_GOTO (cudaSetDevice (MAX (device_id, 0)), error, fail);
+  CO_CUDA_CHECK_GOTO (cudaFree (NULL), error, fail);
   if (!co_cu_check (drv, drv->ctx_get_current (&ctx), "cuCtxGetCurrent",
           error) || !co_cu_check (drv, drv->device_get (&dev,
               MAX (device_id, 0)), "cuDeviceGet", error))
@@ -255,26 +240,37 @@ co_cuda_incompatible (gint device)
       co_kernels_cuda_archs (), prop.major, prop.minor);
 }
 
-/* @present: a device exists (even if it cannot run the kernels). */
-static gchar *
-co_cuda_device_check (gint device_id, gboolean * present)
+/* Whether @device_id (-1: the first device) exists and can run this
+ * build's kernels: FALSE with @error (CO_ENGINE_ERROR_NO_DEVICE, or
+ * CO_ENGINE_ERROR_CUDA when the runtime cannot count the devices) if not.
+ * @present: a device exists (even if it cannot run the kernels). */
+static gboolean
+co_cuda_device_check (gint device_id, gboolean * present, GError ** error)
 {
   int n = 0;
-  cudaError_t err;
+  gchar *msg;
 
   *present = FALSE;
-  if (co_fault_hit ("cudaGetDeviceCount"))
-    return g_strdup ("injected failure of cudaGetDeviceCount");
-  if ((err = cudaGetDeviceCount (&n)) != cudaSuccess)
-    return g_strdup_printf ("cudaGetDeviceCount failed: %s",
-        cudaGetErrorString (err));
-  if (n == 0)
-    return g_strdup ("no CUDA device found");
-  if (device_id >= n)
-    return g_strdup_printf ("CUDA device %d does not exist (there are %d)",
-        device_id, n);
+  CO_CUDA_CHECK_GOTO (cudaGetDeviceCount (&n), error, fail);
+  if (n == 0) {
+    g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_NO_DEVICE,
+        "no CUDA device found");
+    return FALSE;
+  }
+  if (device_id >= n) {
+    g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_NO_DEVICE,
+        "CUDA device %d does not exist (there are %d)", device_id, n);
+    return FALSE;
+  }
   *present = TRUE;
-  return co_cuda_incompatible (MAX (device_id, 0));
+  if (!(msg = co_cuda_incompatible (MAX (device_id, 0))))
+    return TRUE;
+  g_set_error_literal (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_NO_DEVICE, msg);
+  g_free (msg);
+  return FALSE;
+
+fail:
+  return FALSE;
 }
 
 /* For backend=auto on the CPU backend: why not CUDA, when a device exists
@@ -282,27 +278,22 @@ co_cuda_device_check (gint device_id, gboolean * present)
 static gchar *
 co_cuda_fallback_note (gint device_id)
 {
+  GError *err = NULL;
   gboolean present;
-  gchar *msg = co_cuda_device_check (device_id, &present);
+  gchar *msg = NULL;
 
-  if (!present)
-    g_clear_pointer (&msg, g_free);
+  if (!co_cuda_device_check (device_id, &present, &err) && present)
+    msg = g_strdup (err->message);
+  g_clear_error (&err);
   return msg;
 }
 
 static gboolean
-co_cuda_usable (gint device_id, gchar ** why)
+co_cuda_usable (gint device_id, GError ** error)
 {
   gboolean present;
-  gchar *msg = co_cuda_device_check (device_id, &present);
 
-  if (!msg)
-    return TRUE;
-  if (why)
-    *why = msg;
-  else
-    g_free (msg);
-  return FALSE;
+  return co_cuda_device_check (device_id, &present, error);
 }
 
 static gsize
@@ -311,15 +302,17 @@ co_align_up (gsize v)
   return (v + 255) & ~(gsize) 255;
 }
 
-/* cudaMalloc of @size bytes for @what; the error names both. */
+/* cudaMalloc of @size bytes for @what; the error (CO_ENGINE_ERROR_NO_MEMORY)
+ * names both. */
 static gboolean
 co_cuda_malloc (guint8 ** p, gsize size, const gchar * what, GError ** error)
 {
   GError *err = NULL;
 
-  if (co_fault_hit ("cudaMalloc") ? !co_cuda_injected ("cudaMalloc", &err) :
-      co_cuda_check (cudaMalloc ((void **) p, size), "cudaMalloc", &err))
-    return TRUE;
+  CO_CUDA_CHECK_GOTO (cudaMalloc ((void **) p, size), &err, fail);
+  return TRUE;
+
+fail:
   *p = NULL;
   g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_NO_MEMORY,
       "could not allocate %" G_GSIZE_FORMAT " bytes of device memory for "
@@ -337,7 +330,8 @@ co_cuda_open_streams (CoEngine * e, CoCuda * c, GError ** error)
   for (i = 0; i < e->cfg.streams; i++) {
     gchar name[64];
 
-    CK (cudaStreamCreateWithFlags, (&c->streams[i], cudaStreamNonBlocking));
+    CO_CUDA_CHECK_GOTO (cudaStreamCreateWithFlags (&c->streams[i],
+            cudaStreamNonBlocking), error, fail);
     g_snprintf (name, sizeof (name), "%s stream %u",
         e->cfg.name ? e->cfg.name : "cudaoverlap", i);
     nvtxNameCudaStreamA (c->streams[i], name);
@@ -356,7 +350,8 @@ co_cuda_open_streams (CoEngine * e, CoCuda * c, GError ** error)
     guint flags = i % CO_EV_PER_CHUNK != CO_EV_DONE ? cudaEventDefault :
         e->cfg.wait == CO_WAIT_BLOCKING ?
         cudaEventBlockingSync | cudaEventDisableTiming : cudaEventDisableTiming;
-    CK (cudaEventCreateWithFlags, (&c->events[i], flags));
+    CO_CUDA_CHECK_GOTO (cudaEventCreateWithFlags (&c->events[i], flags), error,
+        fail);
   }
   return TRUE;
 
@@ -383,16 +378,17 @@ co_cuda_open_memory (CoEngine * e, CoCuda * c, GError ** error)
     if (e->cfg.custom) {
       /* a user's kernel: the guard rows around its bands read as zeros
        * (co-video.h); done before any frame's copy on another stream */
-      CK (cudaMemsetAsync, (c->dev_mem, 0, (in_sz + out_sz) * e->n_slots,
-              c->streams[0]));
-      CK (cudaStreamSynchronize, (c->streams[0]));
+      CO_CUDA_CHECK_GOTO (cudaMemsetAsync (c->dev_mem, 0,
+              (in_sz + out_sz) * e->n_slots, c->streams[0]), error, fail);
+      CO_CUDA_CHECK_GOTO (cudaStreamSynchronize (c->streams[0]), error, fail);
     }
   }
   if (e->cfg.const_size > 0) {
     if (!co_cuda_malloc (&c->dev_const, e->cfg.const_size,
             "the constant area", error))
       return FALSE;
-    CK (cudaMemsetAsync, (c->dev_const, 0, e->cfg.const_size, c->streams[0]));
+    CO_CUDA_CHECK_GOTO (cudaMemsetAsync (c->dev_const, 0, e->cfg.const_size,
+            c->streams[0]), error, fail);
   }
   return TRUE;
 
@@ -408,7 +404,7 @@ co_cuda_open_in_context (CoEngine * e, CoCuda * c, GError ** error)
   {
     int drv = 0;
 
-    CK (cudaDriverGetVersion, (&drv));
+    CO_CUDA_CHECK_GOTO (cudaDriverGetVersion (&drv), error, fail);
     c->copy_batch = drv >= 13000 && !e->cfg.no_copy_batch;
   }
 #endif
@@ -418,15 +414,15 @@ co_cuda_open_in_context (CoEngine * e, CoCuda * c, GError ** error)
   /* Every kernel is loaded now, not at its first launch in the middle of
    * the stream (with lazy module loading, the CUDA default, that launch may
    * wait for all work on the device). */
-  if (CO_CUDA_FAILED (co_kernels_cuda_preload, ()))
-    goto fail;
+  CO_CUDA_CHECK_GOTO (co_kernels_cuda_preload (), error, fail);
   /* the user's kernel, loaded and made resident in this context now */
   if (e->cfg.custom && !(c->custom = co_custom_cuda_load (e->cfg.custom,
               c->device, error)))
     goto fail;
-  CK (cudaEventCreate, (&c->anchor_event));
-  CK (cudaEventRecord, (c->anchor_event, c->streams[0]));
-  CK (cudaEventSynchronize, (c->anchor_event));
+  CO_CUDA_CHECK_GOTO (cudaEventCreate (&c->anchor_event), error, fail);
+  CO_CUDA_CHECK_GOTO (cudaEventRecord (c->anchor_event, c->streams[0]), error,
+      fail);
+  CO_CUDA_CHECK_GOTO (cudaEventSynchronize (c->anchor_event), error, fail);
   c->anchor_event_ns = c->anchor_ns = co_engine_now ();
   c->anchor = c->anchor_event;
   return TRUE;
@@ -439,13 +435,13 @@ static gboolean
 co_cuda_open (CoEngine * e, GError ** error)
 {
   CoCuda *c;
-  gchar *why = NULL;
+  GError *err = NULL;
   gboolean ok;
 
-  if (!co_cuda_usable (e->cfg.device_id, &why)) {
+  if (!co_cuda_usable (e->cfg.device_id, &err)) {
     g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_NO_DEVICE,
-        "no usable CUDA device: %s", why);
-    g_free (why);
+        "no usable CUDA device: %s", err->message);
+    g_error_free (err);
     return FALSE;
   }
 
@@ -474,7 +470,11 @@ co_cuda_close (CoEngine * e)
   if (!c)
     return;
   entered = co_cuda_enter (c, NULL);
-  /* Nothing may still run on memory we free: wait for our own streams. */
+  /* The releases below are not checked: they have no caller to fail and
+   * nothing to undo, and a device fault that makes them fail was reported
+   * by the call that met it first.  Nor are they fault points: a test never
+   * skips the wait and frees memory the device may still use.
+   * Nothing may still run on memory we free: wait for our own streams. */
   for (i = 0; i < e->cfg.streams; i++)
     if (c->streams[i])
       cudaStreamSynchronize (c->streams[i]);
@@ -551,24 +551,26 @@ co_cuda_copies (CoCuda * c, const CoCopy * cps, guint n,
     if (k == n) {
       memset (&attr, 0, sizeof (attr));
       attr.srcAccessOrder = cudaMemcpySrcAccessOrderStream;
-      return !CO_CUDA_FAILED (cudaMemcpyBatchAsync, (dsts, srcs, sizes, n,
-              &attr, &attr_idx, 1, s));
+      CO_CUDA_CHECK_GOTO (cudaMemcpyBatchAsync (dsts, srcs, sizes, n, &attr,
+              &attr_idx, 1, s), error, fail);
+      return TRUE;
     }
   }
 #endif
   for (k = 0; k < n; k++) {
     const CoCopy *cp = &cps[k];
 
-    if (co_copy_is_plain (cp)) {
-      if (CO_CUDA_FAILED (cudaMemcpyAsync, (cp->dst, cp->src,
-                  cp->width * cp->rows, kind, s)))
-        return FALSE;
-    } else if (CO_CUDA_FAILED (cudaMemcpy2DAsync, (cp->dst, cp->dpitch,
-                cp->src, cp->spitch, cp->width, cp->rows, kind, s))) {
-      return FALSE;
-    }
+    if (co_copy_is_plain (cp))
+      CO_CUDA_CHECK_GOTO (cudaMemcpyAsync (cp->dst, cp->src,
+              cp->width * cp->rows, kind, s), error, fail);
+    else
+      CO_CUDA_CHECK_GOTO (cudaMemcpy2DAsync (cp->dst, cp->dpitch, cp->src,
+              cp->spitch, cp->width, cp->rows, kind, s), error, fail);
   }
   return TRUE;
+
+fail:
+  return FALSE;
 }
 
 /* A chunk's copies within device memory (CoChunk.d2d), in order. */
@@ -584,41 +586,48 @@ co_cuda_device_copies (CoCuda * c, const CoChunk * ch, cudaStream_t s,
 
     if (bytes == 0)
       continue;
-    if (!cp->src) {
-      if (CO_CUDA_FAILED (cudaMemsetAsync, (cp->dst, 0, bytes, s)))
-        return FALSE;
-    } else if (CO_CUDA_FAILED (cudaMemcpyAsync, (cp->dst, cp->src, bytes,
-                cudaMemcpyDeviceToDevice, s))) {
-      return FALSE;
-    }
+    if (!cp->src)
+      CO_CUDA_CHECK_GOTO (cudaMemsetAsync (cp->dst, 0, bytes, s), error, fail);
+    else
+      CO_CUDA_CHECK_GOTO (cudaMemcpyAsync (cp->dst, cp->src, bytes,
+              cudaMemcpyDeviceToDevice, s), error, fail);
   }
   return TRUE;
+
+fail:
+  return FALSE;
 }
 
-/* Chunk @i's kernel (fault points: the launcher's name). */
+/* Chunk @i's kernel (fault points: the launcher's name).  The launchers
+ * return a cudaError_t as an int (kernels/co-kernels.h). */
 static gboolean
 co_cuda_launch (CoCuda * c, CoFrame * f, guint i, cudaStream_t s,
     GError ** error)
 {
   CoChunk *ch = &f->chunks[i];
-  gboolean video = ch->kind == CO_KERNEL_VIDEO;
-  const gchar *call = video ? "co_video_launch_cuda" : "co_audio_launch_cuda";
-  int kerr;
 
-  if (ch->kind == CO_KERNEL_NONE)
-    return TRUE;
-  if (ch->kind == CO_KERNEL_CUSTOM_VIDEO || ch->kind == CO_KERNEL_CUSTOM_AUDIO) {
-    if (c->custom)
-      return co_custom_cuda_launch (c->custom, ch, i, f->n_chunks, s, error);
-    g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_CONFIG,
-        "a custom chunk, but no custom kernel is loaded");
-    return FALSE;
+  switch (ch->kind) {
+    case CO_KERNEL_NONE:
+      return TRUE;
+    case CO_KERNEL_VIDEO:
+      CO_CUDA_CHECK_GOTO (co_video_launch_cuda (&ch->params.video, s), error,
+          fail);
+      return TRUE;
+    case CO_KERNEL_AUDIO:
+      CO_CUDA_CHECK_GOTO (co_audio_launch_cuda (&ch->params.audio, s), error,
+          fail);
+      return TRUE;
+    default:
+      break;
   }
-  if (co_fault_hit (call))
-    return !co_cuda_injected (call, error);
-  kerr = video ? co_video_launch_cuda (&ch->params.video, s) :
-      co_audio_launch_cuda (&ch->params.audio, s);
-  return co_cuda_check ((cudaError_t) kerr, call, error);
+  if (c->custom)
+    return co_custom_cuda_launch (c->custom, ch, i, f->n_chunks, s, error);
+  g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_CONFIG,
+      "a custom chunk, but no custom kernel is loaded");
+  return FALSE;
+
+fail:
+  return FALSE;
 }
 
 /* @what, and which custom kernel ran (a fault of it makes the next call
@@ -650,21 +659,23 @@ co_cuda_submit_chunks (CoEngine * e, CoFrame * f, GError ** error)
      * again only after this call); before BEGIN, so that the wait is not
      * timed as copies */
     if (i == 0 && f->ordered && c->ordered_done)
-      CK (cudaStreamWaitEvent, (s, c->ordered_done, 0));
-    CK (cudaEventRecord, (ev[CO_TS_BEGIN], s));
+      CO_CUDA_CHECK_GOTO (cudaStreamWaitEvent (s, c->ordered_done, 0), error,
+          fail);
+    CO_CUDA_CHECK_GOTO (cudaEventRecord (ev[CO_TS_BEGIN], s), error, fail);
     if (!co_cuda_copies (c, ch->h2d, ch->n_h2d, cudaMemcpyHostToDevice, s,
             error) || !co_cuda_device_copies (c, ch, s, error))
       goto fail;
-    CK (cudaEventRecord, (ev[CO_TS_H2D_DONE], s));
+    CO_CUDA_CHECK_GOTO (cudaEventRecord (ev[CO_TS_H2D_DONE], s), error, fail);
     if (i == 0 && f->ordered)
       c->ordered_done = ev[CO_TS_H2D_DONE];
     if (!co_cuda_launch (c, f, i, s, error))
       goto fail;
-    CK (cudaEventRecord, (ev[CO_TS_KERNEL_DONE], s));
+    CO_CUDA_CHECK_GOTO (cudaEventRecord (ev[CO_TS_KERNEL_DONE], s), error,
+        fail);
     if (!co_cuda_copies (c, ch->d2h, ch->n_d2h, cudaMemcpyDeviceToHost, s,
             error))
       goto fail;
-    CK (cudaEventRecord, (ev[CO_TS_END], s));
+    CO_CUDA_CHECK_GOTO (cudaEventRecord (ev[CO_TS_END], s), error, fail);
   }
   {
     CoChunk *last = &f->chunks[f->n_chunks - 1];
@@ -672,9 +683,10 @@ co_cuda_submit_chunks (CoEngine * e, CoFrame * f, GError ** error)
 
     for (i = 0; i + 1 < f->n_chunks; i++)
       if (f->chunks[i].stream != last->stream)
-        CK (cudaStreamWaitEvent, (s, co_cuda_chunk_events (e, f,
-                    i)[CO_TS_END], 0));
-    CK (cudaEventRecord, (co_cuda_done_event (e, f), s));
+        CO_CUDA_CHECK_GOTO (cudaStreamWaitEvent (s, co_cuda_chunk_events (e, f,
+                    i)[CO_TS_END], 0), error, fail);
+    CO_CUDA_CHECK_GOTO (cudaEventRecord (co_cuda_done_event (e, f), s), error,
+        fail);
   }
   return TRUE;
 
@@ -718,35 +730,42 @@ co_cuda_submit (CoEngine * e, CoFrame * f, GError ** error)
   return ok;
 }
 
-/* Waits on the frame's done event: one event for the whole frame (one
- * wake-up when blocking).  NULL, or what failed. */
-static gchar *
-co_cuda_wait_done (CoEngine * e, CoFrame * f)
+/* cudaEventQuery until @ev is done: its first answer that is not
+ * cudaErrorNotReady. */
+static cudaError_t
+co_cuda_event_spin (cudaEvent_t ev)
 {
-  cudaEvent_t done = co_cuda_done_event (e, f);
-  const gchar *call;
   cudaError_t err;
 
-  call = e->cfg.wait == CO_WAIT_SPIN ? "cudaEventQuery" :
-      "cudaEventSynchronize";
-  if (co_fault_hit (call))
-    return g_strdup_printf ("injected failure of %s", call);
-  if (e->cfg.wait == CO_WAIT_SPIN) {
-    while ((err = cudaEventQuery (done)) == cudaErrorNotReady)
-      g_thread_yield ();
-  } else {
-    /* no query first: it costs as much as this when the frame is done */
-    err = cudaEventSynchronize (done);
-  }
-  return err == cudaSuccess ? NULL : CO_CUDA_FAIL (err, call);
+  while ((err = cudaEventQuery (ev)) == cudaErrorNotReady)
+    g_thread_yield ();
+  return err;
 }
 
-/* The chunks' timestamps, from the anchor.  NULL, or what failed. */
-static gchar *
-co_cuda_read_times (CoEngine * e, CoFrame * f)
+/* Waits on the frame's done event: one event for the whole frame (one
+ * wake-up when blocking). */
+static gboolean
+co_cuda_wait_done (CoEngine * e, CoFrame * f, GError ** error)
+{
+  cudaEvent_t done = co_cuda_done_event (e, f);
+
+  /* blocking: no query first, it costs as much as the synchronize when
+   * the frame is done */
+  if (e->cfg.wait == CO_WAIT_SPIN)
+    CO_CUDA_CHECK_GOTO (co_cuda_event_spin (done), error, fail);
+  else
+    CO_CUDA_CHECK_GOTO (cudaEventSynchronize (done), error, fail);
+  return TRUE;
+
+fail:
+  return FALSE;
+}
+
+/* The chunks' timestamps, from the anchor. */
+static gboolean
+co_cuda_read_times (CoEngine * e, CoFrame * f, GError ** error)
 {
   CoCuda *c = e->backend_state;
-  cudaError_t err;
   guint i, k;
 
   for (i = 0; i < f->n_chunks; i++) {
@@ -755,11 +774,8 @@ co_cuda_read_times (CoEngine * e, CoFrame * f)
     for (k = 0; k < CO_TS_COUNT; k++) {
       float ms = 0;
 
-      if (co_fault_hit ("cudaEventElapsedTime"))
-        return g_strdup ("injected failure of cudaEventElapsedTime");
-      err = cudaEventElapsedTime (&ms, c->anchor, ev[k]);
-      if (err != cudaSuccess)
-        return CO_CUDA_FAIL (err, "cudaEventElapsedTime");
+      CO_CUDA_CHECK_GOTO (cudaEventElapsedTime (&ms, c->anchor, ev[k]), error,
+          fail);
       f->chunks[i].ts[k] = (guint64) ((gint64) c->anchor_ns +
           (gint64) ((double) ms * 1e6));
     }
@@ -768,9 +784,14 @@ co_cuda_read_times (CoEngine * e, CoFrame * f)
    * before the next frame has completed (n_evsets = n_slots + 1). */
   c->anchor = co_cuda_chunk_events (e, f, 0)[CO_TS_BEGIN];
   c->anchor_ns = f->chunks[0].ts[CO_TS_BEGIN];
-  return NULL;
+  return TRUE;
+
+fail:
+  return FALSE;
 }
 
+/* The frame's error string (co-engine.h: the per-frame channel) is set
+ * from the first failure, the submission's or this wait's. */
 static void
 co_cuda_wait (CoEngine * e, CoFrame * f)
 {
@@ -781,13 +802,11 @@ co_cuda_wait (CoEngine * e, CoFrame * f)
 
   nvtxRangePushA ("co wait");
   entered = co_cuda_enter (c, &err);
-  if (!entered && !f->error)
+  if (entered && !f->error && co_cuda_wait_done (e, f, &err))
+    co_cuda_read_times (e, f, &err);
+  if (err && !f->error)
     f->error = g_strdup (err->message);
   g_clear_error (&err);
-  if (!f->error)
-    f->error = co_cuda_wait_done (e, f);
-  if (!f->error)
-    f->error = co_cuda_read_times (e, f);
   if (f->error && c->custom) {
     /* a fault of the user's kernel shows here: name it */
     gchar *msg = co_cuda_custom_note (c, f->error);
@@ -799,7 +818,8 @@ co_cuda_wait (CoEngine * e, CoFrame * f)
     /* Submission failed part-way, or the wait did: wait for whatever was
      * queued so the slot's memory is idle before it is reused, and go back
      * to the anchor of open (the current one's event set may be reused
-     * before a frame completes again). */
+     * before a frame completes again).  Unchecked: the frame has failed
+     * already, and the wait is what keeps the memory safe. */
     for (i = 0; i < e->cfg.streams; i++)
       cudaStreamSynchronize (c->streams[i]);
     c->anchor = c->anchor_event;
@@ -819,9 +839,9 @@ co_cuda_set_const (CoEngine * e, gconstpointer data, gsize size,
 
   if (!co_cuda_enter (c, error))
     return FALSE;
-  CK (cudaMemcpyAsync, (c->dev_const, data, size, cudaMemcpyHostToDevice,
-          c->streams[0]));
-  CK (cudaStreamSynchronize, (c->streams[0]));
+  CO_CUDA_CHECK_GOTO (cudaMemcpyAsync (c->dev_const, data, size,
+          cudaMemcpyHostToDevice, c->streams[0]), error, fail);
+  CO_CUDA_CHECK_GOTO (cudaStreamSynchronize (c->streams[0]), error, fail);
   ok = TRUE;
 fail:
   co_cuda_leave (c);

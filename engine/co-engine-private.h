@@ -27,8 +27,8 @@ struct _CoBackendOps
   CoBackendKind kind;
 
   /* Whether the backend can run on @device_id (-1: the first device); if
-   * not and @why is not NULL, *@why (the caller frees it) says why. */
-    gboolean (*usable) (gint device_id, gchar ** why);
+   * not, @error says why. */
+    gboolean (*usable) (gint device_id, GError ** error);
   /* Optional: why a device that exists cannot be used (e.g. this build has
    * no code for its architecture); NULL when it can, or when there is none.
    * For the warning of backend=auto falling back. */

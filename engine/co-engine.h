@@ -30,6 +30,26 @@
  * reached.  Each in-flight frame owns one slot of device memory (its input
  * and output areas; host memory on the CPU backend, none with cpu_direct),
  * so the bound is also the device-memory budget.
+ *
+ * Errors, one convention per channel:
+ *  - Calls: every function of the engine's modules that can fail (this
+ *    header, co-hostreg.h, co-hostkeep.h, co-custom-load.h, the backend
+ *    table of co-engine-private.h) returns FALSE or NULL and sets a GError
+ *    of the CO_ENGINE_ERROR domain (the codes below), whose message names
+ *    what failed and why.  The caller owns the error; NULL is allowed.
+ *  - Frames: a frame's device work fails after co_engine_submit() has
+ *    returned, on another thread, so the failure travels with the frame:
+ *    CoFrame.error, the message of its first failure (NULL when it
+ *    succeeded), read by the consumer when co_engine_wait_oldest() hands
+ *    the frame back.  It is a string, not a GError, because the frame is
+ *    its only carrier and its message is all the consumer reports.
+ *  - CUDA calls: each CUDA runtime call is made through CO_CUDA_CHECK_GOTO
+ *    (co-cuda-check.h), which logs a failure with the call and its place in
+ *    the source and turns it into the CO_ENGINE_ERROR_CUDA GError above.
+ * The kernels (kernels/) know no GLib: their launchers return the
+ * cudaError_t as an int.  The pure-C modules (statistics, trace writer,
+ * interval math, automatic settings) know no GLib either: co_trace_open()
+ * writes its message into the caller's buffer.
  */
 #ifndef __CO_ENGINE_H__
 #define __CO_ENGINE_H__
@@ -194,7 +214,9 @@ struct _CoFrame
   CoParcopyJob *host_job;
 
   /* Set by the engine when the frame has completed (or failed). */
-  gchar *error;                 /* NULL, or what failed (the call and its message) */
+  /* NULL, or what failed (the call and its message): the frame's error
+   * channel (the top of this file) */
+  gchar *error;
 
   /* private */
   guint slot;
@@ -250,6 +272,8 @@ enum
   CO_ENGINE_ERROR_KERNEL,       /* operation=custom: the user's kernel could
                                  * not be loaded; the message names the file,
                                  * the kernel and why */
+  CO_ENGINE_ERROR_REFUSED,      /* the host-memory registry will not
+                                 * page-lock a range (co-hostreg.h) */
 };
 
 /* Device properties for the run's passport.  All zero on the CPU backend. */
@@ -266,10 +290,11 @@ typedef struct
 } CoDeviceInfo;
 
 /* Whether co_engine_new() can open an engine with @kind on @device_id (-1:
- * the first device); when not, @why (if not NULL; free it) says why.
+ * the first device); when not, @error says why (CO_ENGINE_ERROR_NO_DEVICE,
+ * or CO_ENGINE_ERROR_CUDA when the runtime cannot count the devices).
  * CO_BACKEND_AUTO and CO_BACKEND_CPU always can. */
 gboolean co_engine_backend_usable (CoBackendKind kind, gint device_id,
-    gchar ** why);
+    GError ** error);
 /* Why CO_BACKEND_AUTO runs on the CPU although a GPU is present (e.g. the
  * build has no code for its architecture), to warn the user; NULL when
  * there is no GPU at all or it is usable.  Free it. */

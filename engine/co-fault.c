@@ -1,6 +1,13 @@
-/* cudaoverlap: fault injection for tests (see co-fault.h).
+/* cudaoverlap: fault injection for tests.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * A device call fails rarely and at any moment, and the error paths behind
+ * it are the code a user meets least and a test reaches hardest.  This
+ * module lets a test make any named call point fail from its nth call on,
+ * counts the points a run passes so that a test can fail each in turn,
+ * and holds the test-only delays that widen race windows.  It exists only
+ * in a -Dfault-injection build; co-fault.h has the interface.
  */
 #include <string.h>
 
@@ -47,6 +54,18 @@ co_fault_hit (const gchar * point)
   }
   g_mutex_unlock (&co_fault_lock);
   return hit;
+}
+
+gboolean
+co_fault_hit_call (const gchar * call)
+{
+  gchar name[128];
+
+  /* the name is cut out only while a test counts: one atomic read else */
+  if (!g_atomic_int_get (&co_fault_active))
+    return FALSE;
+  g_strlcpy (name, call, MIN (strcspn (call, " (") + 1, sizeof (name)));
+  return co_fault_hit (name);
 }
 
 void

@@ -60,6 +60,10 @@ G_BEGIN_DECLS
 #ifdef CO_FAULT_INJECTION
 /* Whether this call of @point fails.  Thread-safe; counts the call. */
     gboolean co_fault_hit (const gchar * point);
+/* co_fault_hit() of the function that @call calls: @call is the text of a
+ * call, "cudaEventRecord (ev, s)", whose point is the name before the
+ * first space or parenthesis (co-cuda-check.h). */
+gboolean co_fault_hit_call (const gchar * call);
 /* From the @nth (0-based) call of @point on ("*": any point), every call
  * fails; @nth < 0 (or @point NULL) disarms.  Resets the counts. */
 void co_fault_arm (const gchar * point, gint64 nth);
@@ -87,6 +91,7 @@ void co_test_set_force_staging (gboolean force);
 gboolean co_fault_force_staging (void);
 #else
 #define co_fault_hit(point) FALSE
+#define co_fault_hit_call(call) FALSE
 #define co_fault_submit_delay_us() 0
 #define co_fault_worker_jitter_us() 0
 #define co_fault_update_delay_us() 0

@@ -1,6 +1,10 @@
-/* cudaoverlap: page-locked blocks kept for reuse (see co-hostkeep.h).
+/* cudaoverlap: page-locked blocks kept for reuse.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Page-locking memory is slow and stalls the process's other CUDA calls,
+ * so the blocks a pool frees are kept a while for the next pool that asks
+ * for the same size (co-hostkeep.h says when and how much).
  *
  * Under keep->lock: the free blocks (most recently given first) and their
  * bytes.  Driver calls are made without the lock.  One thread per keep,
@@ -103,9 +107,9 @@ start_thread (CoHostKeep * keep)
 /* ---- the keep ------------------------------------------------------------- */
 
 static gpointer
-cuda_alloc (gsize size, gint device_id, gpointer user_data, gchar ** why)
+cuda_alloc (gsize size, gint device_id, gpointer user_data, GError ** error)
 {
-  return co_host_alloc_quiet (size, device_id, why);
+  return co_host_alloc (size, device_id, error);
 }
 
 static void
@@ -190,22 +194,25 @@ take_kept (CoHostKeep * keep, gsize size)
 }
 
 gpointer
-co_host_keep_take (CoHostKeep * keep, gsize size, gint device_id, gchar ** why)
+co_host_keep_take (CoHostKeep * keep, gsize size, gint device_id,
+    GError ** error)
 {
   gsize rounded = co_host_keep_round (size);
   gpointer p;
 
-  /* one fault point per take, kept or made */
-  if (co_fault_hit ("cudaHostAlloc")) {
-    *why = g_strdup ("cudaHostAlloc failed: out of memory "
-        "(cudaErrorMemoryAllocation, injected)");
-    return NULL;
-  }
   g_mutex_lock (&keep->lock);
   p = take_kept (keep, rounded);
   g_mutex_unlock (&keep->lock);
   if (!p)
-    p = keep->ops.alloc (rounded, device_id, keep->user_data, why);
+    return keep->ops.alloc (rounded, device_id, keep->user_data, error);
+  /* a kept block stands for the cudaHostAlloc it saves: the same fault
+   * point, so that a take can fail in a test whichever way it goes */
+  if (co_fault_hit ("cudaHostAlloc")) {
+    co_host_keep_give (keep, p, size);
+    g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_CUDA,
+        "injected failure of cudaHostAlloc (a kept block)");
+    return NULL;
+  }
   return p;
 }
 

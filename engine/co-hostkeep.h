@@ -18,12 +18,13 @@
  * of the same caps with slightly different alignment share blocks.
  *
  * Fault injection (co-fault.h): a take is the "cudaHostAlloc" point
- * whether the block comes from the keep or from the driver.
+ * whether the block comes from the keep (the keep asks the point) or from
+ * the driver (co_host_alloc's check asks it).
  */
 #ifndef __CO_HOSTKEEP_H__
 #define __CO_HOSTKEEP_H__
 
-#include <glib.h>
+#include "co-engine.h"
 
 G_BEGIN_DECLS
 #define CO_HOST_KEEP_IDLE_US (10 * G_USEC_PER_SEC)
@@ -33,14 +34,14 @@ typedef struct _CoHostKeep CoHostKeep;
 typedef struct
 {
   gpointer (*alloc) (gsize size, gint device_id, gpointer user_data,
-      gchar ** why);
+      GError ** error);
   void (*free) (gpointer data, gpointer user_data);
 } CoHostKeepOps;
 
 /* What the process's keep holds at most: an eighth of the host's memory,
  * at most 4 GiB (a 4K pipeline's pools, with an upstream that holds 32
- * frames of our pool, are ~1.4 GB: all of it must fit for a second
- * pipeline to start without page-locking). */
+ * frames of our pool, take more than a GiB: all of it must fit for a
+ * second pipeline to start without page-locking). */
 gsize co_host_keep_default_max (void);
 /* The process's keep (cudaHostAlloc / cudaFreeHost), made on first use. */
 CoHostKeep *co_host_keep_get_default (void);
@@ -54,9 +55,9 @@ void co_host_keep_free (CoHostKeep * keep);
 /* The size of the block that holds @size bytes. */
 gsize co_host_keep_round (gsize size);
 /* A page-locked block of co_host_keep_round (@size) bytes: a kept one, or
- * a new one.  NULL with @why set (free it) on failure. */
+ * a new one.  NULL with @error set on failure. */
 gpointer co_host_keep_take (CoHostKeep * keep, gsize size, gint device_id,
-    gchar ** why);
+    GError ** error);
 /* Gives back a block from co_host_keep_take (@size as asked): kept while
  * the keep has room, else freed now. */
 void co_host_keep_give (CoHostKeep * keep, gpointer data, gsize size);

@@ -1,6 +1,13 @@
-/* cudaoverlap: the registry of page-locked host ranges (see co-hostreg.h).
+/* cudaoverlap: the registry of page-locked host ranges, and page-locked
+ * host allocation.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * An asynchronous copy from host memory needs the memory page-locked, and
+ * several elements of a process may copy from the same buffers.  The
+ * registry counts who uses which pages, so that a range is registered once
+ * and unregistered only when its last user lets go (co-hostreg.h has the
+ * rules it answers by).
  *
  * Invariants, under reg->lock: no two entries overlap, except held entries
  * among themselves (a held entry registers nothing); an entry's refs > 0;
@@ -14,11 +21,7 @@
 #include <cuda_runtime.h>
 
 #include "co-hostreg.h"
-#include "co-fault.h"
-
-#define CO_CUDA_FAIL(err, call) \
-  g_strdup_printf ("%s failed: %s (%s)", call, cudaGetErrorString (err), \
-      cudaGetErrorName (err))
+#include "co-cuda-check.h"
 
 typedef struct
 {
@@ -45,126 +48,65 @@ struct _CoHostRef
 
 /* ---- page-locked allocation ---------------------------------------------- */
 
-/* The device the host memory is for (portable memory is usable by every
- * context; the call makes the device's context current first). */
-static gboolean
-set_device (gint device_id, gboolean fault_point, gchar ** why)
-{
-  cudaError_t err = fault_point && co_fault_hit ("cudaSetDevice") ?
-      cudaErrorInvalidDevice : cudaSetDevice (MAX (device_id, 0));
-
-  if (err != cudaSuccess) {
-    *why = CO_CUDA_FAIL (err, "cudaSetDevice");
-    return FALSE;
-  }
-  return TRUE;
-}
-
-static gpointer
-host_alloc (gsize size, gint device_id, gboolean fault_point, gchar ** why)
+/* Portable memory is usable by every context; the device is selected
+ * first so that the call runs in the device's context. */
+gpointer
+co_host_alloc (gsize size, gint device_id, GError ** error)
 {
   void *p = NULL;
-  cudaError_t err;
 
-  if (!set_device (device_id, fault_point, why))
-    return NULL;
-  if (fault_point && co_fault_hit ("cudaHostAlloc"))
-    err = cudaErrorMemoryAllocation;
-  else
-    err = cudaHostAlloc (&p, MAX (size, 1), cudaHostAllocPortable);
-  if (err != cudaSuccess) {
-    cudaGetLastError ();        /* not sticky: clear it */
-    *why = CO_CUDA_FAIL (err, "cudaHostAlloc");
-    return NULL;
-  }
+  CO_CUDA_CHECK_GOTO (cudaSetDevice (MAX (device_id, 0)), error, fail);
+  CO_CUDA_CHECK_GOTO (cudaHostAlloc (&p, MAX (size, 1),
+          cudaHostAllocPortable), error, fail);
   return p;
-}
 
-gpointer
-co_host_alloc (gsize size, gint device_id, gchar ** why)
-{
-  return host_alloc (size, device_id, TRUE, why);
-}
-
-gpointer
-co_host_alloc_quiet (gsize size, gint device_id, gchar ** why)
-{
-  return host_alloc (size, device_id, FALSE, why);
+fail:
+  return NULL;
 }
 
 void
 co_host_free (gpointer data)
 {
-  cudaError_t err;
-
-  if (!data)
-    return;
-  err = co_fault_hit ("cudaFreeHost") ? cudaErrorInvalidValue :
-      cudaFreeHost (data);
-  if (err != cudaSuccess) {
-    gchar *why = CO_CUDA_FAIL (err, "cudaFreeHost");
-
-    /* a release has no caller to fail: said, and the memory is lost */
-    cudaGetLastError ();
-    g_message ("cudaoverlap: %s (the page-locked memory at %p is lost)", why,
-        data);
-    g_free (why);
-  }
+  /* a release has no caller to fail: the failure is logged, and the
+   * memory is lost */
+  if (data)
+    CO_CUDA_CHECK_LOG (cudaFreeHost (data));
 }
 
 /* ---- the driver behind the default registry ------------------------------ */
 
 static gboolean
 cuda_register (gpointer data, gsize size, gint device_id, gpointer user_data,
-    gchar ** why)
+    GError ** error)
 {
-  cudaError_t err;
-
-  if (!set_device (device_id, TRUE, why))
-    return FALSE;
-  if (co_fault_hit ("cudaHostRegister"))
-    err = cudaErrorHostMemoryAlreadyRegistered;
-  else
-    err = cudaHostRegister (data, size, cudaHostRegisterPortable);
-  if (err != cudaSuccess) {
-    cudaGetLastError ();        /* not sticky: clear it */
-    *why = CO_CUDA_FAIL (err, "cudaHostRegister");
-    return FALSE;
-  }
+  CO_CUDA_CHECK_GOTO (cudaSetDevice (MAX (device_id, 0)), error, fail);
+  CO_CUDA_CHECK_GOTO (cudaHostRegister (data, size,
+          cudaHostRegisterPortable), error, fail);
   return TRUE;
+
+fail:
+  return FALSE;
 }
 
 static void
 cuda_unregister (gpointer data, gpointer user_data)
 {
-  cudaError_t err;
-
-  err = co_fault_hit ("cudaHostUnregister") ? cudaErrorHostMemoryNotRegistered
-      : cudaHostUnregister (data);
-  if (err != cudaSuccess) {
-    gchar *why = CO_CUDA_FAIL (err, "cudaHostUnregister");
-
-    cudaGetLastError ();
-    /* a release has no caller to fail: said, the range stays locked */
-    g_message ("cudaoverlap: host range %p: %s", data, why);
-    g_free (why);
-  }
+  /* a release has no caller to fail: the failure is logged, and the range
+   * stays page-locked */
+  CO_CUDA_CHECK_LOG (cudaHostUnregister (data));
 }
 
 static gboolean
 cuda_is_pinned_at (gconstpointer p)
 {
   struct cudaPointerAttributes attr;
-  cudaError_t err;
 
-  err = co_fault_hit ("cudaPointerGetAttributes") ? cudaErrorInvalidValue :
-      cudaPointerGetAttributes (&attr, p);
-  if (err != cudaSuccess) {
-    /* unknown: not pinned, so it is registered (or refused) by us */
-    cudaGetLastError ();
-    return FALSE;
-  }
+  CO_CUDA_CHECK_GOTO (cudaPointerGetAttributes (&attr, p), NULL, unknown);
   return attr.type == cudaMemoryTypeHost;
+
+unknown:
+  /* not pinned, then: it is registered (or refused) by us */
+  return FALSE;
 }
 
 static gboolean
@@ -263,13 +205,13 @@ entry_new (CoHostReg * reg, guintptr start, guintptr end, gboolean registered)
 
 CoHostRegResult
 co_hostreg_acquire (CoHostReg * reg, gconstpointer data, gsize size,
-    gint device_id, CoHostRegMode mode, CoHostRef ** ref, gchar ** why)
+    gint device_id, CoHostRegMode mode, CoHostRef ** ref, GError ** error)
 {
   guintptr p = (guintptr) data, start, end;
   CoHostEntry *inside = NULL, *held_inside = NULL;
   gboolean overlap_registered = FALSE, overlap_held = FALSE;
   CoHostRegResult res;
-  gchar *reason = NULL;
+  GError *reason = NULL;
   guint i;
 
   g_return_val_if_fail (reg != NULL && ref != NULL, CO_HOSTREG_REFUSED);
@@ -278,8 +220,8 @@ co_hostreg_acquire (CoHostReg * reg, gconstpointer data, gsize size,
 
   start = p & ~(guintptr) (reg->page - 1);
   if (p + size < p || p + size + reg->page - 1 < p + size) {
-    if (why)
-      *why = g_strdup ("the range wraps around the address space");
+    g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_REFUSED,
+        "the range wraps around the address space");
     return CO_HOSTREG_REFUSED;
   }
   end = (p + size + reg->page - 1) & ~(guintptr) (reg->page - 1);
@@ -308,9 +250,9 @@ co_hostreg_acquire (CoHostReg * reg, gconstpointer data, gsize size,
     ref_add_entry (ref, reg, inside);
     res = CO_HOSTREG_REGISTERED;
   } else if (overlap_registered) {
-    reason = g_strdup_printf ("pages %#" G_GINTPTR_MODIFIER "x-%#"
-        G_GINTPTR_MODIFIER "x overlap a registered range only partly",
-        start, end);
+    g_set_error (&reason, CO_ENGINE_ERROR, CO_ENGINE_ERROR_REFUSED,
+        "pages %#" G_GINTPTR_MODIFIER "x-%#" G_GINTPTR_MODIFIER "x overlap "
+        "a registered range only partly", start, end);
     res = CO_HOSTREG_REFUSED;
   } else if (reg->ops.is_app_pinned (data, size, device_id, reg->user_data)) {
     res = CO_HOSTREG_PINNED;
@@ -319,9 +261,9 @@ co_hostreg_acquire (CoHostReg * reg, gconstpointer data, gsize size,
         entry_new (reg, start, end, FALSE));
     res = CO_HOSTREG_PAGEABLE;
   } else if (overlap_held) {
-    reason = g_strdup_printf ("pages %#" G_GINTPTR_MODIFIER "x-%#"
-        G_GINTPTR_MODIFIER "x are shared with pageable copies in flight",
-        start, end);
+    g_set_error (&reason, CO_ENGINE_ERROR, CO_ENGINE_ERROR_REFUSED,
+        "pages %#" G_GINTPTR_MODIFIER "x-%#" G_GINTPTR_MODIFIER "x are "
+        "shared with pageable copies in flight", start, end);
     res = CO_HOSTREG_REFUSED;
   } else if (reg->ops.register_range ((gpointer) start, end - start,
           device_id, reg->user_data, &reason)) {
@@ -332,10 +274,9 @@ co_hostreg_acquire (CoHostReg * reg, gconstpointer data, gsize size,
   }
   g_mutex_unlock (&reg->lock);
 
-  if (why)
-    *why = reason;
-  else
-    g_free (reason);
+  /* set here, outside the lock */
+  if (reason)
+    g_propagate_error (error, reason);
   return res;
 }
 

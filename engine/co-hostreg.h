@@ -36,15 +36,12 @@
 #ifndef __CO_HOSTREG_H__
 #define __CO_HOSTREG_H__
 
-#include <glib.h>
+#include "co-engine.h"
 
 G_BEGIN_DECLS
 /* Page-locked host memory (cudaHostAlloc, portable) on @device_id (< 0:
- * device 0).  NULL on failure, with @why set (free it). */
-    gpointer co_host_alloc (gsize size, gint device_id, gchar ** why);
-/* The same without fault points (co-fault.h): for a caller that counted
- * the point already (co_host_keep_take). */
-gpointer co_host_alloc_quiet (gsize size, gint device_id, gchar ** why);
+ * device 0).  NULL on failure, with @error (CO_ENGINE_ERROR_CUDA) set. */
+    gpointer co_host_alloc (gsize size, gint device_id, GError ** error);
 void co_host_free (gpointer data);
 
 typedef struct _CoHostReg CoHostReg;
@@ -52,7 +49,7 @@ typedef struct _CoHostRef CoHostRef;
 
 /* What the registry asks of the driver; a test passes a fake one.
  * @register_range: page-lock [@data, @data + @size) (page-aligned); FALSE
- *   with @why set on failure.
+ *   with @error set on failure.
  * @unregister_range: undo a successful @register_range of @data.
  * @is_app_pinned: whether the bytes [@data, @data + @size) are page-locked
  *   already (by someone else than this registry: asked after the registry
@@ -61,7 +58,7 @@ typedef struct _CoHostRef CoHostRef;
 typedef struct
 {
   gboolean (*register_range) (gpointer data, gsize size, gint device_id,
-      gpointer user_data, gchar ** why);
+      gpointer user_data, GError ** error);
   void (*unregister_range) (gpointer data, gpointer user_data);
     gboolean (*is_app_pinned) (gconstpointer data, gsize size,
       gint device_id, gpointer user_data);
@@ -93,10 +90,11 @@ void co_hostreg_free (CoHostReg * reg);
 /* Looks up (and with CO_HOSTREG_REGISTER, registers) the pages of the
  * @size > 0 bytes at @data, see above.  For REGISTERED and PAGEABLE, one
  * reference is added to *@ref (made when *@ref is NULL).  For REFUSED,
- * @why (if not NULL) says why. */
+ * @error says why: CO_ENGINE_ERROR_REFUSED for the registry's own reasons,
+ * the driver's error when registering failed. */
 CoHostRegResult co_hostreg_acquire (CoHostReg * reg, gconstpointer data,
     gsize size, gint device_id, CoHostRegMode mode, CoHostRef ** ref,
-    gchar ** why);
+    GError ** error);
 
 /* Adds another reference on each entry @src holds to *@dst (made when
  * NULL).  Nothing when @src is NULL. */

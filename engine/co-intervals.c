@@ -1,7 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * cudaoverlap: interval arithmetic, percentiles and a log-bucketed histogram.
- * Pure C11 and libc; see co-intervals.h.
+ *
+ * The statistics (co-stats.c) reduce a frame's device operations to
+ * measures of unions and intersections of time intervals: how long any
+ * copy ran, how long a copy and a kernel ran at once.  This module does
+ * that arithmetic on sorted arrays of half-open intervals, and keeps the
+ * latency percentiles of a whole run in a fixed-size histogram.  Pure C11
+ * and libc (co-intervals.h has the conventions).
  */
 
 #include "co-intervals.h"

@@ -4,13 +4,12 @@
  *
  * Staging a frame (pageable memory copied into page-locked memory before
  * its H2D copies) is bound by the host's memcpy, which one thread does not
- * saturate (several threads copy several times faster).  A copy is cut
- * into parts of at least
+ * saturate: the memory system serves the loads and stores of several
+ * cores at once.  A copy is cut into parts of at least
  * CO_PARCOPY_MIN_PART bytes, at most co_parallel_copy_parts () of them
- * (the host's CPUs less two, 2 to 16: 14 on that 16-CPU host; two are
- * left to the pipelines' own threads), queued to a process-wide pool of
- * as many threads.  A job (co_parcopy_job_*) lets its caller go on while
- * they run: an element stages frame N + 1 while its submit thread waits
+ * (the host's CPUs less two, 2 to 16; two are left to the pipelines' own
+ * threads), queued to a process-wide pool of as many threads.  A job
+ * (co_parcopy_job_*) lets its caller go on while they run: an element stages frame N + 1 while its submit thread waits
  * for frame N's copies (the copies of consecutive frames then overlap; one
  * frame at a time, the pool's threads would wait for the slowest part of
  * each).  Finishing a job copies the parts no pool thread has started on

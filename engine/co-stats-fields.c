@@ -1,7 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * cudaoverlap: the fields of the statistics and passport messages; see
- * co-stats-fields.h.  Pure C11 and libc.
+ * cudaoverlap: the fields of the statistics and passport messages.
+ *
+ * One table lists every field the element posts: its name on the bus, its
+ * type, unit and definition, and the struct member that holds its value.
+ * The element builds its messages by walking the table, and the reference
+ * in docs/stats.md and the installed header are generated from it, so the
+ * three cannot disagree (co-stats-fields.h).  Pure C11 and libc.
  */
 
 #include "co-stats-fields.h"

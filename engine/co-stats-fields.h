@@ -11,7 +11,7 @@
  * the element ran with, in the statistics) or of CoPassport.  The element
  * fills those plain structs and builds each message by walking the list;
  * the field tables of docs/stats.md are generated from it and checked
- * against it (tests/stats-fields.c, the `stats-docs` test; `make
+ * against it (tests/test-stats-fields.c, the `stats-docs` test; `make
  * docs-fields` rewrites them), and so is the header installed for
  * applications, gst/cudaoverlap/cudaoverlap.h, at every build.  A new
  * field is one line here plus the member that holds its value.

@@ -1,8 +1,15 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * cudaoverlap: statistics over windows of frames and over the whole run.
- * Pure C11 and libc; see co-stats.h for the semantics and the whole-run
- * folding approach.
+ *
+ * The point of the element is to overlap copies with kernels, so its
+ * statistics measure overlap: how long the copy engines and the SMs were
+ * busy, how much of that ran at once, and how long frames took.  Each
+ * frame hands over its operations as intervals on one timeline; a window
+ * keeps every record and summarises them exactly, and the whole run folds
+ * old intervals away so that its memory stays bounded over hours (the
+ * semantics and the folding rule are in co-stats.h).  Pure C11 and libc,
+ * so that the arithmetic is unit-tested on any host.
  */
 
 #include "co-stats.h"

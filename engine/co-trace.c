@@ -2,7 +2,10 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * See co-trace.h.  Layout of the file at any moment after a sync:
+ * A timeline of every copy and kernel shows overlap (or its absence) at a
+ * glance, so the element can write one that Perfetto opens.  The writer
+ * keeps memory bounded and the file valid JSON after every sync, however
+ * long the run (co-trace.h).  Layout of the file at any moment after a sync:
  *
  *   HEADER  event ("\n" event "," ...)  TERMINATOR
  *   |<-------- data_end -------------->|

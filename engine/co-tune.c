@@ -1,7 +1,14 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * cudaoverlap: the automatic settings; see co-tune.h for the rules and the
- * rows they come from.  Pure C11 and libc.
+ * cudaoverlap: the automatic settings.
+ *
+ * An element left at its defaults picks streams, chunks, batch and the wait
+ * mode here, from what it knows of the frames, the device and the pipeline
+ * (live or not), and once more from what the first frames measured.  The
+ * rules are written out in co-tune.h, each with the reason it holds; this
+ * file applies them and says in one line why it chose what it chose, for
+ * the statistics.  Pure C11 and libc, so that the rules are unit-tested on
+ * any host.
  */
 
 #include <stdarg.h>
@@ -17,9 +24,8 @@
 
 #define MIB ((uint64_t) 1 << 20)
 /* Live (and heavy) frames: a band per this many bytes (rounded), at most
- * MAX_BANDS:
- * a band's copies then last long (4 MiB: ~80 us at 50 GB/s) against what a
- * band costs (~17 us of host CPU, ~15-20 us of device scheduling). */
+ * MAX_BANDS: a band's copies then last long against what a band costs
+ * (host CPU to queue it, device scheduling between its operations). */
 #define BAND_BYTES (4 * MIB)
 #define MAX_BANDS 4
 /* CPU backend: frames this large get a band per worker. */
@@ -178,8 +184,8 @@ upstream_waits (const CoTuneMeasure * m)
 /* The device, not the host, sets the pace: chain spent less CPU time on a
  * frame than the device was busy with it, and mostly waited (for a free
  * slot).  Either alone is not enough: the device's busy time holds the
- * scheduling gaps of short operations (~15-20 us each, docs/PERFORMANCE.md,
- * CUPTI section), and chain's wall time holds preemption. */
+ * scheduling gaps between short operations (docs/PERFORMANCE.md, CUPTI
+ * section), and chain's wall time holds preemption. */
 static bool
 device_bound (const CoTuneMeasure * m)
 {

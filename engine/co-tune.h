@@ -21,7 +21,8 @@
  *    4 MiB once the first frames show the host is the bound: chain's CPU
  *    time at least the device's busy time per frame or chain not waiting
  *    (for a slot) most of its time, and upstream not waiting between
- *    buffers (small frames then run several times faster in batches of 8);
+ *    buffers (a batch pays the host's per-frame costs once for all its
+ *    frames);
  *  - live (latency): a band per 4 MiB of frame, at most 4 (a frame's
  *    latency falls with its bands down to about 4), two streams per band
  *    (8 x 4), batch 1 (a frame would wait for the batch), and the spinning
@@ -52,7 +53,7 @@
  *  - audio (no batch): the same rules on the buffer size (measured from
  *    the buffers once they came: the first build knows only the slots'
  *    capacity); FIR filters of CO_TUNE_HEAVY_TAPS taps or more count as
- *    heavy (kernel about a copy at ~480 taps for 8 MiB buffers).
+ *    heavy (from there on the kernel takes about as long as a copy).
  * An explicit value (user_*) is kept as it is; the others are chosen
  * around it (e.g. streams >= chunks).
  */

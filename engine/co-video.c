@@ -2,6 +2,12 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
+ * The engine overlaps the copies of one chunk with the kernel of another,
+ * so a frame is cut into bands that can each be uploaded, computed and
+ * downloaded on their own.  This module turns a frame's planes, the
+ * operation and the memory on both sides into that plan: each band's
+ * copies and kernel parameters, halo rows included for the blur.
+ *
  * A chunk is a horizontal band: the same rows of every plane.  Device
  * layout of one slot (see docs/architecture.md):
  *   dev_in:  for each band, for each plane, the band's input rows plus

@@ -8,6 +8,11 @@
  * and co_*_run_cpu() computes the same thing on the calling thread
  * (kernels/co-kernels-cpu.c).  Tests compare both against an independent
  * naive reference in tests/.
+ *
+ * Errors: a function that can fail returns a cudaError_t as an int, 0 on
+ * success (this layer knows no GLib); the engine makes each call through
+ * its CUDA check (engine/co-cuda-check.h), which logs a failure and turns
+ * it into a GError.  Invalid parameters give cudaErrorInvalidValue.
  */
 #ifndef __CO_KERNELS_H__
 #define __CO_KERNELS_H__

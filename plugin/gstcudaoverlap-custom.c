@@ -182,13 +182,13 @@ set_launcher (GstCudaOverlapCustom * c, GObject * obj, const GValue * value)
 {
   const GstCudaOverlapKernelLauncher *l = g_value_get_pointer (value);
   CoCustomLauncher *cl = NULL;
-  gchar *why = NULL;
+  GError *err = NULL;
 
-  if (l && !(cl = co_custom_launcher_new (l, &why))) {
-    GST_WARNING_OBJECT (obj, "kernel-launcher not changed: %s", why);
+  if (l && !(cl = co_custom_launcher_new (l, &err))) {
+    GST_WARNING_OBJECT (obj, "kernel-launcher not changed: %s", err->message);
     g_warning ("%s: kernel-launcher not changed: %s",
-        G_OBJECT_TYPE_NAME (obj), why);
-    g_free (why);
+        G_OBJECT_TYPE_NAME (obj), err->message);
+    g_error_free (err);
     return GST_CUDA_OVERLAP_CUSTOM_UNCHANGED;
   }
   if (!cl && !c->launcher)

@@ -55,16 +55,16 @@ pinned_mem_alloc (GstAllocator * allocator, gsize size,
   PinnedMemory *m;
   gsize align = params->align | gst_memory_alignment | 63;
   gsize maxsize = size + params->prefix + params->padding;
-  gchar *why = NULL;
+  GError *err = NULL;
   gpointer base;
   gint64 t0 = g_get_monotonic_time ();
 
   base = co_host_keep_take (co_host_keep_get_default (), maxsize + align,
-      self->device_id, &why);
+      self->device_id, &err);
   if (!base) {
     GST_ERROR_OBJECT (self, "could not allocate %" G_GSIZE_FORMAT
-        " page-locked bytes: %s", maxsize, why);
-    g_free (why);
+        " page-locked bytes: %s", maxsize, err->message);
+    g_error_free (err);
     return NULL;
   }
   /* a block from the keep takes microseconds, page-locking milliseconds:
@@ -238,7 +238,7 @@ memory_prepare_large (GstMemory * owner, gint device_id, CoHostRef ** frame)
   CoHostRef *ref;
   CoHostRegResult res;
   GstMapInfo map;
-  gchar *why = NULL;
+  GError *err = NULL;
   gint64 t0;
 
   g_mutex_lock (&hostmem_lock);
@@ -256,7 +256,7 @@ memory_prepare_large (GstMemory * owner, gint device_id, CoHostRef ** frame)
   t0 = g_get_monotonic_time ();
   res = co_hostreg_acquire (co_hostreg_get_default (),
       map.data - owner->offset, owner->maxsize, device_id,
-      CO_HOSTREG_REGISTER, &ref, &why);
+      CO_HOSTREG_REGISTER, &ref, &err);
   t0 = g_get_monotonic_time () - t0;
   gst_memory_unmap (owner, &map);
   if (res == CO_HOSTREG_REGISTERED) {
@@ -275,8 +275,8 @@ memory_prepare_large (GstMemory * owner, gint device_id, CoHostRef ** frame)
       return CO_PATH_PINNED;
     default:
       GST_INFO ("memory %p is not page-locked, its frames are staged: %s",
-          owner, why);
-      g_free (why);
+          owner, err ? err->message : "refused");
+      g_clear_error (&err);
       return CO_PATH_STAGED;
   }
 }
@@ -288,13 +288,13 @@ memory_prepare_small (GstMemory * mem, gint device_id, CoHostRef ** frame)
 {
   CoHostRegResult res;
   GstMapInfo map;
-  gchar *why = NULL;
+  GError *err = NULL;
 
   if (!gst_memory_map (mem, &map, GST_MAP_READ))
     return CO_PATH_STAGED;
   res = map.size == 0 ? CO_HOSTREG_PINNED :
       co_hostreg_acquire (co_hostreg_get_default (), map.data, map.size,
-      device_id, CO_HOSTREG_HOLD, frame, &why);
+      device_id, CO_HOSTREG_HOLD, frame, &err);
   gst_memory_unmap (mem, &map);
   switch (res) {
     case CO_HOSTREG_PINNED:
@@ -305,8 +305,8 @@ memory_prepare_small (GstMemory * mem, gint device_id, CoHostRef ** frame)
       return CO_PATH_PAGEABLE;
     default:
       GST_INFO ("memory %p cannot be copied from directly, staged: %s", mem,
-          why);
-      g_free (why);
+          err ? err->message : "refused");
+      g_clear_error (&err);
       return CO_PATH_STAGED;
   }
 }

@@ -74,7 +74,8 @@ cuda_memory_why_not (GstCudaOverlapFilter * self, CoBackendKind backend,
     gint device_id)
 {
   const gchar *lib_why = NULL;
-  gchar *why = NULL;
+  GError *err = NULL;
+  gchar *why;
 
   if (!class_takes_cuda (self))
     return g_strdup ("this element takes system memory only");
@@ -82,8 +83,11 @@ cuda_memory_why_not (GstCudaOverlapFilter * self, CoBackendKind backend,
     return g_strdup ("backend=cpu");
   if (!gst_cuda_overlap_cuda_lib (&lib_why))
     return g_strdup (lib_why);
-  if (!co_engine_backend_usable (CO_BACKEND_CUDA, device_id, &why))
-    return why ? why : g_strdup ("no usable CUDA device");
+  if (!co_engine_backend_usable (CO_BACKEND_CUDA, device_id, &err)) {
+    why = g_strdup (err->message);
+    g_error_free (err);
+    return why;
+  }
   return NULL;
 }
 

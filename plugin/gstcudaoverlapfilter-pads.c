@@ -746,7 +746,7 @@ check_backend (GstCudaOverlapFilter * self)
 {
   GstCudaOverlapFilterPrivate *priv = PRIV (self);
   CoBackendKind backend;
-  gchar *why = NULL;
+  GError *err = NULL;
   gint dev;
 
   GST_OBJECT_LOCK (self);
@@ -754,10 +754,10 @@ check_backend (GstCudaOverlapFilter * self)
   dev = priv->device_id;
   GST_OBJECT_UNLOCK (self);
   if (backend != CO_BACKEND_CUDA
-      || co_engine_backend_usable (backend, dev, &why))
+      || co_engine_backend_usable (backend, dev, &err))
     return TRUE;
-  _gst_cuda_overlap_filter_no_device_error (self, why);
-  g_free (why);
+  _gst_cuda_overlap_filter_no_device_error (self, err->message);
+  g_error_free (err);
   return FALSE;
 }
 

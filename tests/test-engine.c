@@ -285,13 +285,12 @@ test_backend_choice (void)
 {
   CoEngineConfig cfg = { 0, };
   GError *err = NULL;
-  gchar *why = NULL;
   CoEngine *e;
 
   co_fault_arm ("cudaGetDeviceCount", 0);
-  g_assert_false (co_engine_backend_usable (CO_BACKEND_CUDA, -1, &why));
-  g_assert_cmpstr (why, ==, "injected failure of cudaGetDeviceCount");
-  g_free (why);
+  g_assert_false (co_engine_backend_usable (CO_BACKEND_CUDA, -1, &err));
+  g_assert_cmpstr (err->message, ==, "injected failure of cudaGetDeviceCount");
+  g_clear_error (&err);
   g_assert_true (co_engine_backend_usable (CO_BACKEND_AUTO, -1, NULL));
   g_assert_true (co_engine_backend_usable (CO_BACKEND_CPU, 0, NULL));
 

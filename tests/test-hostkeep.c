@@ -20,7 +20,7 @@ typedef struct
 } Fake;
 
 static gpointer
-fake_alloc (gsize size, gint device_id, gpointer user_data, gchar ** why)
+fake_alloc (gsize size, gint device_id, gpointer user_data, GError ** error)
 {
   Fake *f = user_data;
   gpointer p;
@@ -29,7 +29,8 @@ fake_alloc (gsize size, gint device_id, gpointer user_data, gchar ** why)
   f->n_alloc++;
   if (f->fail) {
     g_mutex_unlock (&f->lock);
-    *why = g_strdup ("fake: no memory");
+    g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_NO_MEMORY,
+        "fake: no memory");
     return NULL;
   }
   p = g_malloc (size);
@@ -94,26 +95,26 @@ test_reuse (void)
 {
   Fake f;
   CoHostKeep *k;
-  gchar *why = NULL;
+  GError *err = NULL;
   gpointer a, b, c;
 
   fake_init (&f);
   k = co_host_keep_new (&fake_ops, &f, 8 * MIB, 60 * G_USEC_PER_SEC);
-  a = co_host_keep_take (k, 3 * MIB, 0, &why);
+  a = co_host_keep_take (k, 3 * MIB, 0, &err);
   g_assert_nonnull (a);
   memset (a, 0x5a, 3 * MIB);
   co_host_keep_give (k, a, 3 * MIB);
   g_assert_cmpuint (co_host_keep_kept_bytes (k), ==, 3 * MIB);
-  b = co_host_keep_take (k, 3 * MIB - 10, 0, &why);     /* same rounded size */
+  b = co_host_keep_take (k, 3 * MIB - 10, 0, &err);     /* same rounded size */
   g_assert_true (b == a);
   g_assert_cmpuint (f.n_alloc, ==, 1);
-  c = co_host_keep_take (k, 2 * MIB, 0, &why);  /* another size: made */
+  c = co_host_keep_take (k, 2 * MIB, 0, &err);  /* another size: made */
   g_assert_true (c != a);
   g_assert_cmpuint (f.n_alloc, ==, 2);
   co_host_keep_give (k, b, 3 * MIB - 10);
   co_host_keep_give (k, c, 2 * MIB);
   /* over the maximum: freed at once */
-  a = co_host_keep_take (k, 4 * MIB, 0, &why);
+  a = co_host_keep_take (k, 4 * MIB, 0, &err);
   co_host_keep_give (k, a, 4 * MIB);
   g_assert_cmpuint (f.n_free, ==, 1);
   g_assert_cmpuint (co_host_keep_kept_bytes (k), ==, 5 * MIB);
@@ -128,15 +129,15 @@ test_failure (void)
 {
   Fake f;
   CoHostKeep *k;
-  gchar *why = NULL;
+  GError *err = NULL;
 
   fake_init (&f);
   f.fail = TRUE;
   k = co_host_keep_new (&fake_ops, &f, 10 * MIB, 60 * G_USEC_PER_SEC);
-  g_assert_null (co_host_keep_take (k, MIB, 0, &why));
-  g_assert_nonnull (why);
-  g_assert_nonnull (strstr (why, "fake: no memory"));
-  g_free (why);
+  g_assert_null (co_host_keep_take (k, MIB, 0, &err));
+  g_assert_nonnull (err);
+  g_assert_nonnull (strstr (err->message, "fake: no memory"));
+  g_clear_error (&err);
   g_assert_cmpuint (co_host_keep_kept_bytes (k), ==, 0);
   co_host_keep_free (k);
   fake_check_clear (&f);
@@ -148,14 +149,14 @@ test_expiry (void)
 {
   Fake f;
   CoHostKeep *k;
-  gchar *why = NULL;
+  GError *err = NULL;
   gpointer a, b;
   gint64 end;
 
   fake_init (&f);
   k = co_host_keep_new (&fake_ops, &f, 10 * MIB, 50000);
-  a = co_host_keep_take (k, MIB, 0, &why);
-  b = co_host_keep_take (k, MIB, 0, &why);
+  a = co_host_keep_take (k, MIB, 0, &err);
+  b = co_host_keep_take (k, MIB, 0, &err);
   co_host_keep_give (k, a, MIB);
   co_host_keep_give (k, b, MIB);
   g_assert_cmpuint (co_host_keep_kept_bytes (k), ==, 2 * MIB);
@@ -187,14 +188,14 @@ worker (gpointer data)
 
   for (i = 0; i < 400; i++) {
     gsize size = (1 + g_rand_int_range (r, 0, 3)) * MIB;
-    gchar *why = NULL;
-    guint32 *p = co_host_keep_take (w->k, size, 0, &why);
+    GError *err = NULL;
+    guint32 *p = co_host_keep_take (w->k, size, 0, &err);
     guint32 tag = g_rand_int (r);
     gsize j;
 
     if (!p) {
       w->bad++;
-      g_free (why);
+      g_clear_error (&err);
       continue;
     }
     for (j = 0; j < size / 4; j += 4096)

@@ -41,7 +41,7 @@ fake_overlaps (GArray * a, guintptr s, guintptr e, gboolean inside)
 
 static gboolean
 fake_register (gpointer data, gsize size, gint device_id, gpointer user_data,
-    gchar ** why)
+    GError ** error)
 {
   Fake *f = user_data;
   guintptr s = (guintptr) data, e = s + size;
@@ -58,20 +58,22 @@ fake_register (gpointer data, gsize size, gint device_id, gpointer user_data,
     if (fake_overlaps (f->regs, s, e, FALSE))
       f->bad_register++;
     ok = FALSE;
-    *why = g_strdup ("cudaHostRegister failed: part or all of the "
+    g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_CUDA,
+        "cudaHostRegister failed: part or all of the "
         "requested memory range is already mapped "
         "(cudaErrorHostMemoryAlreadyRegistered)");
   } else if (f->fail_next > 0) {
     f->fail_next--;
     ok = FALSE;
-    *why = g_strdup ("cudaHostRegister failed: injected "
-        "(cudaErrorMemoryAllocation)");
+    g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_CUDA,
+        "cudaHostRegister failed: injected " "(cudaErrorMemoryAllocation)");
   } else {
     g_array_append_val (f->regs, s);
     g_array_append_val (f->regs, e);
   }
-  if (!ok && !*why)
-    *why = g_strdup ("cudaHostRegister failed: invalid value");
+  if (!ok && !*error)
+    g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_CUDA,
+        "cudaHostRegister failed: invalid value");
   g_mutex_unlock (&f->lock);
   return ok;
 }
@@ -169,13 +171,13 @@ fixture_teardown (Fixture * fx, gconstpointer unused)
 static CoHostRegResult
 acq (Fixture * fx, guintptr p, gsize n, CoHostRegMode mode, CoHostRef ** ref)
 {
-  gchar *why = NULL;
+  GError *err = NULL;
   CoHostRegResult r = co_hostreg_acquire (fx->reg, ADDR (p), n, 0, mode, ref,
-      &why);
+      &err);
 
   /* a reason exactly when refused */
-  g_assert_true ((r == CO_HOSTREG_REFUSED) == (why != NULL));
-  g_free (why);
+  g_assert_true ((r == CO_HOSTREG_REFUSED) == (err != NULL));
+  g_clear_error (&err);
   return r;
 }
 
@@ -341,13 +343,13 @@ static void
 test_register_fails (Fixture * fx, gconstpointer unused)
 {
   CoHostRef *ref = NULL;
-  gchar *why = NULL;
+  GError *err = NULL;
 
   fx->fake.fail_next = 1;
   g_assert_cmpint (co_hostreg_acquire (fx->reg, ADDR (0x700000), 5 * PAGE, 0,
-          CO_HOSTREG_REGISTER, &ref, &why), ==, CO_HOSTREG_REFUSED);
-  g_assert_nonnull (strstr (why, "cudaHostRegister"));
-  g_free (why);
+          CO_HOSTREG_REGISTER, &ref, &err), ==, CO_HOSTREG_REFUSED);
+  g_assert_nonnull (strstr (err->message, "cudaHostRegister"));
+  g_clear_error (&err);
   g_assert_null (ref);
   g_assert_cmpuint (co_hostreg_n_entries (fx->reg), ==, 0);
   g_assert_cmpint (acq (fx, 0x700000, 5 * PAGE, CO_HOSTREG_REGISTER, &ref),

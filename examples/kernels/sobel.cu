@@ -5,10 +5,10 @@
  *
  * Build (PTX, runs on compute capability 7.5 and later):
  *   nvcc -ptx -arch=compute_75 -I$INCLUDEDIR/gstreamer-1.0 -o sobel.ptx sobel.cu
- * (in this source tree: -Ielements; meson builds build/examples/kernels/sobel.ptx)
- * A fatbin with H200 machine code and PTX:
+ * (in this source tree: -Iplugin; meson builds build/examples/kernels/sobel.ptx)
+ * A fatbin with machine code for compute capability 9.0 and PTX:
  *   nvcc -fatbin -gencode arch=compute_90,code=sm_90 \
- *     -gencode arch=compute_90,code=compute_90 -Ielements -o sobel.fatbin sobel.cu
+ *     -gencode arch=compute_90,code=compute_90 -Iplugin -o sobel.fatbin sobel.cu
  *
  * Launch:
  *   gst-launch-1.0 videotestsrc ! video/x-raw,format=RGBA,width=1920,height=1080 \
