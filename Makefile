@@ -83,7 +83,9 @@ asan-check: deps
 	  -Db_sanitize=address,undefined -Db_lundef=false -Dfault-injection=true
 	ninja -C $(ASAN_BUILD)
 	$(ASAN_ENV) meson test -C $(ASAN_BUILD) --print-errorlogs \
-	  --num-processes 1 --timeout-multiplier 4 test-torture test-cudavideofilter \
+	  --num-processes 1 --timeout-multiplier 4 test-torture test-video-ops \
+	  test-video-memory test-video-stream test-video-lifecycle \
+	  test-video-negotiation test-video-properties test-video-auto \
 	  test-custom test-cudamemory-audio test-cudaaudiofilter test-engine \
 	  test-robustness
 
