@@ -84,11 +84,10 @@ asan-check: deps
 	ninja -C $(ASAN_BUILD)
 	$(ASAN_ENV) meson test -C $(ASAN_BUILD) --print-errorlogs \
 	  --num-processes 1 --timeout-multiplier 4 test-torture-held \
-	  test-torture-state test-video-ops \
-	  test-video-memory test-video-stream test-video-lifecycle \
-	  test-video-negotiation test-video-properties test-video-auto \
-	  test-custom test-cudamemory-audio test-cudaaudiofilter test-engine \
-	  test-robustness
+	  test-torture-state test-video-ops test-video-memory test-video-stream \
+	  test-video-lifecycle test-video-negotiation test-video-properties \
+	  test-video-auto test-custom test-cudamemory-audio test-audio-ops \
+	  test-audio-stream test-engine test-robustness
 
 format:
 	tools/gst-indent $$(git ls-files '*.c' '*.h')
