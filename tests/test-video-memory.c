@@ -479,20 +479,25 @@ ring_feeder (gpointer data)
   return NULL;
 }
 
+/* The rings of test_shared_ring: frames of 1 200 000 bytes (>= 1 MiB,
+ * 292.97 pages) or 13 860 bytes (3.38 pages), in malloc()ed memory or in
+ * the application's own page-locked memory (CUDA only) */
+static const struct
+{
+  const gchar *name;
+  GstVideoFormat format;
+  guint w, h;
+  gboolean app_pinned;
+} ring_variants[] = {
+  {.name = "rgba-1000x300",.format = GST_VIDEO_FORMAT_RGBA,.w = 1000,
+      .h = 300},
+  {.name = "nv12-130x70",.format = GST_VIDEO_FORMAT_NV12,.w = 130,.h = 70},
+  {.name = "rgba-1000x300-app-page-locked",.format = GST_VIDEO_FORMAT_RGBA,
+      .w = 1000,.h = 300,.app_pinned = TRUE},
+};
+
 GST_START_TEST (test_shared_ring)
 {
-  static const struct
-  {
-    GstVideoFormat format;
-    guint w, h;
-    gboolean app_pinned;
-  } cases[] = {
-    /* 1 200 000 bytes: >= 1 MiB, 292.97 pages */
-    {GST_VIDEO_FORMAT_RGBA, 1000, 300, FALSE},
-    /* 13 860 bytes: 3.38 pages */
-    {GST_VIDEO_FORMAT_NV12, 130, 70, FALSE},
-    {GST_VIDEO_FORMAT_RGBA, 1000, 300, TRUE},
-  };
   const gboolean cuda = g_str_equal (co_test_backend, "cuda");
   guint32 seed = co_test_seed ("test_shared_ring", __i__);
   GRand *rand = g_rand_new_with_seed (seed);
@@ -508,25 +513,28 @@ GST_START_TEST (test_shared_ring)
   gchar *ctx;
   guint i, k, round;
 
-  if (cases[__i__].app_pinned && !cuda) {
-    /* nothing to page-lock without a device */
+  co_test_print_variant ("test_shared_ring", __i__, ring_variants[__i__].name);
+  if (ring_variants[__i__].app_pinned && !cuda) {
+    /* nothing to page-lock without a device: the CUDA suite's variant */
+    g_print ("test_shared_ring[%d]: the CUDA backend only\n", __i__);
     g_rand_free (rand);
     return;
   }
   ctx = g_strdup_printf ("[one ring of %u frames %s %ux%u, two elements, %s "
       "memory, backend=%s seed=0x%08x]", RING_SLOTS,
-      gst_video_format_to_string (cases[__i__].format), cases[__i__].w,
-      cases[__i__].h, cases[__i__].app_pinned ? "application page-locked" :
+      gst_video_format_to_string (ring_variants[__i__].format),
+      ring_variants[__i__].w, ring_variants[__i__].h,
+      ring_variants[__i__].app_pinned ? "application page-locked" :
       "malloc()ed", co_test_backend, seed);
   h[0] = make_harness (op, &co_test_run_cfgs[3]);
   h[1] = make_harness (op, &co_test_run_cfgs[6]);
   for (i = 0; i < 2; i++)
-    gst_harness_set_src_caps (h[i], caps_of (cases[__i__].format,
-            cases[__i__].w, cases[__i__].h, &info));
+    gst_harness_set_src_caps (h[i], caps_of (ring_variants[__i__].format,
+            ring_variants[__i__].w, ring_variants[__i__].h, &info));
   fs = GST_VIDEO_INFO_SIZE (&info);
   fail_unless (fs % 4096 != 0, "%s: frames must share pages", ctx);
   ring_size = fs * RING_SLOTS;
-  if (cases[__i__].app_pinned) {
+  if (ring_variants[__i__].app_pinned) {
     void *p = NULL;
     cudaError_t err = cudaHostAlloc (&p, ring_size, cudaHostAllocPortable);
 
@@ -608,7 +616,7 @@ GST_START_TEST (test_shared_ring)
     fail_unless_equals_uint64 (pinned + registered + pageable + staged, n);
     if (!cuda) {
       fail_unless_equals_uint64 (pageable, n);
-    } else if (cases[__i__].app_pinned) {
+    } else if (ring_variants[__i__].app_pinned) {
       fail_unless_equals_uint64 (pinned, n);    /* used as it is */
     } else if (fs >= (1 << 20)) {
       fail_unless_equals_uint64 (pageable, 0);  /* never a plain copy */
@@ -616,7 +624,7 @@ GST_START_TEST (test_shared_ring)
     gst_structure_free (st);
     teardown_harness (h[i]);
   }
-  if (cases[__i__].app_pinned) {
+  if (ring_variants[__i__].app_pinned) {
     fail_unless_equals_int (cudaFreeHost (ring), cudaSuccess);
   } else {
     g_free (ring);
@@ -642,7 +650,7 @@ video_memory_suite (void)
   tcase_add_loop_test (tc, test_unaligned_input, 0, N_FORMATS);
   tcase_add_test (tc, test_upstream_pool);
   tcase_add_test (tc, test_same_buffer_repushed);
-  tcase_add_loop_test (tc, test_shared_ring, 0, 3);
+  tcase_add_loop_test (tc, test_shared_ring, 0, G_N_ELEMENTS (ring_variants));
 
   tc = co_test_new_tcase (s, "short-buffers", leaks_teardown);
   tcase_add_loop_test (tc, test_short_buffer, 0, G_N_ELEMENTS (short_variants));

@@ -321,15 +321,22 @@ pop_whole_run (GstBus * bus, gboolean windows, guint * n_whole)
  * input buffer itself comes out (no copy, no kernel), the statistics say
  * passthrough and count the frames, and with stats-interval=0 one
  * whole-run message arrives at EOS, no window message. */
+/* gamma 1.0 and box-blur radius 0 are identities */
+static const struct
+{
+  const gchar *name;
+  guint op, batch;              /* op_cfgs[] */
+} passthrough_variants[] = {
+  {.name = "gamma-1",.op = 3,.batch = 1},
+  {.name = "box-blur-radius-0",.op = 4,.batch = 1},
+  {.name = "gamma-1-batch-3",.op = 3,.batch = 3},
+};
+
 GST_START_TEST (test_passthrough)
 {
-  static const struct
-  {
-    guint op, batch;
-  } cases[] = { {3, 1}, {4, 1}, {3, 3} };
   guint32 seed = co_test_seed ("test_passthrough", __i__);
   GRand *rand = g_rand_new_with_seed (seed);
-  const OpCfg *op = &op_cfgs[cases[__i__].op];
+  const OpCfg *op = &op_cfgs[passthrough_variants[__i__].op];
   GstHarness *h = make_harness (op, &co_test_run_cfgs[3]);
   GstBus *bus = gst_bus_new ();
   GstVideoInfo info;
@@ -339,12 +346,15 @@ GST_START_TEST (test_passthrough)
   guint i, n_whole;
   const guint n = 7;
   gchar *ctx = g_strdup_printf ("[passthrough, %s batch=%u, RGBA 33x17 "
-      "backend=%s seed=0x%08x]", co_ref_op_nick (op->op), cases[__i__].batch,
+      "backend=%s seed=0x%08x]", co_ref_op_nick (op->op),
+      passthrough_variants[__i__].batch,
       co_test_backend, seed);
 
+  co_test_print_variant ("test_passthrough", __i__,
+      passthrough_variants[__i__].name);
   gst_element_set_bus (h->element, bus);
-  g_object_set (h->element, "batch", cases[__i__].batch, "stats-interval",
-      (guint64) 0, NULL);
+  g_object_set (h->element, "batch", passthrough_variants[__i__].batch,
+      "stats-interval", (guint64) 0, NULL);
   gst_harness_set_src_caps (h, caps_of (GST_VIDEO_FORMAT_RGBA, 33, 17, &info));
   for (i = 0; i < n; i++) {
     GstBuffer *in = make_input (rand, &info, &layout_default), *out;
@@ -668,7 +678,8 @@ video_negotiation_suite (void)
   tcase_add_test (tc, test_latency_query);
 
   tc = co_test_new_tcase (s, "citizen", leaks_teardown);
-  tcase_add_loop_test (tc, test_passthrough, 0, 3);
+  tcase_add_loop_test (tc, test_passthrough, 0,
+      G_N_ELEMENTS (passthrough_variants));
   tcase_add_loop_test (tc, test_passthrough_switch, 0,
       G_N_ELEMENTS (switch_variants));
   tcase_add_loop_test (tc, test_qos, 0, G_N_ELEMENTS (qos_variants));

@@ -298,11 +298,19 @@ GST_START_TEST (test_correctness_big)
 GST_END_TEST;
 
 /* The extremes of streams and chunks, on tiny and on tall pictures. */
+static const struct
+{
+  const gchar *name;
+  RunCfg run;
+} extreme_variants[] = {
+  {.name = "32-streams-64-chunks",.run = {32, 64, FALSE}},
+  {.name = "1-stream-64-chunks",.run = {1, 64, FALSE}},
+  {.name = "32-streams-1-chunk",.run = {32, 1, FALSE}},
+  {.name = "2-streams-64-chunks",.run = {2, 64, FALSE}},
+};
+
 GST_START_TEST (test_extreme_settings)
 {
-  static const RunCfg runs[] = {
-    {32, 64, FALSE}, {1, 64, FALSE}, {32, 1, FALSE}, {2, 64, FALSE},
-  };
   static const Size sizes[] = { {1, 1}, {2, 2}, {7, 3}, {33, 17}, {130, 129},
   {3, 300}
   };
@@ -311,11 +319,13 @@ GST_START_TEST (test_extreme_settings)
     GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_RGBA,
     GST_VIDEO_FORMAT_GRAY16_LE,
   };
-  const RunCfg *run = &runs[__i__];
+  const RunCfg *run = &extreme_variants[__i__].run;
   guint32 seed = co_test_seed ("test_extreme_settings", __i__);
   GRand *rand = g_rand_new_with_seed (seed);
   guint s, o, f;
 
+  co_test_print_variant ("test_extreme_settings", __i__,
+      extreme_variants[__i__].name);
   for (s = 0; s < G_N_ELEMENTS (sizes); s++)
     for (o = 0; o < G_N_ELEMENTS (ops); o++)
       for (f = 0; f < G_N_ELEMENTS (fmts); f++)
@@ -578,7 +588,8 @@ video_ops_suite (void)
   tcase_add_loop_test (tc, test_correctness_small, 0, N_OPS * N_FORMATS);
   tcase_add_loop_test (tc, test_correctness_vga, 0, N_OPS * N_FORMATS);
   tcase_add_loop_test (tc, test_correctness_big, 0, G_N_ELEMENTS (big_cases));
-  tcase_add_loop_test (tc, test_extreme_settings, 0, 4);
+  tcase_add_loop_test (tc, test_extreme_settings, 0,
+      G_N_ELEMENTS (extreme_variants));
   tcase_add_loop_test (tc, test_serial_equals_overlap, 0,
       G_N_ELEMENTS (serial_variants));
 
