@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * gst-check tests of cudaaudiofilter, what it computes: the reference's self-check, FIR and gain
- * in both formats over many channel counts, filter lengths and buffer
- * sizes, every engine configuration agreeing, malformed buffers, the
- * properties and a pipeline.
- * The reference, the set-up and the environment are co-test-audio.h's.
+ * gst-check tests of cudaaudiofilter, what it computes: the reference's
+ * self-check, FIR and gain in both formats over many channel counts, filter
+ * lengths and buffer sizes, every engine configuration agreeing, malformed
+ * buffers, the properties and a pipeline. The reference, the set-up and the
+ * environment are co-test-audio.h's.
  */
 
 #include <math.h>
@@ -206,8 +206,6 @@ GST_START_TEST (test_gain)
 
 GST_END_TEST;
 
-/* The same stream through every engine configuration: identical bytes
- * (the per-sample sum order does not depend on chunking), and right. */
 static const struct
 {
   const gchar *name;
@@ -218,6 +216,8 @@ static const struct
   {.name = "s16-7ch-fir-64",.s16 = TRUE,.channels = 7,.n_taps = 64},
 };
 
+/* The same stream through every engine configuration: identical bytes
+ * (the per-sample sum order does not depend on chunking), and right. */
 GST_START_TEST (test_configs_agree)
 {
   guint32 seed = co_test_seed ("test_configs_agree", __i__);
@@ -261,7 +261,6 @@ GST_END_TEST;
 /* Errors and properties                                                     */
 /* ------------------------------------------------------------------------ */
 
-/* A buffer that is not a whole number of frames: an error naming sizes. */
 static const struct
 {
   const gchar *name;
@@ -271,6 +270,7 @@ static const struct
   {.name = "s16",.s16 = TRUE},
 };
 
+/* A buffer that is not a whole number of frames: an error naming sizes. */
 GST_START_TEST (test_malformed_buffer)
 {
   guint32 seed = co_test_seed ("test_malformed_buffer", __i__);

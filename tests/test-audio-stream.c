@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * gst-check tests of cudaaudiofilter, the stream: DISCONT and flushes that reset the history,
- * EOS with buffers in flight, taps, gain and caps changed mid-stream,
- * state changes, the LATENCY query, metas, passthrough and QoS.
+ * gst-check tests of cudaaudiofilter, the stream: DISCONT and flushes that
+ * reset the history, EOS with buffers in flight, taps, gain and caps changed
+ * mid-stream, state changes, the LATENCY query, metas, passthrough and QoS.
  * The reference, the set-up and the environment are co-test-audio.h's.
  */
 
@@ -16,7 +16,6 @@
 /* Stream events                                                             */
 /* ------------------------------------------------------------------------ */
 
-/* DISCONT buffers restart the filter (zero history); others continue. */
 static const struct
 {
   const gchar *name;
@@ -29,6 +28,7 @@ static const struct
   {.name = "s16-serial",.s16 = TRUE,.run = 6},
 };
 
+/* DISCONT buffers restart the filter (zero history); others continue. */
 GST_START_TEST (test_discont_resets)
 {
   guint32 seed = co_test_seed ("test_discont_resets", __i__);
@@ -218,9 +218,6 @@ GST_START_TEST (test_eos_in_flight)
 
 GST_END_TEST;
 
-/* Taps changed while buffers are in flight: the buffers pushed before use
- * the old taps and history, those after the new taps from zero history.
- * Setting the same taps again changes nothing; operation changes reset. */
 static const struct
 {
   const gchar *name;
@@ -230,6 +227,9 @@ static const struct
   {.name = "serial",.run = 6},
 };
 
+/* Taps changed while buffers are in flight: the buffers pushed before use
+ * the old taps and history, those after the new taps from zero history.
+ * Setting the same taps again changes nothing; operation changes reset. */
 GST_START_TEST (test_taps_change)
 {
   guint32 seed = co_test_seed ("test_taps_change", __i__);
@@ -326,8 +326,6 @@ GST_START_TEST (test_gain_change)
 
 GST_END_TEST;
 
-/* Identity settings (gain 0 dB, a one-tap FIR of 1): every input buffer
- * itself comes out, and the statistics count it as passed through. */
 static const struct
 {
   const gchar *name;
@@ -337,6 +335,8 @@ static const struct
   {.name = "f32-fir-one-tap",.fir = TRUE},
 };
 
+/* Identity settings (gain 0 dB, a one-tap FIR of 1): every input buffer
+ * itself comes out, and the statistics count it as passed through. */
 GST_START_TEST (test_passthrough)
 {
   guint32 seed = co_test_seed ("test_passthrough", __i__);
@@ -504,7 +504,6 @@ GST_START_TEST (test_qos)
 
 GST_END_TEST;
 
-/* New caps mid-stream: a new format, the history starts from zero. */
 /* The variants: engine configuration, every output pulled before the caps
  * change (else left in flight across it) */
 static const struct
@@ -517,6 +516,7 @@ static const struct
   {.name = "serial-in-flight",.run = 6,.drained = FALSE},
 };
 
+/* New caps mid-stream: a new format, the history starts from zero. */
 GST_START_TEST (test_caps_change)
 {
   guint32 seed = co_test_seed ("test_caps_change", __i__);
@@ -723,8 +723,6 @@ check_audio_metas (Stream * st, GstBuffer * out, guint64 offset)
     g_ptr_array_add (log->outputs, out);
 }
 
-/* 40 buffers of random sizes; their outputs go back to the element's pool
- * and come out again (a reused buffer carries no stale copy either). */
 static const struct
 {
   const gchar *name;
@@ -741,6 +739,8 @@ static const struct
       .run = 6},
 };
 
+/* 40 buffers of random sizes; their outputs go back to the element's pool
+ * and come out again (a reused buffer carries no stale copy either). */
 GST_START_TEST (test_metas_survive)
 {
   guint32 seed = co_test_seed ("test_metas_survive", __i__);

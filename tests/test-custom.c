@@ -901,7 +901,6 @@ GST_START_TEST (test_biquad_params_change)
 
 GST_END_TEST;
 
-/* The history through the ABI check: frames carry their index + 1. */
 /* the history (frames) test_abi_audio asks for */
 static const struct
 {
@@ -913,6 +912,7 @@ static const struct
   {.name = "history-700",.hist = 700},
 };
 
+/* The history through the ABI check: frames carry their index + 1. */
 GST_START_TEST (test_abi_audio)
 {
   const guint hist = abi_audio_variants[__i__].hist, ch = 2;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Torture suite of cudavideofilter and cudaaudiofilter, downstream that holds buffers, and changes racing the
- * flow:
+ * Torture suite of cudavideofilter and cudaaudiofilter, downstream that
+ * holds buffers, and changes racing the flow:
  *   test_held_harness          a GstHarness: 40 buffers pushed before any
  *                              is pulled, then all pulled (video, audio)
  *   test_held_lastn            a sink that keeps the last 12 or 30 buffers,
@@ -62,7 +62,6 @@ hpusher_main (gpointer data)
   return NULL;
 }
 
-/* GstHarness: push 40 buffers without pulling, then pull them all. */
 /* The variants of test_held_harness */
 static const struct
 {
@@ -73,6 +72,7 @@ static const struct
   {.name = "audio",.audio = TRUE},
 };
 
+/* GstHarness: push 40 buffers without pulling, then pull them all. */
 GST_START_TEST (test_held_harness)
 {
   Case *cs = case_begin ("test_held_harness", __i__);
@@ -202,7 +202,6 @@ GST_START_TEST (test_held_harness)
 
 GST_END_TEST;
 
-/* a sink that keeps the last N (12, 30) buffers: video and audio */
 /* The variants of test_held_lastn: video or audio, how many buffers the
  * sink keeps */
 static const struct
@@ -217,6 +216,7 @@ static const struct
   {.name = "audio-keep-30",.audio = TRUE,.hold = 30},
 };
 
+/* a sink that keeps the last N (12, 30) buffers: video and audio */
 GST_START_TEST (test_held_lastn)
 {
   Case *cs = case_begin ("test_held_lastn", __i__);

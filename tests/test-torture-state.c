@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Torture suite of cudavideofilter and cudaaudiofilter, events and state changes at any moment:
+ * Torture suite of cudavideofilter and cudaaudiofilter, events and state
+ * changes at any moment:
  *   test_flush_events          stray FLUSH_START/FLUSH_STOP on the sink pad
  *                              while buffers flow (flush_variants[])
  *   test_state_changes         PLAYING/PAUSED/READY/NULL at any moment while

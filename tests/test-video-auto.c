@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * gst-check tests of cudavideofilter, the automatic settings (streams, chunks, batch, submit
- * thread): what they decide for live and non-live upstream, staged input,
- * explicit values kept, decisions redone on new caps, one device shared.
- * Outputs are compared with the independent reference in co-reference.c;
- * the set-up and the environment are co-test-video.h's.
+ * gst-check tests of cudavideofilter, the automatic settings (streams,
+ * chunks, batch, submit thread): what they decide for live and non-live
+ * upstream, staged input, explicit values kept, decisions redone on new
+ * caps, one device shared. Outputs are compared with the independent
+ * reference in co-reference.c; the set-up and the environment are
+ * co-test-video.h's.
  */
 
 #include <string.h>
@@ -314,12 +315,6 @@ GST_START_TEST (test_auto_explicit_kept)
 
 GST_END_TEST;
 
-/* The first frames of a non-live source are measured and the choice made
- * again: tiny frames pushed as fast as the element takes them make the
- * host the bound, so the batch grows: a rebuild after a drain (every
- * output still there, in order, equal to the reference), a second
- * passport, and a LATENCY message for the new batch.  A live source with
- * the same frames keeps batch 1, without a rebuild. */
 static const struct
 {
   const gchar *name;
@@ -329,6 +324,12 @@ static const struct
   {.name = "live",.live = TRUE},
 };
 
+/* The first frames of a non-live source are measured and the choice made
+ * again: tiny frames pushed as fast as the element takes them make the
+ * host the bound, so the batch grows: a rebuild after a drain (every
+ * output still there, in order, equal to the reference), a second
+ * passport, and a LATENCY message for the new batch.  A live source with
+ * the same frames keeps batch 1, without a rebuild. */
 GST_START_TEST (test_auto_redecide)
 {
   const gboolean live = redecide_variants[__i__].live;
@@ -424,8 +425,6 @@ GST_START_TEST (test_auto_device_share)
 
 GST_END_TEST;
 
-/* In a pipeline: videotestsrc is-live=true gets the live settings (batch
- * 1); without is-live, the non-live ones. */
 static const struct
 {
   const gchar *name;
@@ -435,6 +434,8 @@ static const struct
   {.name = "not-live",.live = FALSE},
 };
 
+/* In a pipeline: videotestsrc is-live=true gets the live settings (batch
+ * 1); without is-live, the non-live ones. */
 GST_START_TEST (test_auto_pipeline_live)
 {
   const gboolean live = pipeline_live_variants[__i__].live;

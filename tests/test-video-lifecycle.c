@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * gst-check tests of cudavideofilter, the life cycle: state changes, EOS with frames in
- * flight, flushes (mid-stream, mid-batch, cutting a caps drain short,
- * unblocking a push), events while the source pad flushes, and
- * downstream that holds buffers.
- * Outputs are compared with the independent reference in co-reference.c;
- * the set-up and the environment are co-test-video.h's.
+ * gst-check tests of cudavideofilter, the life cycle: state changes, EOS
+ * with frames in flight, flushes (mid-stream, mid-batch, cutting a caps
+ * drain short, unblocking a push), events while the source pad flushes, and
+ * downstream that holds buffers. Outputs are compared with the independent
+ * reference in co-reference.c; the set-up and the environment are
+ * co-test-video.h's.
  */
 
 #include <string.h>
@@ -18,7 +18,6 @@
 /* Life cycle                                                                */
 /* ------------------------------------------------------------------------ */
 
-/* push N frames, then EOS: all N leave, in order, before EOS */
 /* The variants of test_eos_in_flight: operation, engine configuration,
  * frames handed to the element's submit thread */
 static const struct
@@ -34,6 +33,7 @@ static const struct
       .submit_thread = TRUE},
 };
 
+/* push N frames, then EOS: all N leave, in order, before EOS */
 GST_START_TEST (test_eos_in_flight)
 {
   guint32 seed = co_test_seed ("test_eos_in_flight", __i__);
@@ -474,10 +474,6 @@ GST_START_TEST (test_events_while_src_flushing)
 
 GST_END_TEST;
 
-/* Downstream that keeps every output buffer (an encoder's look-ahead, a
- * tee branch, gst-check's push-many-then-pull) never blocks chain: the
- * output pool grows.  Both backends, serial (the smallest pool) and 4x4,
- * and a pool budget that runs out (plain buffers after one warning). */
 /* The variants of test_held_outputs_never_block: operation, engine
  * configuration, a pool budget of two frames (plain buffers after) */
 static const struct
@@ -492,6 +488,10 @@ static const struct
       .small_budget = TRUE},
 };
 
+/* Downstream that keeps every output buffer (an encoder's look-ahead, a
+ * tee branch, gst-check's push-many-then-pull) never blocks chain: the
+ * output pool grows.  Both backends, serial (the smallest pool) and 4x4,
+ * and a pool budget that runs out (plain buffers after one warning). */
 GST_START_TEST (test_held_outputs_never_block)
 {
   guint32 seed = co_test_seed ("test_held_outputs_never_block", __i__);
@@ -608,9 +608,6 @@ GST_START_TEST (test_state_cycling)
 
 GST_END_TEST;
 
-/* A flush while a batch is being filled drops it (it was never submitted);
- * the frames after the flush come out right.  Then a partial batch is left
- * pending at teardown (dropped, nothing leaked or hung). */
 static const struct
 {
   const gchar *name;
@@ -620,6 +617,9 @@ static const struct
   {.name = "box-blur-serial",.op = 7,.run = 6},
 };
 
+/* A flush while a batch is being filled drops it (it was never submitted);
+ * the frames after the flush come out right.  Then a partial batch is left
+ * pending at teardown (dropped, nothing leaked or hung). */
 GST_START_TEST (test_batch_flush)
 {
   guint32 seed = co_test_seed ("test_batch_flush", __i__);
@@ -682,7 +682,8 @@ GST_END_TEST;
  * between the element's flushing and its going downstream (a
  * -Dfault-injection hook), the window in which pushing the new caps
  * would overtake the frame; the held push goes on once downstream has the
- * new caps or the flush.  Every buffer downstream must be the size its caps say. */
+ * new caps or the flush.  Every buffer downstream must be the size its
+ * caps say. */
 typedef struct
 {
   GMutex lock;

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * gst-check tests of cudavideofilter, memory paths: inputs with padded strides, odd offsets and
- * several memories, upstream pools, buffers shorter than their caps, one
- * buffer pushed again, and one application ring read by two elements.
- * Outputs are compared with the independent reference in co-reference.c;
- * the set-up and the environment are co-test-video.h's.
+ * gst-check tests of cudavideofilter, memory paths: inputs with padded
+ * strides, odd offsets and several memories, upstream pools, buffers shorter
+ * than their caps, one buffer pushed again, and one application ring read by
+ * two elements. Outputs are compared with the independent reference in
+ * co-reference.c; the set-up and the environment are co-test-video.h's.
  */
 
 #include <string.h>
@@ -248,8 +248,6 @@ GST_START_TEST (test_short_buffer)
 
 GST_END_TEST;
 
-/* A video meta that points past the end of the buffer: an error, no crash,
- * no output for it. */
 static const struct
 {
   const gchar *name;
@@ -265,6 +263,8 @@ static const struct
       .cut = 100},
 };
 
+/* A video meta that points past the end of the buffer: an error, no crash,
+ * no output for it. */
 GST_START_TEST (test_short_buffer_meta)
 {
   guint32 seed = co_test_seed ("test_short_buffer_meta", __i__);

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * gst-check tests of cudavideofilter, negotiation and the element among others: caps
- * (interlaced, huge, changed mid-stream), the LATENCY query, passthrough,
- * QoS and RECONFIGURE.
- * Outputs are compared with the independent reference in co-reference.c;
- * the set-up and the environment are co-test-video.h's.
+ * gst-check tests of cudavideofilter, negotiation and the element among
+ * others: caps (interlaced, huge, changed mid-stream), the LATENCY query,
+ * passthrough, QoS and RECONFIGURE. Outputs are compared with the
+ * independent reference in co-reference.c; the set-up and the environment
+ * are co-test-video.h's.
  */
 
 #include <string.h>
@@ -317,10 +317,6 @@ pop_whole_run (GstBus * bus, gboolean windows, guint * n_whole)
   return last;
 }
 
-/* Identity settings (gamma 1, box-blur radius 0; batch 1 and 3): every
- * input buffer itself comes out (no copy, no kernel), the statistics say
- * passthrough and count the frames, and with stats-interval=0 one
- * whole-run message arrives at EOS, no window message. */
 /* gamma 1.0 and box-blur radius 0 are identities */
 static const struct
 {
@@ -332,6 +328,10 @@ static const struct
   {.name = "gamma-1-batch-3",.op = 3,.batch = 3},
 };
 
+/* Identity settings (gamma 1, box-blur radius 0; batch 1 and 3): every
+ * input buffer itself comes out (no copy, no kernel), the statistics say
+ * passthrough and count the frames, and with stats-interval=0 one
+ * whole-run message arrives at EOS, no window message. */
 GST_START_TEST (test_passthrough)
 {
   guint32 seed = co_test_seed ("test_passthrough", __i__);
@@ -391,10 +391,6 @@ GST_START_TEST (test_passthrough)
 
 GST_END_TEST;
 
-/* Into and out of passthrough while frames are in flight (nothing pulled
- * until the end; batch 1 and 3, the switch falling mid-batch): every
- * output in order and computed with the settings in effect when its input
- * entered; the identity ones are the input buffers themselves. */
 static const struct
 {
   const gchar *name;
@@ -404,6 +400,10 @@ static const struct
   {.name = "batch-3",.batch = 3},
 };
 
+/* Into and out of passthrough while frames are in flight (nothing pulled
+ * until the end; batch 1 and 3, the switch falling mid-batch): every
+ * output in order and computed with the settings in effect when its input
+ * entered; the identity ones are the input buffers themselves. */
 GST_START_TEST (test_passthrough_switch)
 {
   static const guint seq[] = { 2, 2, 3, 3, 3, 1, 1, 4, 4, 6, 3, 0, 0, 0 };
@@ -459,11 +459,6 @@ GST_START_TEST (test_passthrough_switch)
 
 GST_END_TEST;
 
-/* QoS (qos=true by default): frames whose running time is at or before
- * the earliest time of downstream's last QOS event are dropped, each with
- * a QOS message (processed/dropped counts), and the next frame that goes
- * on carries DISCONT; passthrough frames are dropped the same way.  With
- * qos=false nothing is dropped. */
 static const struct
 {
   const gchar *name;
@@ -475,6 +470,11 @@ static const struct
   {.name = "qos-on-passthrough",.qos = TRUE,.identity = TRUE},
 };
 
+/* QoS (qos=true by default): frames whose running time is at or before
+ * the earliest time of downstream's last QOS event are dropped, each with
+ * a QOS message (processed/dropped counts), and the next frame that goes
+ * on carries DISCONT; passthrough frames are dropped the same way.  With
+ * qos=false nothing is dropped. */
 GST_START_TEST (test_qos)
 {
   const gboolean qos = qos_variants[__i__].qos;
@@ -595,10 +595,6 @@ GST_START_TEST (test_reconfigure)
 
 GST_END_TEST;
 
-/* QoS as a pipeline meets it: a sink that syncs to the clock behind a
- * stage that takes longer than a frame (identity sleep-time) sends QOS
- * events; with qos on, the element drops frames and says so (QOS messages
- * from it, fewer frames at the sink); with qos off it drops none. */
 static const struct
 {
   const gchar *name;
@@ -608,6 +604,10 @@ static const struct
   {.name = "qos-off",.qos = FALSE},
 };
 
+/* QoS as a pipeline meets it: a sink that syncs to the clock behind a
+ * stage that takes longer than a frame (identity sleep-time) sends QOS
+ * events; with qos on, the element drops frames and says so (QOS messages
+ * from it, fewer frames at the sink); with qos off it drops none. */
 GST_START_TEST (test_qos_slow_sink)
 {
   const gboolean qos = slow_sink_variants[__i__].qos;

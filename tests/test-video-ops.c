@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * gst-check tests of cudavideofilter, operations: the reference's self-checks, then every operation
- * on every format and size against the reference, engine configurations
- * from serial to many streams and chunks, long runs from one or several
- * threads.
- * Outputs are compared with the independent reference in co-reference.c;
- * the set-up and the environment are co-test-video.h's.
+ * gst-check tests of cudavideofilter, operations: the reference's
+ * self-checks, then every operation on every format and size against the
+ * reference, engine configurations from serial to many streams and chunks,
+ * long runs from one or several threads. Outputs are compared with the
+ * independent reference in co-reference.c; the set-up and the environment
+ * are co-test-video.h's.
  */
 
 #include <string.h>
@@ -297,7 +297,6 @@ GST_START_TEST (test_correctness_big)
 
 GST_END_TEST;
 
-/* The extremes of streams and chunks, on tiny and on tall pictures. */
 static const struct
 {
   const gchar *name;
@@ -309,6 +308,7 @@ static const struct
   {.name = "2-streams-64-chunks",.run = {2, 64, FALSE}},
 };
 
+/* The extremes of streams and chunks, on tiny and on tall pictures. */
 GST_START_TEST (test_extreme_settings)
 {
   static const Size sizes[] = { {1, 1}, {2, 2}, {7, 3}, {33, 17}, {130, 129},
@@ -389,7 +389,6 @@ GST_START_TEST (test_serial_equals_overlap)
 
 GST_END_TEST;
 
-/* More frames than the in-flight bound. */
 /* The variants of test_many_frames: operation, engine configuration, an
  * explicit in-flight bound below the automatic one, the spinning wait (on
  * CUDA: the consumer polls the frame's end event), frames handed to the
@@ -418,6 +417,7 @@ static const struct
       .submit_thread = TRUE},
 };
 
+/* More frames than the in-flight bound. */
 GST_START_TEST (test_many_frames)
 {
   guint32 seed = co_test_seed ("test_many_frames", __i__);

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * gst-check tests of cudavideofilter, the properties: their specs and defaults, and changes
- * while frames flow (gamma, operation, batch).
- * Outputs are compared with the independent reference in co-reference.c;
- * the set-up and the environment are co-test-video.h's.
+ * gst-check tests of cudavideofilter, the properties: their specs and
+ * defaults, and changes while frames flow (gamma, operation, batch). Outputs
+ * are compared with the independent reference in co-reference.c; the set-up
+ * and the environment are co-test-video.h's.
  */
 
 #include <string.h>

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * gst-check tests of cudavideofilter, what travels with the pictures: timestamps and flags,
- * metas (copied, or dropped where they describe the input's memory),
- * timecodes, and the same checks with frames sent in batches.
- * Outputs are compared with the independent reference in co-reference.c;
- * the set-up and the environment are co-test-video.h's.
+ * gst-check tests of cudavideofilter, what travels with the pictures:
+ * timestamps and flags, metas (copied, or dropped where they describe the
+ * input's memory), timecodes, and the same checks with frames sent in
+ * batches. Outputs are compared with the independent reference in
+ * co-reference.c; the set-up and the environment are co-test-video.h's.
  */
 
 #include <string.h>
@@ -320,9 +320,6 @@ GST_START_TEST (test_metas_survive)
 
 GST_END_TEST;
 
-/* Output buffers go back to the element's pool and come out again: one
- * that carried copied metas carries none of them the next time (copies are
- * never POOLED, so the pool drops them when the buffer returns). */
 static const struct
 {
   const gchar *name;
@@ -332,6 +329,9 @@ static const struct
   {.name = "batch-3",.batch = 3},
 };
 
+/* Output buffers go back to the element's pool and come out again: one
+ * that carried copied metas carries none of them the next time (copies are
+ * never POOLED, so the pool drops them when the buffer returns). */
 GST_START_TEST (test_metas_not_stale)
 {
   guint32 seed = co_test_seed ("test_metas_not_stale", __i__);
