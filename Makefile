@@ -55,7 +55,7 @@ install-check: build
 docs-fields: build
 	$(BUILD)/tests/test-stats-fields --write docs/stats.md \
 	  plugin/gstcudaoverlapfilter.c
-# The torture suite (tests/test-torture.c) ten times longer: the test reads
+# The torture suites (tests/test-torture-*.c) ten times longer: the test reads
 # CO_TORTURE_SCALE (tests may read the environment; the plugin never does).
 # CO_TEST_SEED=0x... repeats a run's random choices; GST_CHECKS=test_NAME
 # runs one scenario; CO_TORTURE_GDB=1 prints every thread's stack when the
@@ -63,7 +63,7 @@ docs-fields: build
 TORTURE_SCALE ?= 10
 torture: build
 	CO_TORTURE_SCALE=$(TORTURE_SCALE) meson test -C $(BUILD) --print-errorlogs \
-	  --timeout-multiplier $(TORTURE_SCALE) test-torture
+	  --timeout-multiplier $(TORTURE_SCALE) test-torture-held test-torture-state
 
 # AddressSanitizer + UndefinedBehaviorSanitizer build in $(ASAN_BUILD):
 #   meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false \
@@ -83,9 +83,11 @@ asan-check: deps
 	  -Db_sanitize=address,undefined -Db_lundef=false -Dfault-injection=true
 	ninja -C $(ASAN_BUILD)
 	$(ASAN_ENV) meson test -C $(ASAN_BUILD) --print-errorlogs \
-	  --num-processes 1 --timeout-multiplier 4 test-torture test-cudavideofilter \
-	  test-custom test-cudamemory-audio test-cudaaudiofilter test-engine \
-	  test-robustness
+	  --num-processes 1 --timeout-multiplier 4 test-torture-held \
+	  test-torture-state test-video-ops test-video-memory test-video-stream \
+	  test-video-lifecycle test-video-negotiation test-video-properties \
+	  test-video-auto test-custom test-cudamemory-audio test-audio-ops \
+	  test-audio-stream test-engine test-robustness
 
 format:
 	tools/gst-indent $$(git ls-files '*.c' '*.h')

@@ -9,9 +9,12 @@
 #
 # On the GPU machine start it after `source .gpu/gst/env.sh`.  Prints one
 # line per program (PASS, FAIL or SKIP, with the time and, for SKIP, the
-# reason; each program is stopped after CO_GPU_TEST_TIMEOUT s, default 480), keeps each program's full output in BUILD_DIR/gpu-test-logs/,
-# and exits non-zero if any program failed or was skipped: on the GPU
-# machine a skip means the GPU was not tested.
+# reason; each program is stopped after CO_GPU_TEST_TIMEOUT s, default
+# 480), keeps each program's full output in BUILD_DIR/gpu-test-logs/, and
+# exits non-zero if any program failed or was skipped: on the GPU machine a
+# skip means the GPU (or a test hook of a -Dfault-injection build) was not
+# tested.  The programs are one per topic (test-video-ops,
+# test-torture-held, ...), each with the test names of gst-check.
 set -u
 
 build=${1:-build}
@@ -38,10 +41,25 @@ limit=${CO_GPU_TEST_TIMEOUT:-480}
 logs=$build/gpu-test-logs
 mkdir -p "$logs"
 
-# Test programs that honour CO_TEST_BACKEND (they name it in their binary).
+# Test programs that honour CO_TEST_BACKEND (they name it in their binary),
+# among the executables this build defines (meson-info/intro-targets.json,
+# by name: the build folder may have moved; a program left in the folder by
+# an older build is not run).
+built=()
+if [[ -f $build/meson-info/intro-targets.json ]] && command -v python3 >/dev/null; then
+  mapfile -t built < <(python3 -c '
+import json, os, sys
+for t in json.load(open(sys.argv[1])):
+    if t["type"] == "executable":
+        for f in t["filename"]:
+            print(os.path.basename(f))' "$build/meson-info/intro-targets.json")
+fi
 programs=()
 for exe in "$build"/tests/test-*; do
   [[ -f $exe && -x $exe ]] || continue
+  if (( ${#built[@]} > 0 )) && ! printf '%s\n' "${built[@]}" | grep -qxF "$(basename "$exe")"; then
+    continue
+  fi
   grep -q CO_TEST_BACKEND "$exe" 2>/dev/null || continue
   programs+=("$exe")
 done

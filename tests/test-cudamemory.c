@@ -221,10 +221,9 @@ GST_START_TEST (test_fake_gpu)
   const FakeCase *fc = &fake_cases[__i__];
   GstCaps *offered = NULL, *got = NULL, *want;
 
-  if (!co_test_fake_negotiate (ELEMENT, fc->in, fc->takes, &offered, &got)) {
-    g_printerr ("test_fake_gpu: skipped (no -Dfault-injection)\n");
-    return;
-  }
+  /* the suite adds this test only where the hook exists */
+  fail_unless (co_test_fake_negotiate (ELEMENT, fc->in, fc->takes, &offered,
+          &got), "no co_test_set_fake_cuda_memory");
   /* downstream's RGBA in system memory is offered in both memories */
   want = gst_caps_from_string ("video/x-raw(" CUDA_FEATURE "),format=RGBA");
   fail_unless (g_str_equal (fc->takes, "video/x-raw(" CUDA_FEATURE ")") ||
@@ -294,19 +293,26 @@ GST_END_TEST;
 /* cudadownload                                                              */
 /* ------------------------------------------------------------------------ */
 
-static gboolean
-have_nvcodec (const gchar * test)
+/* NULL when cudaupload and cudadownload exist, else why the tests that
+ * need them cannot run (for co_test_add_loop_if) */
+static const gchar *
+nvcodec_missing (void)
 {
   GstElementFactory *up = gst_element_factory_find ("cudaupload");
   GstElementFactory *down = gst_element_factory_find ("cudadownload");
   gboolean ok = up && down;
 
-  if (!ok)
-    g_printerr ("%s: skipped: no cudaupload/cudadownload (gst-plugins-bad's "
-        "nvcodec, with a GPU)\n", test);
   gst_clear_object (&up);
   gst_clear_object (&down);
-  return ok;
+  return ok ? NULL : "no cudaupload/cudadownload (gst-plugins-bad's "
+      "nvcodec, with a GPU)";
+}
+
+/* the suite adds the tests that need nvcodec only where it exists */
+static void
+require_nvcodec (const gchar * test)
+{
+  fail_unless (nvcodec_missing () == NULL, "%s: %s", test, nvcodec_missing ());
 }
 
 typedef struct
@@ -411,8 +417,7 @@ GST_START_TEST (test_cuda_paths)
   GstVideoInfo info;
   guint path, k;
 
-  if (!have_nvcodec ("test_cuda_paths"))
-    return;
+  require_nvcodec ("test_cuda_paths");
   gst_video_info_from_caps (&info, caps);
   for (k = 0; k < 3; k++) {
     in[k] = random_frame (caps, co_test_seed ("cuda_paths", __i__ * 3 + k));
@@ -473,8 +478,7 @@ GST_START_TEST (test_context_shared)
   GObject *cf, *cu, *cd = NULL;
   GstQuery *q;
 
-  if (!have_nvcodec ("test_context_shared"))
-    return;
+  require_nvcodec ("test_context_shared");
   pipe = gst_parse_launch (desc, NULL);
   fail_unless (pipe != NULL);
   /* PAUSED: nvcodec's elements find or make their context in start(),
@@ -522,8 +526,7 @@ GST_START_TEST (test_cuda_odd_size)
   gchar *desc;
   RunResult r;
 
-  if (!have_nvcodec ("test_cuda_odd_size"))
-    return;
+  require_nvcodec ("test_cuda_odd_size");
   gst_video_info_from_caps (&info, caps);
   in = random_frame (caps, co_test_seed ("odd_size", __i__));
   want = reference_frame (&info, in, &op);
@@ -573,13 +576,15 @@ cudamemory_suite (void)
     tcase_add_loop_test (tc, test_forced_at_link, 0, 4);
     tcase_add_loop_test (tc, test_system_only_format, 0,
         G_N_ELEMENTS (system_only_formats));
-    tcase_add_loop_test (tc, test_fake_gpu, 0, G_N_ELEMENTS (fake_cases));
+    co_test_add_loop_if (tc, test_fake_gpu, 0, G_N_ELEMENTS (fake_cases),
+        co_test_hook_missing ("co_test_set_fake_cuda_memory"));
   } else {
     tc = co_test_new_tcase (s, "gpu", teardown);
-    tcase_add_loop_test (tc, test_cuda_paths, 0,
-        G_N_ELEMENTS (cuda_formats) * G_N_ELEMENTS (gpu_ops));
-    tcase_add_loop_test (tc, test_context_shared, 0, 2);
-    tcase_add_loop_test (tc, test_cuda_odd_size, 0, 2);
+    co_test_add_loop_if (tc, test_cuda_paths, 0,
+        G_N_ELEMENTS (cuda_formats) * G_N_ELEMENTS (gpu_ops),
+        nvcodec_missing ());
+    co_test_add_loop_if (tc, test_context_shared, 0, 2, nvcodec_missing ());
+    co_test_add_loop_if (tc, test_cuda_odd_size, 0, 2, nvcodec_missing ());
   }
   tc = co_test_new_tcase (s, "both", teardown);
   tcase_add_test (tc, test_none_passthrough);
@@ -602,5 +607,5 @@ main (int argc, char **argv)
   n_failed = srunner_ntests_failed (sr);
   srunner_free (sr);
   co_test_leaks_free ();
-  return n_failed == 0 ? 0 : 1;
+  return co_test_exit_status (n_failed);
 }

@@ -407,21 +407,45 @@ static const gdouble swirl[12] = { -0.5, 1.25, 0.125, 2.0, -1.0, 0.0, 0.3333,
   0.3333, 0.3334, 20.0, -300.0, 127.5
 };
 
+/* The variants of test_colormatrix: the matrix, how many parameters are
+ * given (9: no offsets), small pictures through every chunks x streams or
+ * one big picture with the given streams and chunks */
+static const struct
+{
+  const gchar *name;
+  const gdouble *matrix;
+  guint n_params;
+  gboolean big;
+  guint streams, chunks;        /* big only */
+} colormatrix_variants[] = {
+  {.name = "sepia-small",.matrix = sepia,.n_params = 12},
+  {.name = "swirl-small",.matrix = swirl,.n_params = 12},
+  {.name = "sepia-9-params-small",.matrix = sepia,.n_params = 9},
+  {.name = "swirl-big",.matrix = swirl,.n_params = 12,.big = TRUE,
+      .streams = 4,.chunks = 7},
+  {.name = "sepia-big",.matrix = sepia,.n_params = 12,.big = TRUE,
+      .streams = 1,.chunks = 2},
+};
+
 GST_START_TEST (test_colormatrix)
 {
-  const VExpect x = { V_COLORMATRIX, __i__ % 2 ? swirl : sepia,
-    __i__ % 3 == 2 ? 9 : 12
+  const VExpect x = { V_COLORMATRIX, colormatrix_variants[__i__].matrix,
+    colormatrix_variants[__i__].n_params
   };
   guint streams, chunks;
 
-  if (__i__ < 3) {
+  g_print ("test_colormatrix[%d]: %s\n", __i__,
+      colormatrix_variants[__i__].name);
+  if (!colormatrix_variants[__i__].big) {
     for (chunks = 1; chunks <= 7; chunks++)
       for (streams = 1; streams <= 4; streams++)
         run_example ("colormatrix", 0, &x, "RGBA", 33 + __i__, 17, streams,
             chunks, 1, co_test_seed ("test_colormatrix", __i__) ^ chunks);
   } else {
-    run_example ("colormatrix", 0, &x, "RGBA", 1921, 1081, 1 + __i__ % 4,
-        1 + __i__ * 2 % 7, 2, co_test_seed ("test_colormatrix", __i__));
+    run_example ("colormatrix", 0, &x, "RGBA", 1921, 1081,
+        colormatrix_variants[__i__].streams,
+        colormatrix_variants[__i__].chunks, 2,
+        co_test_seed ("test_colormatrix", __i__));
   }
 }
 
@@ -877,16 +901,28 @@ GST_START_TEST (test_biquad_params_change)
 
 GST_END_TEST;
 
+/* the history (frames) test_abi_audio asks for */
+static const struct
+{
+  const gchar *name;
+  guint hist;
+} abi_audio_variants[] = {
+  {.name = "no-history",.hist = 0},
+  {.name = "history-3",.hist = 3},
+  {.name = "history-700",.hist = 700},
+};
+
 /* The history through the ABI check: frames carry their index + 1. */
 GST_START_TEST (test_abi_audio)
 {
-  const guint hist = __i__ == 0 ? 0 : __i__ == 1 ? 3 : 700, ch = 2;
+  const guint hist = abi_audio_variants[__i__].hist, ch = 2;
   gchar *lib = kpath (TRUE, "libco-abi-check-cpu.so");
   GRand *rand = g_rand_new_with_seed (co_test_seed ("test_abi_audio",
           __i__));
   guint chunks, lens[10];
   gsize total, i;
 
+  g_print ("test_abi_audio[%d]: %s\n", __i__, abi_audio_variants[__i__].name);
   if (on_cuda ()) {
     g_free (lib);
     g_rand_free (rand);
@@ -1160,7 +1196,8 @@ custom_suite (void)
   tc = co_test_new_tcase (s, "video", leaks_teardown);
   tcase_add_loop_test (tc, test_sobel_small, 0, 2 * G_N_ELEMENTS (small_sizes));
   tcase_add_loop_test (tc, test_sobel_big, 0, 8);
-  tcase_add_loop_test (tc, test_colormatrix, 0, 5);
+  tcase_add_loop_test (tc, test_colormatrix, 0,
+      G_N_ELEMENTS (colormatrix_variants));
   tcase_add_loop_test (tc, test_invert_example, 0, 8);
   tcase_add_loop_test (tc, test_sobel_batch, 0, 3);
   tcase_add_loop_test (tc, test_switch_midstream, 0, 2);
@@ -1173,7 +1210,8 @@ custom_suite (void)
   tc = co_test_new_tcase (s, "audio", leaks_teardown);
   tcase_add_loop_test (tc, test_biquad, 0, 6);
   tcase_add_test (tc, test_biquad_params_change);
-  tcase_add_loop_test (tc, test_abi_audio, 0, 3);
+  tcase_add_loop_test (tc, test_abi_audio, 0,
+      G_N_ELEMENTS (abi_audio_variants));
 
   tc = co_test_new_tcase (s, "errors", leaks_teardown);
   tcase_add_test (tc, test_errors_cpu);

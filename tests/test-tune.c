@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Unit tests for co-tune, the automatic settings: a table of workloads
- * (the H200 rows of docs/PERFORMANCE.md), explicit values kept, and every
- * choice in range over random inputs.
+ * Unit tests for co-tune, the automatic settings: a table of workloads on
+ * a model GPU (the inputs below are the test's, not measurements), explicit
+ * values kept, and every choice in range over random inputs.
  */
 
 #include <glib.h>
@@ -29,11 +29,12 @@ typedef struct
   const gchar *says;            /* a word of the reason */
 } Case;
 
-/* the H200: 3 copy engines; 60 frames/s */
-#define H200(b, r) .media = CO_TUNE_VIDEO, .copy_engines = 3, \
+/* a model GPU with 3 copy engines; 60 frames/s */
+#define GPU3(b, r) .media = CO_TUNE_VIDEO, .copy_engines = 3, \
   .frame_bytes = (b), .rows = (r), .can_batch = TRUE, \
   .frame_interval_ns = 16666667
-/* a copy-bound light kernel, 4K: H2D / kernel / D2H 0.63 / 0.05 / 0.61 ms */
+/* a model copy-bound light kernel, 4K: H2D / kernel / D2H 0.63 / 0.05 /
+ * 0.61 ms */
 #define LIGHT_4K { .frames = 30, .h2d_ns = 630 * US, .kernel_ns = 50 * US, \
   .d2h_ns = 610 * US, .busy_ns = 700 * US, .gpu_latency_ns = 1240 * US, \
   .host_cpu_ns = 120 * US, .chain_wall_ns = 700 * US, .gap_ns = 10 * US }
@@ -43,66 +44,66 @@ typedef struct
   .host_cpu_ns = 25 * US, .chain_wall_ns = 27 * US, .gap_ns = 8 * US }
 
 static const Case cases[] = {
-  {"4K RGBA non-live, before measuring", {H200 (B_4K, 2160)}, 4, 1, 1, FALSE,
+  {"4K RGBA non-live, before measuring", {GPU3 (B_4K, 2160)}, 4, 1, 1, FALSE,
       "cheap"},
-  {"4K RGBA non-live, measured", {H200 (B_4K, 2160),.measured = LIGHT_4K},
+  {"4K RGBA non-live, measured", {GPU3 (B_4K, 2160),.measured = LIGHT_4K},
       4, 1, 1, FALSE, "measured"},
-  {"4K RGBA live", {H200 (B_4K, 2160),.live = TRUE}, 8, 4, 1, TRUE,
+  {"4K RGBA live", {GPU3 (B_4K, 2160),.live = TRUE}, 8, 4, 1, TRUE,
       "spin (live"},
-  {"4K RGBA live, measured", {H200 (B_4K, 2160),.live = TRUE,
+  {"4K RGBA live, measured", {GPU3 (B_4K, 2160),.live = TRUE,
           .measured = LIGHT_4K}, 8, 4, 1, TRUE, "a band per 4 MiB"},
-  {"4K RGBA live, spinning budget taken", {H200 (B_4K, 2160),.live = TRUE,
+  {"4K RGBA live, spinning budget taken", {GPU3 (B_4K, 2160),.live = TRUE,
           .spinners = CO_TUNE_MAX_SPINNERS}, 8, 4, 1, FALSE, "budget"},
   {"4K RGBA live, a frame's device time over half the interval",
-        {H200 (B_4K, 2160),.live = TRUE,.measured = {.frames = 30,
+        {GPU3 (B_4K, 2160),.live = TRUE,.measured = {.frames = 30,
               .gpu_latency_ns = 9 * MS}}, 8, 4, 1, FALSE, "half"},
-  {"4K RGBA live, wait-mode set", {H200 (B_4K, 2160),.live = TRUE,
+  {"4K RGBA live, wait-mode set", {GPU3 (B_4K, 2160),.live = TRUE,
           .user_wait = TRUE}, 8, 4, 1, FALSE, "chunks 4"},
-  {"1080p RGBA non-live", {H200 (B_1080, 1080)}, 4, 1, 1, FALSE, "copy"},
-  {"1080p RGBA live", {H200 (B_1080, 1080),.live = TRUE}, 4, 2, 1, TRUE,
+  {"1080p RGBA non-live", {GPU3 (B_1080, 1080)}, 4, 1, 1, FALSE, "copy"},
+  {"1080p RGBA live", {GPU3 (B_1080, 1080),.live = TRUE}, 4, 2, 1, TRUE,
       "live"},
-  {"4K NV12 non-live, host-bound but large", {H200 (B_NV12, 2160),
+  {"4K NV12 non-live, host-bound but large", {GPU3 (B_NV12, 2160),
           .measured = GRAY8_HOST}, 4, 1, 1, FALSE, "4 MiB or more"},
-  {"640x480 GRAY8 non-live, before measuring", {H200 (B_GRAY8, 480)}, 4, 1,
+  {"640x480 GRAY8 non-live, before measuring", {GPU3 (B_GRAY8, 480)}, 4, 1,
       1, FALSE, "not measured"},
-  {"640x480 GRAY8 non-live, host-bound", {H200 (B_GRAY8, 480),
+  {"640x480 GRAY8 non-live, host-bound", {GPU3 (B_GRAY8, 480),
           .measured = GRAY8_HOST}, 4, 1, 8, FALSE, "host-bound"},
-  {"640x480 GRAY8 non-live, device-bound", {H200 (B_GRAY8, 480),
+  {"640x480 GRAY8 non-live, device-bound", {GPU3 (B_GRAY8, 480),
           .measured = {.frames = 30,.busy_ns = 40 * US,.host_cpu_ns =
                     20 * US,.chain_wall_ns = 100 * US}}, 4, 1, 1, FALSE,
       "device is the bound"},
   {"640x480 GRAY8 non-live, short operations, chain never waits",
-        {H200 (B_GRAY8, 480),.measured = {.frames = 30,.busy_ns = 45 * US,
+        {GPU3 (B_GRAY8, 480),.measured = {.frames = 30,.busy_ns = 45 * US,
                 .host_cpu_ns = 30 * US,.chain_wall_ns = 32 * US}}, 4, 1, 8,
       FALSE, "host-bound"},
-  {"640x480 GRAY8 non-live, paced upstream", {H200 (B_GRAY8, 480),
+  {"640x480 GRAY8 non-live, paced upstream", {GPU3 (B_GRAY8, 480),
               .measured = {.frames = 30,.busy_ns = 15 * US,.host_cpu_ns =
                     25 * US,.chain_wall_ns = 27 * US,.gap_ns = 500 * US,
               .gap_cpu_ns = 5 * US}}, 4, 1, 1, FALSE,
       "upstream is the bound"},
   {"640x480 GRAY8 non-live, upstream working in the same thread",
-        {H200 (B_GRAY8, 480),.measured = {.frames = 30,.busy_ns = 15 * US,
+        {GPU3 (B_GRAY8, 480),.measured = {.frames = 30,.busy_ns = 15 * US,
                 .host_cpu_ns = 25 * US,.chain_wall_ns = 27 * US,.gap_ns =
                     60 * US,.gap_cpu_ns = 55 * US}}, 4, 1, 8, FALSE,
       "host-bound"},
-  {"1.5 MiB frames, host-bound", {H200 (3 * MIB / 2, 512),
+  {"1.5 MiB frames, host-bound", {GPU3 (3 * MIB / 2, 512),
           .measured = GRAY8_HOST}, 4, 1, 4, FALSE, "batch 4"},
-  {"3 MiB frames, host-bound", {H200 (3 * MIB, 768),.measured = GRAY8_HOST},
+  {"3 MiB frames, host-bound", {GPU3 (3 * MIB, 768),.measured = GRAY8_HOST},
       4, 1, 2, FALSE, "batch 2"},
-  {"640x480 GRAY8 live", {H200 (B_GRAY8, 480),.live = TRUE,
+  {"640x480 GRAY8 live", {GPU3 (B_GRAY8, 480),.live = TRUE,
           .measured = GRAY8_HOST}, 4, 1, 1, TRUE, "batch 1 (live)"},
   {"4K RGBA box-blur r=16, kernel above the copies",
-        {H200 (B_4K, 2160),.measured = {.frames = 30,.h2d_ns = 630 * US,
+        {GPU3 (B_4K, 2160),.measured = {.frames = 30,.h2d_ns = 630 * US,
                 .kernel_ns = 900 * US,.d2h_ns = 610 * US,.busy_ns =
                     950 * US,.host_cpu_ns = 120 * US}}, 4, 4, 1, FALSE,
       "at least"},
   {"unknown copy engines", {.media = CO_TUNE_VIDEO,.frame_bytes = B_4K,
           .can_batch = TRUE}, 3, 1, 1, FALSE, "assumed"},
-  {"CPU backend, 4K non-live", {H200 (B_4K, 2160),.cpu_backend = TRUE,
+  {"CPU backend, 4K non-live", {GPU3 (B_4K, 2160),.cpu_backend = TRUE,
           .host_cores = 2}, 2, 2, 1, FALSE, "a band per worker"},
-  {"CPU backend, 64x64 live", {H200 (64 * 64 * 4, 64),.cpu_backend = TRUE,
+  {"CPU backend, 64x64 live", {GPU3 (64 * 64 * 4, 64),.cpu_backend = TRUE,
           .host_cores = 16,.live = TRUE}, 8, 1, 1, FALSE, "small frames"},
-  {"CPU backend, small frames host-bound", {H200 (B_GRAY8, 480),
+  {"CPU backend, small frames host-bound", {GPU3 (B_GRAY8, 480),
           .cpu_backend = TRUE,.host_cores = 2,.measured = GRAY8_HOST}, 2,
       2, 8, FALSE, "host-bound"},
   {"audio, 10 ms buffers measured", {.media = CO_TUNE_AUDIO,
@@ -114,30 +115,30 @@ static const Case cases[] = {
               CO_TUNE_COST_HEAVY}, 4, 2, 1, FALSE, "expected about"},
   {"audio live", {.media = CO_TUNE_AUDIO,.copy_engines = 3,.live = TRUE,
           .frame_bytes = 16 * MIB}, 8, 4, 1, FALSE, "blocking (audio)"},
-  {"explicit chunks, live", {H200 (B_4K, 2160),.live = TRUE,
+  {"explicit chunks, live", {GPU3 (B_4K, 2160),.live = TRUE,
           .user_chunks = 8}, 16, 8, 1, TRUE, "(set)"},
-  {"explicit streams and batch", {H200 (B_GRAY8, 480),.user_streams = 1,
+  {"explicit streams and batch", {GPU3 (B_GRAY8, 480),.user_streams = 1,
           .user_batch = 3}, 1, 1, 3, FALSE, "batch 3 (set)"},
-  {"fewer rows than bands", {H200 (B_4K, 2),.live = TRUE}, 4, 2, 1, TRUE,
+  {"fewer rows than bands", {GPU3 (B_4K, 2),.live = TRUE}, 4, 2, 1, TRUE,
       "chunks 2"},
   /* engines sharing the device's 8 hardware queues */
   {"1080p RGBA non-live, one other engine on the device",
-      {H200 (B_1080, 1080),.sharers = 1}, 4, 1, 1, FALSE, "copy engines"},
-  {"1080p RGBA non-live, 3 engines on the device", {H200 (B_1080, 1080),
+      {GPU3 (B_1080, 1080),.sharers = 1}, 4, 1, 1, FALSE, "copy engines"},
+  {"1080p RGBA non-live, 3 engines on the device", {GPU3 (B_1080, 1080),
           .sharers = 2}, 2, 1, 1, FALSE, "3 engines share"},
-  {"1080p RGBA non-live, 8 engines on the device", {H200 (B_1080, 1080),
+  {"1080p RGBA non-live, 8 engines on the device", {GPU3 (B_1080, 1080),
           .sharers = 7}, 2, 1, 1, FALSE, "8 hardware queues"},
   {"4K RGBA box-blur r=16, 8 engines: a stream per band still",
-        {H200 (B_4K, 2160),.sharers = 7,.measured = {.frames = 30,.h2d_ns =
+        {GPU3 (B_4K, 2160),.sharers = 7,.measured = {.frames = 30,.h2d_ns =
                     630 * US,.kernel_ns = 900 * US,.d2h_ns = 610 * US,.busy_ns =
                     950 * US,.host_cpu_ns = 120 * US}}, 4, 4, 1, FALSE,
       "kernel at least"},
-  {"4K RGBA live, 8 engines: latency first", {H200 (B_4K, 2160),.live =
+  {"4K RGBA live, 8 engines: latency first", {GPU3 (B_4K, 2160),.live =
               TRUE,.sharers = 7}, 8, 4, 1, TRUE, "two per band"},
-  {"CPU backend, 16 cores, 4 engines", {H200 (B_4K, 2160),.cpu_backend =
+  {"CPU backend, 16 cores, 4 engines", {GPU3 (B_4K, 2160),.cpu_backend =
               TRUE,.host_cores = 16,.sharers = 3}, 4, 4, 1, FALSE,
       "16 cores shared by 4"},
-  {"CPU backend, 2 cores, 2 engines", {H200 (B_4K, 2160),.cpu_backend =
+  {"CPU backend, 2 cores, 2 engines", {GPU3 (B_4K, 2160),.cpu_backend =
               TRUE,.host_cores = 2,.sharers = 1}, 1, 1, 1, FALSE, "shared"},
 };
 
@@ -170,7 +171,7 @@ test_table (void)
 static void
 test_same (void)
 {
-  CoTuneInput in = { H200 (B_4K, 2160) };
+  CoTuneInput in = { GPU3 (B_4K, 2160) };
   CoTuneChoice a, b;
 
   co_tune_decide (&in, &a);
@@ -193,7 +194,7 @@ test_same (void)
 static void
 test_submit_thread (void)
 {
-  CoTuneInput in = { H200 (B_1080, 1080),.measured = LIGHT_4K };
+  CoTuneInput in = { GPU3 (B_1080, 1080),.measured = LIGHT_4K };
   CoTuneChoice a, b;
 
   co_tune_decide (&in, &a);
