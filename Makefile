@@ -28,7 +28,7 @@ OPTIONAL_DEBS = python3-gst-1.0
 all: build
 
 deps:
-	@tools/install-deps.sh $(DEBS) --optional $(OPTIONAL_DEBS)
+	@tools/dev/install-deps.sh $(DEBS) --optional $(OPTIONAL_DEBS)
 
 $(BUILD)/build.ninja:
 	meson setup $(BUILD) -Dfault-injection=true -Dtests=enabled
@@ -47,10 +47,10 @@ check: build
 docs-reference: build
 	GST_PLUGIN_PATH=$(BUILD)/plugin GST_REGISTRY_1_0=$(BUILD)/reference-registry.bin \
 	  GST_PLUGIN_SYSTEM_PATH_1_0=$$(pkg-config --variable=pluginsdir gstreamer-1.0) \
-	  $(BUILD)/tools/cudaoverlap-reference docs/reference.md
+	  $(BUILD)/tools/dev/cudaoverlap-reference docs/reference.md
 
 install-check: build
-	tools/install-check.sh . $(BUILD)/install-check
+	tools/dev/install-check.sh . $(BUILD)/install-check
 
 docs-fields: build
 	$(BUILD)/tests/test-stats-fields --write docs/stats.md \
@@ -88,7 +88,7 @@ asan-check: deps
 	  test-robustness
 
 format:
-	tools/gst-indent $$(git ls-files '*.c' '*.h')
+	tools/dev/gst-indent $$(git ls-files '*.c' '*.h')
 
 clean:
 	rm -rf $(BUILD)

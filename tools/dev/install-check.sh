@@ -11,10 +11,10 @@
 #     installed ABI header, and stats-summary run with GST_PLUGIN_PATH at the
 #     installed plugin (its pluginsdir variable), which gst-inspect-1.0 must
 #     name as the one it loads, with the package's origin.
-#   tools/install-check.sh [SOURCE_ROOT] [WORK_DIR]
+#   tools/dev/install-check.sh [SOURCE_ROOT] [WORK_DIR]
 # WORK_DIR (default: a new temporary folder) is emptied first and kept.
 set -u
-src=$(cd "${1:-$(dirname "$0")/..}" && pwd) || exit 1
+src=$(cd "${1:-$(dirname "$0")/../..}" && pwd) || exit 1
 work=${2:-$(mktemp -d)}
 case $work in /*) ;; *) work=$PWD/$work;; esac
 rm -rf "$work" && mkdir -p "$work" || exit 1

@@ -1,5 +1,5 @@
 /* cudaoverlap-bench and cudaoverlap-check: small GStreamer helpers both
- * tools share (bench-common.c).
+ * tools share (tool-common.c).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Where a frame's latency goes, from an element's trace file.
 
-    tools/trace-latency.py TRACE.json [--skip N]
+    tools/trace/trace-latency.py TRACE.json [--skip N]
 
 Reads the Chrome trace that `trace-file=` writes (docs/stats.md) and prints,
 for the frames in it (the first N skipped: warm-up), the median and p90 of:

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <cupti.h>
 
-#include "bench-cupti.h"
+#include "check-cupti.h"
 
 static GMutex lock;
 static GArray *ops;             /* CoOpRecord */

@@ -5,7 +5,7 @@ line per streams value, one panel per input (pinned, registered), with the
 raw CUDA ceiling (row raw-best) and the element's serial rows as horizontal
 lines.
 
-  tools/plot-sweep.py sweep.csv [-o sweep.svg]   (.svg or .png by suffix)
+  tools/trace/plot-sweep.py sweep.csv [-o sweep.svg]   (.svg or .png by suffix)
 
 Needs python3 and matplotlib (Debian: python3-matplotlib).
 """

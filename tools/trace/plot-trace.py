@@ -2,7 +2,7 @@
 """Draw a cudaoverlap trace-file (Chrome trace-event JSON) as a timeline PNG/SVG:
 one row per track (stream × operation kind, host threads), one bar per event.
 
-    tools/plot-trace.py TRACE.json OUT.png [--from-frame N] [--frames K]
+    tools/trace/plot-trace.py TRACE.json OUT.png [--from-frame N] [--frames K]
 """
 import argparse
 import json

@@ -29,7 +29,7 @@
 
 #include <gst/app/app.h>
 
-#include "bench-common.h"
+#include "tool-common.h"
 #include "bench-gst.h"
 
 #define WAIT_NS (60 * G_GUINT64_CONSTANT (1000000000))

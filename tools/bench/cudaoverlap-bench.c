@@ -122,7 +122,7 @@
 #include <gst/app/app.h>
 #include <gst/video/video.h>
 
-#include "bench-common.h"
+#include "tool-common.h"
 #include "bench-gst.h"
 
 #define VERIFY_FRAMES 32

@@ -93,8 +93,8 @@
 #include <gst/video/video.h>
 #include <cuda_runtime_api.h>
 
-#include "bench-common.h"
-#include "bench-cupti.h"
+#include "tool-common.h"
+#include "check-cupti.h"
 #include "co-intervals.h"
 
 #define RING 8

@@ -42,7 +42,7 @@
 #include <sys/prctl.h>
 #include <sys/wait.h>
 
-#include "bench-common.h"
+#include "tool-common.h"
 #include "bench-gst.h"
 
 #define READY_WAIT_US (60 * G_USEC_PER_SEC)

@@ -34,7 +34,7 @@
 
 #include <gst/app/app.h>
 
-#include "bench-common.h"
+#include "tool-common.h"
 #include "bench-gst.h"
 
 #define FIRST_WAIT (60 * GST_SECOND)

@@ -2,7 +2,7 @@
 # Install the Debian packages that are missing (when run as root), and say
 # clearly what is missing otherwise.  The CUDA toolkit itself is not a Debian
 # package here: it is expected in /usr/local/cuda.
-#   tools/install-deps.sh REQUIRED... [--optional OPTIONAL...]
+#   tools/dev/install-deps.sh REQUIRED... [--optional OPTIONAL...]
 # An optional package (one test skips without it, saying why) that cannot be
 # installed (no root, no package registry) is reported and does not fail.
 missing="" optional="" opt=0

@@ -6,7 +6,7 @@
 
 #include <stdio.h>
 
-#include "bench-common.h"
+#include "tool-common.h"
 
 gboolean
 bench_parse_options (const gchar * summary, const GOptionEntry * entries,
