@@ -13,6 +13,13 @@
 #               too)
 #   make torture       the torture suite, longer (CO_TORTURE_SCALE=10)
 #   make asan-check    the torture and video suites under ASan + UBSan
+#   make bench  the bench gate's rows (docs/bench.md): prints the tables and
+#               writes BENCH_CSV (default build/bench.csv); without a GPU,
+#               the CPU backend's rows, small and short, which say so
+#   make bench-compare  the bench again against the committed
+#               BENCH_COMMITTED (default docs/perf/bench-h200.csv): fails
+#               when a row's ratio to its ceiling is more than 5 % below it
+#               in two consecutive runs
 BUILD ?= build
 export PATH := /usr/local/cuda/bin:$(PATH)
 
@@ -24,7 +31,7 @@ DEBS = gcc pkg-config meson ninja-build indent python3 \
 OPTIONAL_DEBS = python3-gst-1.0
 
 .PHONY: all deps build demo check install-check torture asan-check format \
-	docs-fields docs-reference clean
+	docs-fields docs-reference bench bench-compare clean
 all: build
 
 deps:
@@ -86,6 +93,14 @@ asan-check: deps
 	  --num-processes 1 --timeout-multiplier 4 test-torture test-cudavideofilter \
 	  test-custom test-cudamemory-audio test-cudaaudiofilter test-engine \
 	  test-robustness
+
+BENCH_CSV ?= $(BUILD)/bench.csv
+BENCH_COMMITTED ?= docs/perf/bench-h200.csv
+bench: build
+	tools/bench/run-bench.sh $(BUILD) $(BENCH_CSV)
+
+bench-compare: build
+	tools/bench/compare.sh $(BUILD) $(BENCH_COMMITTED)
 
 format:
 	tools/dev/gst-indent $$(git ls-files '*.c' '*.h')

@@ -19,12 +19,15 @@ G_BEGIN_DECLS typedef enum
   BENCH_IN_FRESH,               /* new memory per frame, the frame copied in */
   BENCH_IN_APP_PINNED,          /* a new GstMemory per frame over a ring the
                                  * application page-locked (cudaHostAlloc) */
+  BENCH_IN_SLOTS,               /* a new GstMemory per frame over one of N
+                                 * slots, handed back by its destroy notify
+                                 * (as capture sources feed appsrc) */
   BENCH_N_INPUTS
 } BenchInput;
 
 extern const gchar *bench_input_names[BENCH_N_INPUTS];
 
-/* --memory (issue 15): where the frames are on each side. */
+/* --memory: where the frames are on each side. */
 typedef enum
 {
   BENCH_MEM_NONE,               /* the classic rows: system memory both sides */
@@ -72,7 +75,21 @@ typedef struct
   void (*start_hook) (gboolean primed, gpointer data);
   gpointer start_data;
   BenchMemPath mem;             /* --memory; NONE: the classic rows */
+  gboolean control;             /* the harness control: identity in the
+                                 * element's place (--control) */
 } BenchRunSpec;
+
+/* BENCH_IN_SLOTS: @n slots of pageable memory, slot k holding ring frame
+ * k; frame i waits for slot i mod n to be handed back (the destroy notify
+ * of the GstMemory over it), as a capture source waits for a free buffer. */
+typedef struct
+{
+  guint n;
+  guint8 *mem[BENCH_RING];
+  gboolean busy[BENCH_RING];
+  GMutex lock;
+  GCond cond;
+} BenchSlots;
 
 /* What every run shares; main() sets it up. */
 typedef struct
@@ -94,9 +111,12 @@ typedef struct
   /* BENCH_IN_WRAPPED: its own malloc()ed copy of the ring, for the same
    * reason: a new GstMemory over pages that the registered runs left
    * registered is copied from directly, which an application's ring that
-   * no one registered never is (until 2026-12-02 the wrapped rows read
-   * mem[]'s bytes and measured that path) */
+   * no one registered never is */
   guint8 *wrap_ring[BENCH_RING];
+  BenchSlots slots;             /* BENCH_IN_SLOTS */
+  /* every check_every-th timed output is checked (its sampled checksum);
+   * the priming frames and the untimed full checks always */
+  guint check_every;
   /* What the peer is told the frames are: the same as info/caps, or, for a
    * format cudaupload does not take, a stand-in of the same bytes (peer_as
    * names it, e.g. GRAY8 640x480 as RGBA 160x480: same rows, same stride). */
@@ -124,6 +144,9 @@ typedef struct
 extern BenchGst bench_gst;
 
 gboolean bench_layout_from_info (const GstVideoInfo * info, BenchLayout * l);
+/* BENCH_IN_SLOTS: the slots made (bench_slots_init) and freed. */
+void bench_slots_init (guint n);
+void bench_slots_clear (void);
 /* The element's properties for @sp (gst-launch syntax): streams, chunks,
  * mode unless @sp->defaults, then backend, stats-interval=0 and --props. */
 gchar *bench_element_props (const BenchRunSpec * sp);

@@ -1,5 +1,7 @@
-/* cudaoverlap-bench: the raw CUDA ceiling, cudavideofilter and the peer,
- * side by side, on the same frames, every output checked.
+/* cudaoverlap-bench: the raw CUDA ceiling, cudavideofilter, its harness
+ * control and the peer, side by side, on the same frames, outputs checked.
+ * tools/bench/run-bench.sh (make bench) runs the rows of the bench gate;
+ * docs/bench.md describes them and the CSV.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
@@ -8,9 +10,11 @@
  *       [--streams 4 --chunks 4] [--only raw,serial,overlap,pinned,
  *       registered,peer] [--sweep] [--csv FILE] [--live FPS]
  *       [--live-frames N] [--op invert|custom] [--props "PROP=VALUE ..."]
- *       [--input pinned,registered,wrapped,fresh,app-pinned] [--defaults]
+ *       [--input pinned,registered,wrapped,fresh,app-pinned,slots]
+ *       [--slots N] [--defaults] [--control] [--check-every K]
  *       [--pipelines N] [--processes N] [--first-frame]
  *       [--memory cuda-cuda,upload,download,blur-cuda-in]
+ *       [--raw-frames N] [--raw-warmup N] [--label LABEL]
  *
  * Rows (see --help and the notes printed under the table):
  *  raw          plain CUDA loop, same kernel (bench-raw.c; --op custom: the
@@ -39,7 +43,15 @@
  *               does); app-pinned: a
  *               new GstMemory per frame over a copy of the ring the bench
  *               page-locked itself (cudaHostAlloc; plain memory without
- *               CUDA, which the log says)
+ *               CUDA, which the log says); slots: a new GstMemory per
+ *               frame over one of --slots N slots of pageable memory, frame
+ *               i waiting until the destroy notify of slot i mod N's last
+ *               memory hands it back (how capture sources and applications
+ *               with a fixed set of buffers feed appsrc)
+ *  control      with --control: per input, the harness control: the same
+ *               pipeline with identity in the element's place (appsrc !
+ *               identity ! appsink); the x control column is a row's
+ *               frames/s over its input's control
  *  defaults     with --defaults: the element with no streams, chunks or
  *               mode set (its automatic settings; with --live also paced);
  *               the chosen values and the reason are in the log
@@ -68,7 +80,7 @@
  *               first push to its output: cold (the process's first
  *               pipeline: it creates the CUDA context, which a child process
  *               times alone) and warm (a second pipeline, same caps)
- *  memory       with --memory (issue 15; bench-devmem.c, the memory paths
+ *  memory       with --memory (bench-devmem.c, the memory paths
  *               of bench-pipeline.c), each path its rows (name memory; the
  *               peer mem-peer; the input column names the memories):
  *               cuda-cuda: invert, memory:CUDAMemory in and out; beside
@@ -103,9 +115,11 @@
  *               --only memory leaves out every other row.
  * Each pipeline row is a warm-up run (--warmup frames) and a timed run in a
  * fresh pipeline: one priming frame, waited for, then --frames frames timed
- * from the first push to the last output.  Every output is checked with a
- * sampled checksum (bench-frames.c) against the expected one computed
- * before the runs; before them, one untimed pass of 32 frames per input
+ * from the first push to the last output.  Every output (with --check-every
+ * K: the priming frames and every K-th timed one) is checked with a
+ * sampled checksum (bench-frames.c), on checker threads off the pushing
+ * and pushed-to threads, against the expected one computed before the
+ * runs; before them, one untimed pass of 32 frames per input
  * compares every picture byte with a naive CPU invert (--op custom: with
  * the output of the kernel's CPU implementation, kernel-cpu-library and
  * -symbol of --props, over the whole frame).  Exit status 1 when
@@ -138,7 +152,10 @@ static gchar *opt_props, *opt_input, *opt_memory;
 static gboolean opt_sweep, opt_defaults, opt_first_frame, opt_context_ms;
 static gdouble opt_live;
 static gint opt_pipelines, opt_processes, opt_child;
-static gboolean opt_warm_one;
+static gboolean opt_warm_one, opt_control;
+static gint opt_slots = 8, opt_check_every = 1;
+static gint opt_raw_frames = -1, opt_raw_warmup = -1;
+static gchar *opt_label;
 
 /* state */
 static gboolean have_cuda;
@@ -161,13 +178,13 @@ pipeline_row (const gchar * name, BenchRunSpec sp)
         sp.peer ? "" : sp.defaults ? " auto" : sp.serial ? " serial" :
         " overlap");
   else
-    g_strlcpy (mode, sp.peer ? "upload+download" : sp.defaults ? "auto" :
-        sp.serial ? "serial" : "overlap", sizeof (mode));
+    g_strlcpy (mode, sp.peer ? "upload+download" : sp.control ? "identity" :
+        sp.defaults ? "auto" : sp.serial ? "serial" : "overlap", sizeof (mode));
   g_snprintf (input, sizeof (input), "%s%s", sp.peer ? "malloc" :
       bench_input_names[sp.input], sp.peer && bench_gst.peer_as ?
       " as RGBA" : "");
-  bench_row_init (&row, name, mode, input, sp.peer ? 0 : sp.streams,
-      sp.peer ? 0 : sp.chunks);
+  bench_row_init (&row, name, mode, input, sp.peer || sp.control ? 0 :
+      sp.streams, sp.peer || sp.control ? 0 : sp.chunks);
   row.frames = sp.frames;
   warm.frames = opt_warmup;
   warm.live_fps = 0;
@@ -234,6 +251,27 @@ row_ceiling (const BenchRow * r)
   return n ? row_fps (n) : NAN;
 }
 
+/* @r's harness control: the control row of the same input (identity in
+ * the element's place); NAN for the raw, memcpy, peer and paced rows. */
+static gdouble
+row_control (const BenchRow * r)
+{
+  guint i;
+
+  if (g_str_has_prefix (r->name, "raw") || g_str_has_prefix (r->name,
+          "memcpy") || g_str_has_prefix (r->name, "control") ||
+      g_str_has_prefix (r->name, "peer") || g_str_has_prefix (r->mode, "live"))
+    return NAN;
+  for (i = 0; i < rows->len; i++) {
+    BenchRow *c = &g_array_index (rows, BenchRow, i);
+
+    if (!strcmp (c->name, "control") && !strcmp (c->input, r->input) &&
+        !c->invalid)
+      return c->fps;
+  }
+  return NAN;
+}
+
 static void
 fmt_num (gchar * buf, gsize size, gdouble v, const gchar * fmt,
     const gchar * na)
@@ -252,22 +290,22 @@ print_rows (FILE * out, gboolean csv)
 
   if (csv)
     fprintf (out, "name,mode,input,streams,chunks,fps,gbps,lat_p50_ms,"
-        "lat_p99_ms,overlap_eff,cpu_ms_per_frame,x_raw,check,host_memory,"
-        "width,height,format,frames\n");
+        "lat_p99_ms,overlap_eff,cpu_ms_per_frame,x_raw,x_control,check,"
+        "host_memory,width,height,format,frames,checked,label,backend\n");
   else
     fprintf (out, "| name | mode | input | streams | chunks | frames/s | "
         "GB/s | lat p50 ms | lat p99 ms | overlap eff | cpu ms/frame | "
-        "x raw | check | host memory |\n|---|---|---|--:|--:|--:|--:|--:|"
-        "--:|--:|--:|--:|---|---|\n");
+        "x raw | x control | check | host memory |\n|---|---|---|--:|--:|"
+        "--:|--:|--:|--:|--:|--:|--:|--:|---|---|\n");
   for (i = 0; i < rows->len; i++) {
     BenchRow *r = &g_array_index (rows, BenchRow, i);
-    gchar f[9][32];
+    gchar f[10][32];
     const gchar *na = csv ? "" : "-";
 
     if (r->skipped) {
       if (!csv)
         fprintf (out, "| %s | %s | - | - | - | - | - | - | - | - | - | - | "
-            "%s | - |\n", r->name, r->mode, r->check);
+            "- | %s | - |\n", r->name, r->mode, r->check);
       continue;
     }
     g_snprintf (f[0], 32, "%u", r->streams);
@@ -282,15 +320,20 @@ print_rows (FILE * out, gboolean csv)
     fmt_num (f[7], 32, r->cpu_ms, "%.4f", na);
     /* paced rows run at the pace, not at a ratio of anything */
     fmt_num (f[8], 32, g_str_has_prefix (r->mode, "live") ? NAN :
-        r->fps / row_ceiling (r), "%.3f", na);
+        r->fps / row_ceiling (r), csv ? "%.5f" : "%.3f", na);
+    fmt_num (f[9], 32, r->fps / row_control (r), csv ? "%.5f" : "%.3f", na);
     fprintf (out, "%s%s%s%s%s%s", csv ? "" : "| ", r->name, sep, r->mode, sep,
         r->input);
     for (k = 0; k < G_N_ELEMENTS (f); k++)
       fprintf (out, "%s%s", sep, f[k]);
-    fprintf (out, "%s%s%s%s", sep, r->check, sep, r->hostmem);
+    if (csv)                    /* quoted: they may hold commas */
+      fprintf (out, ",\"%s\",\"%s\"", r->check, r->hostmem);
+    else
+      fprintf (out, "%s%s%s%s", sep, r->check, sep, r->hostmem);
     if (csv)
-      fprintf (out, ",%d,%d,%s,%u\n", opt_width, opt_height, opt_format,
-          r->frames);
+      fprintf (out, ",%d,%d,%s,%u,%" G_GUINT64_FORMAT ",%s,%s\n", opt_width,
+          opt_height, opt_format, r->frames, r->checked,
+          opt_label ? opt_label : "", have_cuda ? "cuda" : "cpu");
     else
       fprintf (out, " |\n");
   }
@@ -339,13 +382,6 @@ print_summary (FILE * out)
   if ((k_serial || k_overlap) && !find_row ("element", NULL, NULL) &&
       !find_row ("sweep", NULL, NULL))
     fprintf (out, "  no valid element row\n");
-  if (!isnan (best) && opt_width == 3840 && opt_height == 2160 &&
-      !g_ascii_strcasecmp (opt_format, "RGBA")) {
-    fprintf (out, "  raw ceiling %.1f fps vs ../shared/GPU.md 1425-1453 fps "
-        "(2 streams): %s\n", best, best >= 1425 * 0.95 && best <= 1453 * 1.05 ?
-        "within 5%" : "NOT within 5%: check for other load on the GPU, its "
-        "clocks and PCIe link (nvidia-smi -q), and the raw rows above");
-  }
   for (k = BENCH_MEM_CUDA_CUDA; k <= BENCH_MEM_BLUR_CUDA_IN; k++) {
     const gchar *path = bench_mem_names[k];
     BenchRow *pe = find_row ("mem-peer", path, NULL);
@@ -633,6 +669,19 @@ memcpy_rows (void)
   }
 }
 
+/* --raw-frames, --raw-warmup: the raw rows' own, else --frames, --warmup */
+static guint
+raw_frames (void)
+{
+  return opt_raw_frames > 0 ? opt_raw_frames : opt_frames;
+}
+
+static guint
+raw_warmup (void)
+{
+  return opt_raw_warmup >= 0 ? opt_raw_warmup : opt_warmup;
+}
+
 static void
 raw_rows (void)
 {
@@ -651,7 +700,7 @@ raw_rows (void)
     bench_row_init (&row, "raw", serial ? "serial" : "overlap", "pinned",
         settings[i][0], settings[i][1]);
     bench_raw_throughput (raw, settings[i][0], settings[i][1], serial,
-        opt_warmup, opt_frames, &row);
+        raw_warmup (), raw_frames (), &row);
     fprintf (stderr, "[bench] raw %ux%u: %.1f frames/s, %s\n", row.streams,
         row.chunks, row.fps, row.check);
     bench_gst.failed |= row.invalid;
@@ -669,14 +718,15 @@ raw_rows (void)
     bench_raw_free (raw);
     raw = NULL;
     bench_gst.failed |= !bench_run_raw_clients (custom, opt_pipelines, i,
-        opt_warmup, opt_frames, rows);
+        raw_warmup (), raw_frames (), rows);
   }
   if (!raw)
     raw = bench_raw_new (&bench_gst.fr, custom, 0);
   for (i = 0; i < G_N_ELEMENTS (lat_chunks); i++) {
     bench_row_init (&row, "raw-latency", "one-frame", "pinned", 4,
         lat_chunks[i]);
-    bench_raw_latency (raw, 4, lat_chunks[i], opt_warmup, opt_frames, 0, &row);
+    bench_raw_latency (raw, 4, lat_chunks[i], raw_warmup (), raw_frames (), 0,
+        &row);
     bench_gst.failed |= row.invalid;
     g_array_append_val (rows, row);
   }
@@ -735,6 +785,8 @@ child_argv (BenchInput k)
   g_ptr_array_add (a, g_strdup_printf ("--processes=%d", opt_processes));
   if (opt_props)
     g_ptr_array_add (a, g_strdup_printf ("--props=%s", opt_props));
+  g_ptr_array_add (a, g_strdup_printf ("--slots=%d", opt_slots));
+  g_ptr_array_add (a, g_strdup_printf ("--check-every=%d", opt_check_every));
   if (opt_defaults)
     g_ptr_array_add (a, g_strdup ("--defaults"));
   g_ptr_array_add (a, NULL);
@@ -766,9 +818,19 @@ extra_rows (void)
     sp.defaults = opt_defaults;
     if (opt_defaults)
       pipeline_row ("defaults", sp);
+    if (opt_control) {
+      BenchRunSpec ctl = sp;
+
+      ctl.defaults = FALSE;
+      ctl.control = TRUE;
+      pipeline_row ("control", ctl);
+    }
     if (!opt_defaults && !k_overlap)
       continue;
-    if (opt_pipelines >= 1) {
+    if (opt_pipelines >= 1 && k == BENCH_IN_SLOTS) {
+      bench_note ("slots input: no --pipelines rows (the pipelines would "
+          "share one set of slots)");
+    } else if (opt_pipelines >= 1) {
       GArray *scratch = g_array_new (FALSE, TRUE, sizeof (BenchRow));
 
       /* the warm-up: the N pipelines at once, so that their pools have
@@ -849,7 +911,7 @@ first_frame_rows (const gchar * argv0, gboolean want_cuda)
   g_array_append_val (rows, row);
 }
 
-/* ---- --memory (issue 15) ------------------------------------------------ */
+/* ---- --memory ----------------------------------------------------------- */
 
 static gboolean
 parse_memory (void)
@@ -1273,7 +1335,7 @@ main (int argc, char **argv)
           "(they come last, so they win)", "PROPS"},
     {"input", 0, 0, G_OPTION_ARG_STRING, &opt_input,
         "Comma list of the element rows' inputs: pinned, registered (the "
-          "default), wrapped, fresh, app-pinned (see the top of "
+          "default), wrapped, fresh, app-pinned, slots (see the top of "
           "cudaoverlap-bench.c)", "LIST"},
     {"defaults", 0, 0, G_OPTION_ARG_NONE, &opt_defaults,
           "Also run the element with no properties set (automatic settings)",
@@ -1297,6 +1359,22 @@ main (int argc, char **argv)
           "download, blur-cuda-in, each with its raw ceiling and peer (see "
           "the top of cudaoverlap-bench.c); --only memory leaves out the "
           "other rows", "LIST"},
+    {"control", 0, 0, G_OPTION_ARG_NONE, &opt_control,
+          "Also run the harness control per input: the same pipeline with "
+          "identity in the element's place (the rows' x control column)",
+        NULL},
+    {"slots", 0, 0, G_OPTION_ARG_INT, &opt_slots,
+        "--input slots: the number of slots, each handed back by its "
+          "memory's destroy notify (8; 1..16)", "N"},
+    {"check-every", 0, 0, G_OPTION_ARG_INT, &opt_check_every,
+        "Check every K-th timed output's sampled checksum (1: all); the "
+          "priming frames and the untimed full checks always", "K"},
+    {"raw-frames", 0, 0, G_OPTION_ARG_INT, &opt_raw_frames,
+        "Timed frames of each raw row (--frames)", "N"},
+    {"raw-warmup", 0, 0, G_OPTION_ARG_INT, &opt_raw_warmup,
+        "Warm-up frames of each raw row (--warmup)", "N"},
+    {"label", 0, 0, G_OPTION_ARG_STRING, &opt_label,
+        "A label for the CSV's label column (e.g. the run's name)", "LABEL"},
     {"context-ms", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_NONE,
         &opt_context_ms, "Print the CUDA context's creation time", NULL},
     {"child-of-processes", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_INT,
@@ -1346,8 +1424,9 @@ main (int argc, char **argv)
       opt_streams < 1 || opt_streams > 32 || opt_chunks < 1 ||
       opt_chunks > 64 || opt_live < 0 || opt_live_frames < 1 ||
       opt_pipelines < 0 || opt_pipelines > 64 || opt_processes < 0 ||
-      opt_processes > 64 || opt_child < 0 || opt_child > 64 || !parse_only () ||
-      !parse_memory ()) {
+      opt_processes > 64 || opt_child < 0 || opt_child > 64 ||
+      opt_slots < 1 || opt_slots > BENCH_RING || opt_check_every < 1 ||
+      !parse_only () || !parse_memory ()) {
     fprintf (stderr, "invalid option value (see --help)\n");
     return 2;
   }
@@ -1395,6 +1474,15 @@ main (int argc, char **argv)
     gpu_passport = bench_cuda_passport (0);
   if (in_use[BENCH_IN_APP_PINNED])
     app_ring_make ();
+  bench_gst.check_every = opt_check_every;
+  if (in_use[BENCH_IN_SLOTS]) {
+    bench_slots_init (opt_slots);
+    if (!opt_child)
+      bench_note ("slots input: %d slots of pageable memory, each holding a "
+          "ring frame; frame i waits for slot i mod %d, handed back by the "
+          "destroy notify of the GstMemory over it (as a capture source "
+          "feeds appsrc)", opt_slots, opt_slots);
+  }
   if (in_use[BENCH_IN_WRAPPED]) {
     ring_copy_make (bench_gst.wrap_ring);
     if (have_cuda && !opt_child)
@@ -1564,13 +1652,18 @@ main (int argc, char **argv)
       "memcpy: ring frames copied into page-locked frames by N threads, each "
       "its slice of every frame. The last column gives each row's kind as "
       "the element counted it.\n");
-  fprintf (out, "- checked: every output (priming and timed frames), by a "
+  if (opt_check_every > 1)
+    fprintf (out, "- checked: the priming frames and every %d-th timed "
+        "output (the check column: checked/outputs), ", opt_check_every);
+  else
+    fprintf (out, "- checked: every output (priming and timed frames), ");
+  fprintf (out, "by a "
       "sampled checksum computed on %d checker threads while the run goes "
       "on and compared with the expected one after it: per plane its first "
       "and last row whole, and in every k-th other row (k = max (1, 64 / "
       "runs per row)) one 256-byte run of picture bytes, the run moving "
       "one to the right per sampled row (about 1/64 of the picture; padding "
-      "excluded; multiply-add mix per run, FNV-1a chain; tools/"
+      "excluded; multiply-add mix per run, FNV-1a chain; tools/bench/"
       "bench-frames.c). Before the runs, %d outputs per input compared "
       "byte by byte with %s (the peer: with its input)\n",
       BENCH_CHECK_THREADS, VERIFY_FRAMES, bench_gst.fr.custom ? "the custom "
@@ -1622,6 +1715,7 @@ main (int argc, char **argv)
   bench_gather_free (bench_gst.gather);
   if (bench_gst.cuda_context)
     gst_context_unref (bench_gst.cuda_context);
+  bench_slots_clear ();
   bench_frames_clear (&bench_gst.fr);
   bench_custom_free (custom);
   return bench_gst.failed ? 1 : 0;

@@ -79,13 +79,13 @@ if want check; then
   fi
 fi
 
-if want bench && fits 200 bench; then
+if want bench && fits 240 bench; then
   if [ -n "${CO_GPU_BENCH_CSV:-}" ]; then
-    timeout 200 "$repo/tools/bench/compare.sh" "$build" "$CO_GPU_BENCH_CSV" \
+    timeout 360 "$repo/tools/bench/compare.sh" "$build" "$CO_GPU_BENCH_CSV" \
       "$out/bench" > "$out/bench.log" 2>&1
     note "bench-compare" $?
   else
-    timeout 200 "$repo/tools/bench/run-bench.sh" "$build" "$out/bench.csv" \
+    timeout 180 "$repo/tools/bench/run-bench.sh" "$build" "$out/bench.csv" \
       > "$out/bench.log" 2>&1
     note "bench" $?
   fi
