@@ -34,23 +34,11 @@
 
 #include "bench.h"
 #include "co-kernels.h"
+#include "tool-cuda.h"
 
 #define RM_OUT 16               /* output frames */
 #define RM_DEPTH 8              /* frames in flight */
 #define RM_MAX_STREAMS 8
-
-static void
-ck (cudaError_t err, const char *call, int line)
-{
-  if (err == cudaSuccess)
-    return;
-  fprintf (stderr, "cudaoverlap-bench: CUDA error: %s failed: %s (%s) "
-      "[bench-devmem.c:%d]\n", call, cudaGetErrorString (err),
-      cudaGetErrorName (err), line);
-  exit (1);
-}
-
-#define CK(call) ck ((cudaError_t) (call), #call, __LINE__)
 
 /* ---- the gather ---------------------------------------------------------- */
 
@@ -66,15 +54,14 @@ static void
 table_init (GatherTable * t, const BenchLayout * l)
 {
   t->pieces = bench_pieces (l, &t->n, &t->bytes);
-  CK (cudaMalloc ((void **) &t->d_pieces, MAX (t->n, 1) * sizeof (BenchPiece)));
-  CK (cudaMemcpy (t->d_pieces, t->pieces, t->n * sizeof (BenchPiece),
-          cudaMemcpyHostToDevice));
+  t->d_pieces = (BenchPiece *) tool_cuda_dev_new (t->n * sizeof (BenchPiece),
+      t->pieces);
 }
 
 static void
 table_clear (GatherTable * t)
 {
-  CK (cudaFree (t->d_pieces));
+  tool_cuda_dev_free (t->d_pieces);
   g_free (t->pieces);
 }
 
@@ -100,17 +87,16 @@ bench_gather_new (const BenchLayout * l, guint slots)
   BenchGather *g = g_new0 (BenchGather, 1);
   guint i;
 
-  CK (cudaSetDevice (0));
+  TOOL_CK (cudaSetDevice (0));
   table_init (&g->t, l);
   g->n_slots = CLAMP (slots, 1, GATHER_MAX_SLOTS);
   g->free_slots = g_async_queue_new ();
   for (i = 0; i < g->n_slots; i++) {
     GatherSlot *s = &g->slots[i];
 
-    CK (cudaStreamCreateWithFlags (&s->stream, cudaStreamNonBlocking));
-    CK (cudaMalloc ((void **) &s->d_out, MAX (g->t.bytes, 1)));
-    CK (cudaHostAlloc ((void **) &s->h_out, MAX (g->t.bytes, 1),
-            cudaHostAllocDefault));
+    tool_cuda_streams_new (&s->stream, 1);
+    s->d_out = tool_cuda_dev_new (g->t.bytes, NULL);
+    s->h_out = tool_cuda_host_new (g->t.bytes, cudaHostAllocDefault, NULL);
     g_async_queue_push (g->free_slots, s);
   }
   return g;
@@ -124,10 +110,10 @@ bench_gather_free (BenchGather * g)
   if (!g)
     return;
   for (i = 0; i < g->n_slots; i++) {
-    CK (cudaStreamSynchronize (g->slots[i].stream));
-    CK (cudaStreamDestroy (g->slots[i].stream));
-    CK (cudaFree (g->slots[i].d_out));
-    CK (cudaFreeHost (g->slots[i].h_out));
+    TOOL_CK (cudaStreamSynchronize (g->slots[i].stream));
+    tool_cuda_streams_free (&g->slots[i].stream, 1);
+    tool_cuda_dev_free (g->slots[i].d_out);
+    tool_cuda_host_free (g->slots[i].h_out);
   }
   g_async_queue_unref (g->free_slots);
   table_clear (&g->t);
@@ -209,7 +195,7 @@ rawmem_check (gpointer item, gpointer user_data)
   BenchRow *row = r->row;
 
   if (gathers (r)) {
-    CK (cudaEventSynchronize (r->check_ev[s]));
+    TOOL_CK (cudaEventSynchronize (r->check_ev[s]));
     sum = bench_checksum_pieces (r->t.pieces, r->t.n, r->h_compact[s]);
   } else {
     sum = bench_checksum_packed (&r->f->lay, r->pin_out[s]);
@@ -233,42 +219,36 @@ bench_rawmem_new (const BenchFrames * f, BenchRawMemKind kind, gint device)
 {
   BenchRawMem *r = g_new0 (BenchRawMem, 1);
   gsize size = f->lay.size;
-  guint i, s;
+  guint i;
 
   r->f = f;
   r->kind = kind;
-  CK (cudaSetDevice (device));
+  TOOL_CK (cudaSetDevice (device));
   for (i = 0; i < BENCH_RING; i++) {
-    if (kind == BENCH_RAWMEM_H2D) {
-      CK (cudaHostAlloc ((void **) &r->pin_in[i], size, cudaHostAllocDefault));
-      memcpy (r->pin_in[i], f->ring[i], size);
-    } else {
-      CK (cudaMalloc ((void **) &r->dev_ring[i], size));
-      CK (cudaMemcpy (r->dev_ring[i], f->ring[i], size,
-              cudaMemcpyHostToDevice));
-    }
+    if (kind == BENCH_RAWMEM_H2D)
+      r->pin_in[i] = tool_cuda_host_new (size, cudaHostAllocDefault,
+          f->ring[i]);
+    else
+      r->dev_ring[i] = tool_cuda_dev_new (size, f->ring[i]);
   }
   if (gathers (r))
     table_init (&r->t, &f->lay);
   for (i = 0; i < RM_OUT; i++) {
     if (gathers (r)) {
-      CK (cudaMalloc ((void **) &r->dev_out[i], size));
-      CK (cudaMemset (r->dev_out[i], 0, size));
-      CK (cudaMalloc ((void **) &r->d_compact[i], MAX (r->t.bytes, 1)));
-      CK (cudaHostAlloc ((void **) &r->h_compact[i], MAX (r->t.bytes, 1),
-              cudaHostAllocDefault));
+      r->dev_out[i] = tool_cuda_dev_new (size, NULL);
+      r->d_compact[i] = tool_cuda_dev_new (r->t.bytes, NULL);
+      r->h_compact[i] = tool_cuda_host_new (r->t.bytes, cudaHostAllocDefault,
+          NULL);
     } else {
-      CK (cudaHostAlloc ((void **) &r->pin_out[i], size, cudaHostAllocDefault));
-      memset (r->pin_out[i], 0, size);
+      r->pin_out[i] = tool_cuda_host_new (size, cudaHostAllocDefault, NULL);
     }
-    for (s = 0; s < RM_MAX_STREAMS; s++)
-      CK (cudaEventCreateWithFlags (&r->ev[i][s], cudaEventDisableTiming));
-    CK (cudaEventCreateWithFlags (&r->check_ev[i], cudaEventDisableTiming));
   }
-  for (s = 0; s < RM_MAX_STREAMS; s++)
-    CK (cudaStreamCreateWithFlags (&r->streams[s], cudaStreamNonBlocking));
-  CK (cudaStreamCreateWithFlags (&r->check_stream, cudaStreamNonBlocking));
-  CK (cudaDeviceSynchronize ());
+  tool_cuda_events_new (&r->ev[0][0], RM_OUT * RM_MAX_STREAMS,
+      cudaEventDisableTiming);
+  tool_cuda_events_new (r->check_ev, RM_OUT, cudaEventDisableTiming);
+  tool_cuda_streams_new (r->streams, RM_MAX_STREAMS);
+  tool_cuda_streams_new (&r->check_stream, 1);
+  TOOL_CK (cudaDeviceSynchronize ());
   g_mutex_init (&r->lock);
   g_cond_init (&r->cond);
   r->checker = bench_checker_new (BENCH_CHECK_THREADS, rawmem_check, r);
@@ -278,35 +258,27 @@ bench_rawmem_new (const BenchFrames * f, BenchRawMemKind kind, gint device)
 void
 bench_rawmem_free (BenchRawMem * r)
 {
-  guint i, s;
+  guint i;
 
   if (!r)
     return;
   bench_checker_free (r->checker);
   g_mutex_clear (&r->lock);
   g_cond_clear (&r->cond);
-  CK (cudaDeviceSynchronize ());
-  for (s = 0; s < RM_MAX_STREAMS; s++)
-    CK (cudaStreamDestroy (r->streams[s]));
-  CK (cudaStreamDestroy (r->check_stream));
+  TOOL_CK (cudaDeviceSynchronize ());
+  tool_cuda_streams_free (r->streams, RM_MAX_STREAMS);
+  tool_cuda_streams_free (&r->check_stream, 1);
+  tool_cuda_events_free (&r->ev[0][0], RM_OUT * RM_MAX_STREAMS);
+  tool_cuda_events_free (r->check_ev, RM_OUT);
   for (i = 0; i < RM_OUT; i++) {
-    for (s = 0; s < RM_MAX_STREAMS; s++)
-      CK (cudaEventDestroy (r->ev[i][s]));
-    CK (cudaEventDestroy (r->check_ev[i]));
-    if (r->dev_out[i])
-      CK (cudaFree (r->dev_out[i]));
-    if (r->d_compact[i])
-      CK (cudaFree (r->d_compact[i]));
-    if (r->h_compact[i])
-      CK (cudaFreeHost (r->h_compact[i]));
-    if (r->pin_out[i])
-      CK (cudaFreeHost (r->pin_out[i]));
+    tool_cuda_dev_free (r->dev_out[i]);
+    tool_cuda_dev_free (r->d_compact[i]);
+    tool_cuda_host_free (r->h_compact[i]);
+    tool_cuda_host_free (r->pin_out[i]);
   }
   for (i = 0; i < BENCH_RING; i++) {
-    if (r->dev_ring[i])
-      CK (cudaFree (r->dev_ring[i]));
-    if (r->pin_in[i])
-      CK (cudaFreeHost (r->pin_in[i]));
+    tool_cuda_dev_free (r->dev_ring[i]);
+    tool_cuda_host_free (r->pin_in[i]);
   }
   if (gathers (r))
     table_clear (&r->t);
@@ -328,10 +300,10 @@ rawmem_enqueue (BenchRawMem * r, guint64 f, guint slot, guint streams,
     s = f % streams;
     r->ev_used[slot] = 1u << s;
     if (r->kind == BENCH_RAWMEM_H2D)
-      CK (cudaMemcpyAsync (r->dev_out[slot], r->pin_in[f % BENCH_RING], size,
-              cudaMemcpyHostToDevice, r->streams[s]));
+      TOOL_CK (cudaMemcpyAsync (r->dev_out[slot], r->pin_in[f % BENCH_RING],
+              size, cudaMemcpyHostToDevice, r->streams[s]));
     else
-      CK (cudaMemcpyAsync (r->pin_out[slot], r->dev_ring[f % BENCH_RING],
+      TOOL_CK (cudaMemcpyAsync (r->pin_out[slot], r->dev_ring[f % BENCH_RING],
               size, cudaMemcpyDeviceToHost, r->streams[s]));
   } else {
     gint rows[BENCH_MAX_CHUNKS + 1];
@@ -365,12 +337,12 @@ rawmem_enqueue (BenchRawMem * r, guint64 f, guint slot, guint streams,
         b->comp_bytes = bp->comp_bytes;
         b->comp_mask = bp->mask;
       }
-      CK (co_video_launch_cuda (&p, r->streams[s]));
+      TOOL_CK (co_video_launch_cuda (&p, r->streams[s]));
     }
   }
   for (s = 0; s < streams; s++)
     if (r->ev_used[slot] & (1u << s))
-      CK (cudaEventRecord (r->ev[slot][s], r->streams[s]));
+      TOOL_CK (cudaEventRecord (r->ev[slot][s], r->streams[s]));
 }
 
 /* Frame @f is done: its output gathered (device outputs) and checked. */
@@ -381,7 +353,7 @@ rawmem_finish (BenchRawMem * r, guint64 f)
 
   for (s = 0; s < RM_MAX_STREAMS; s++)
     if (r->ev_used[slot] & (1u << s))
-      CK (cudaEventSynchronize (r->ev[slot][s]));
+      TOOL_CK (cudaEventSynchronize (r->ev[slot][s]));
   if (gathers (r)) {
     const BenchLayout *l = &r->f->lay;
     BenchGatherSrc src;
@@ -392,11 +364,11 @@ rawmem_finish (BenchRawMem * r, guint64 f)
       src.base[i] = r->dev_out[slot] + l->planes[i].offset;
       src.stride[i] = l->planes[i].stride;
     }
-    CK (bench_gather_launch (r->t.d_pieces, r->t.n, src, r->d_compact[slot],
-            r->check_stream));
-    CK (cudaMemcpyAsync (r->h_compact[slot], r->d_compact[slot], r->t.bytes,
-            cudaMemcpyDeviceToHost, r->check_stream));
-    CK (cudaEventRecord (r->check_ev[slot], r->check_stream));
+    TOOL_CK (bench_gather_launch (r->t.d_pieces, r->t.n, src,
+            r->d_compact[slot], r->check_stream));
+    TOOL_CK (cudaMemcpyAsync (r->h_compact[slot], r->d_compact[slot],
+            r->t.bytes, cudaMemcpyDeviceToHost, r->check_stream));
+    TOOL_CK (cudaEventRecord (r->check_ev[slot], r->check_stream));
   }
   g_mutex_lock (&r->lock);
   r->busy[slot] = TRUE;
@@ -421,7 +393,7 @@ bench_rawmem_run (BenchRawMem * r, guint streams, guint chunks, guint warmup,
 
     if (f == warmup) {
       for (s = 0; s < streams; s++)
-        CK (cudaStreamSynchronize (r->streams[s]));
+        TOOL_CK (cudaStreamSynchronize (r->streams[s]));
       t0 = bench_now_ns ();
       c0 = bench_cpu_ns () - bench_checker_cpu_ns (r->checker);
     }
@@ -434,7 +406,7 @@ bench_rawmem_run (BenchRawMem * r, guint streams, guint chunks, guint warmup,
     rawmem_enqueue (r, f, slot, streams, chunks);
   }
   for (s = 0; s < streams; s++)
-    CK (cudaStreamSynchronize (r->streams[s]));
+    TOOL_CK (cudaStreamSynchronize (r->streams[s]));
   t1 = bench_now_ns ();
   c1 = bench_cpu_ns () - bench_checker_cpu_ns (r->checker);
   for (f = total > RM_DEPTH ? total - RM_DEPTH : 0; f < total; f++)

@@ -36,6 +36,7 @@
 
 #include "bench.h"
 #include "co-kernels.h"
+#include "tool-cuda.h"
 
 #define RAW_SLOTS 8             /* frames in flight: device buffers */
 #define RAW_MAX_OUT 64          /* page-locked outputs: in flight + checking */
@@ -74,36 +75,16 @@ struct _BenchRaw
   gpointer start_data;
 };
 
-static void
-ck (cudaError_t err, const char *call, int line)
-{
-  if (err == cudaSuccess)
-    return;
-  fprintf (stderr, "cudaoverlap-bench: CUDA error: %s failed: %s (%s) "
-      "[bench-raw.c:%d]\n", call, cudaGetErrorString (err),
-      cudaGetErrorName (err), line);
-  exit (1);
-}
-
-#define CK(call) ck ((cudaError_t) (call), #call, __LINE__)
-
 gboolean
 bench_cuda_probe (gint device, gchar ** why)
 {
-  int n = 0;
-  cudaError_t err = cudaGetDeviceCount (&n);
+  char msg[160];
 
-  if (err != cudaSuccess) {
-    *why = g_strdup_printf ("cudaGetDeviceCount: %s", cudaGetErrorString (err));
-    return FALSE;
-  }
-  if (n <= device) {
-    *why = g_strdup_printf ("%d CUDA device(s)", n);
-    return FALSE;
-  }
-  CK (cudaSetDevice (device));
-  CK (cudaFree (NULL));         /* create the context now */
-  return TRUE;
+  /* the context is created now, not in the first timed row */
+  if (tool_cuda_probe (device, 1, msg, sizeof (msg)))
+    return TRUE;
+  *why = g_strdup (msg);
+  return FALSE;
 }
 
 gchar *
@@ -113,10 +94,10 @@ bench_cuda_passport (gint device)
   int drv = 0, rt = 0;
   char bus[32] = "";
 
-  CK (cudaGetDeviceProperties (&p, device));
-  CK (cudaDriverGetVersion (&drv));
-  CK (cudaRuntimeGetVersion (&rt));
-  CK (cudaDeviceGetPCIBusId (bus, sizeof (bus), device));
+  TOOL_CK (cudaGetDeviceProperties (&p, device));
+  TOOL_CK (cudaDriverGetVersion (&drv));
+  TOOL_CK (cudaRuntimeGetVersion (&rt));
+  TOOL_CK (cudaDeviceGetPCIBusId (bus, sizeof (bus), device));
   return g_strdup_printf ("%s, cc %d.%d, %d SMs, %.1f GiB, PCI %s, "
       "asyncEngineCount %d, concurrentKernels %d, driver %d.%d, runtime %d.%d",
       p.name, p.major, p.minor, p.multiProcessorCount,
@@ -130,25 +111,21 @@ bench_cuda_context_ms (gint device)
 {
   guint64 t0 = bench_now_ns ();
 
-  CK (cudaSetDevice (device));
-  CK (cudaFree (NULL));
+  TOOL_CK (cudaSetDevice (device));
+  TOOL_CK (cudaFree (NULL));
   return (bench_now_ns () - t0) / 1e6;
 }
 
 guint8 *
 bench_cuda_host_alloc (gsize size)
 {
-  guint8 *p = NULL;
-
-  CK (cudaHostAlloc ((void **) &p, size, cudaHostAllocDefault));
-  return p;
+  return tool_cuda_host_new (size, cudaHostAllocDefault, NULL);
 }
 
 void
 bench_cuda_host_free (guint8 * p)
 {
-  if (p)
-    CK (cudaFreeHost (p));
+  tool_cuda_host_free (p);
 }
 
 /* How many of @ptrs are page-locked (cudaHostAlloc'ed or registered). */
@@ -183,7 +160,7 @@ load_custom (BenchRaw * r, const BenchCustom * c)
         "\"%s\": %s\n", c->module, err->message);
     exit (1);
   }
-  CK (cudaLibraryLoadData (&r->lib, data, NULL, NULL, 0, NULL, NULL, 0));
+  TOOL_CK (cudaLibraryLoadData (&r->lib, data, NULL, NULL, 0, NULL, NULL, 0));
   g_free (data);
   if (cudaLibraryGetKernel (&r->kernel, r->lib, c->name) != cudaSuccess) {
     fprintf (stderr, "cudaoverlap-bench: raw: no kernel \"%s\" in \"%s\" "
@@ -218,34 +195,28 @@ bench_raw_new_shared (const BenchFrames * f, const BenchCustom * custom,
 {
   BenchRaw *r = g_new0 (BenchRaw, 1);
   gsize size = f->lay.size;
-  guint i, s;
+  guint i;
 
   r->f = f;
   r->device = device;
-  CK (cudaSetDevice (device));
-  for (i = 0; i < BENCH_RING; i++) {
-    CK (cudaHostAlloc ((void **) &r->pin_in[i], size, cudaHostAllocDefault));
-    memcpy (r->pin_in[i], f->ring[i], size);
-  }
+  TOOL_CK (cudaSetDevice (device));
+  for (i = 0; i < BENCH_RING; i++)
+    r->pin_in[i] = tool_cuda_host_new (size, cudaHostAllocDefault, f->ring[i]);
   r->n_out = CLAMP (RAW_OUT_BYTES / MAX (clients, 1) / size, 16, RAW_MAX_OUT);
   r->batch = CLAMP ((r->n_out - RAW_SLOTS) / 2, 1, RAW_BATCH);
-  for (i = 0; i < r->n_out; i++) {
-    CK (cudaHostAlloc ((void **) &r->pin_out[i], size, cudaHostAllocDefault));
-    memset (r->pin_out[i], 0, size);
-  }
+  for (i = 0; i < r->n_out; i++)
+    r->pin_out[i] = tool_cuda_host_new (size, cudaHostAllocDefault, NULL);
   r->custom = custom;
   if (custom)
     load_custom (r, custom);
   for (i = 0; i < RAW_SLOTS; i++) {
-    CK (cudaMalloc ((void **) &r->dev_in[i], dev_in_size (f, custom)));
-    CK (cudaMalloc ((void **) &r->dev_out[i], size));
-    CK (cudaMemset (r->dev_out[i], 0, size));
-    for (s = 0; s < RAW_MAX_STREAMS; s++)
-      CK (cudaEventCreateWithFlags (&r->ev[i][s], cudaEventDisableTiming));
+    r->dev_in[i] = tool_cuda_dev_new (dev_in_size (f, custom), NULL);
+    r->dev_out[i] = tool_cuda_dev_new (size, NULL);
   }
-  for (s = 0; s < RAW_MAX_STREAMS; s++)
-    CK (cudaStreamCreateWithFlags (&r->streams[s], cudaStreamNonBlocking));
-  CK (cudaDeviceSynchronize ());
+  tool_cuda_events_new (&r->ev[0][0], RAW_SLOTS * RAW_MAX_STREAMS,
+      cudaEventDisableTiming);
+  tool_cuda_streams_new (r->streams, RAW_MAX_STREAMS);
+  TOOL_CK (cudaDeviceSynchronize ());
   g_mutex_init (&r->lock);
   g_cond_init (&r->cond);
   r->checker = bench_checker_new (BENCH_CHECK_THREADS, check_frames, r);
@@ -262,28 +233,26 @@ bench_raw_set_start (BenchRaw * r, void (*start) (gpointer), gpointer data)
 void
 bench_raw_free (BenchRaw * r)
 {
-  guint i, s;
+  guint i;
 
   if (!r)
     return;
   bench_checker_free (r->checker);
   g_mutex_clear (&r->lock);
   g_cond_clear (&r->cond);
-  CK (cudaDeviceSynchronize ());
-  for (s = 0; s < RAW_MAX_STREAMS; s++)
-    CK (cudaStreamDestroy (r->streams[s]));
+  TOOL_CK (cudaDeviceSynchronize ());
+  tool_cuda_streams_free (r->streams, RAW_MAX_STREAMS);
+  tool_cuda_events_free (&r->ev[0][0], RAW_SLOTS * RAW_MAX_STREAMS);
   for (i = 0; i < RAW_SLOTS; i++) {
-    for (s = 0; s < RAW_MAX_STREAMS; s++)
-      CK (cudaEventDestroy (r->ev[i][s]));
-    CK (cudaFree (r->dev_in[i]));
-    CK (cudaFree (r->dev_out[i]));
+    tool_cuda_dev_free (r->dev_in[i]);
+    tool_cuda_dev_free (r->dev_out[i]);
   }
   for (i = 0; i < r->n_out; i++)
-    CK (cudaFreeHost (r->pin_out[i]));
+    tool_cuda_host_free (r->pin_out[i]);
   if (r->lib)
-    CK (cudaLibraryUnload (r->lib));
+    TOOL_CK (cudaLibraryUnload (r->lib));
   for (i = 0; i < BENCH_RING; i++)
-    CK (cudaFreeHost (r->pin_in[i]));
+    tool_cuda_host_free (r->pin_in[i]);
   g_free (r);
 }
 
@@ -307,7 +276,7 @@ launch_one (const GstCudaOverlapVideoLaunch * a, void *user)
     return 0;
   grid.x = g[0], grid.y = g[1], grid.z = g[2];
   block.x = b[0], block.y = b[1], block.z = b[2];
-  CK (cudaLaunchKernel ((const void *) l->kernel, grid, block, args, 0,
+  TOOL_CK (cudaLaunchKernel ((const void *) l->kernel, grid, block, args, 0,
           l->stream));
   return 0;
 }
@@ -338,7 +307,7 @@ enqueue_custom_band (BenchRaw * r, guint c, guint n, gint y0, gint y1,
     gsize len = (gsize) (b->src_y1 - b->src_y0) * bp->stride;
 
     b->src = din + *doff;
-    CK (cudaMemcpyAsync (din + *doff, hin + bp->offset +
+    TOOL_CK (cudaMemcpyAsync (din + *doff, hin + bp->offset +
             (gsize) b->src_y0 * bp->stride, len, cudaMemcpyHostToDevice, st));
     *doff += len;
   }
@@ -347,7 +316,7 @@ enqueue_custom_band (BenchRaw * r, guint c, guint n, gint y0, gint y1,
     const BenchPlane *bp = &l->planes[i];
     gsize off = bp->offset + (gsize) p.planes[i].y0 * bp->stride;
 
-    CK (cudaMemcpyAsync (hout + off, dout + off, (gsize) (p.planes[i].y1 -
+    TOOL_CK (cudaMemcpyAsync (hout + off, dout + off, (gsize) (p.planes[i].y1 -
                 p.planes[i].y0) * bp->stride, cudaMemcpyDeviceToHost, st));
   }
 }
@@ -393,7 +362,7 @@ enqueue_frame (BenchRaw * r, guint64 f, guint slot, guint streams, guint chunks)
 
       off[i] = bp->offset + (gsize) y0 *bp->stride;
       len[i] = (gsize) (y1 - y0) * bp->stride;
-      CK (cudaMemcpyAsync (din + off[i], hin + off[i], len[i],
+      TOOL_CK (cudaMemcpyAsync (din + off[i], hin + off[i], len[i],
               cudaMemcpyHostToDevice, st));
       b->src = din + off[i];
       b->dst = dout + off[i];
@@ -406,14 +375,14 @@ enqueue_frame (BenchRaw * r, guint64 f, guint slot, guint streams, guint chunks)
       b->comp_bytes = bp->comp_bytes;
       b->comp_mask = bp->mask;
     }
-    CK (co_video_launch_cuda (&p, st));
+    TOOL_CK (co_video_launch_cuda (&p, st));
     for (i = 0; i < l->n_planes; i++)
-      CK (cudaMemcpyAsync (hout + off[i], dout + off[i], len[i],
+      TOOL_CK (cudaMemcpyAsync (hout + off[i], dout + off[i], len[i],
               cudaMemcpyDeviceToHost, st));
   }
   for (s = 0; s < streams; s++)
     if (r->ev_used[slot] & (1u << s))
-      CK (cudaEventRecord (r->ev[slot][s], r->streams[s]));
+      TOOL_CK (cudaEventRecord (r->ev[slot][s], r->streams[s]));
 }
 
 static void
@@ -423,7 +392,7 @@ wait_slot (BenchRaw * r, guint slot)
 
   for (s = 0; s < RAW_MAX_STREAMS; s++)
     if (r->ev_used[slot] & (1u << s))
-      CK (cudaEventSynchronize (r->ev[slot][s]));
+      TOOL_CK (cudaEventSynchronize (r->ev[slot][s]));
 }
 
 /* On a checker thread: the outputs of a batch of frames. */
@@ -532,7 +501,7 @@ bench_raw_throughput (BenchRaw * r, guint streams, guint chunks,
 
     if (f == warmup) {
       for (s = 0; s < streams; s++)
-        CK (cudaStreamSynchronize (r->streams[s]));
+        TOOL_CK (cudaStreamSynchronize (r->streams[s]));
       if (r->start)
         r->start (r->start_data);
       t0 = bench_now_ns ();
@@ -551,7 +520,7 @@ bench_raw_throughput (BenchRaw * r, guint streams, guint chunks,
     }
   }
   for (s = 0; s < streams; s++)
-    CK (cudaStreamSynchronize (r->streams[s]));
+    TOOL_CK (cudaStreamSynchronize (r->streams[s]));
   t1 = bench_now_ns ();
   c1 = cpu_ns (r);
   /* the frames whose device slots were not reused */

@@ -10,7 +10,7 @@
  * (wait-mode=spin) or reads elapsed times (the push thread).  Thread CPU
  * time (CLOCK_THREAD_CPUTIME_ID) and wall time per call, median of 9
  * batches.  Plain C API, no GStreamer: it is a probe of the driver, run
- * beside the bench (tools/gpu-issue5.sh).
+ * beside the bench.
  */
 #include <cuda.h>
 #include <cuda_runtime.h>
@@ -19,6 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include "tool-cuda.h"
 
 #define N_STREAMS 8
 #define BATCH 2048
@@ -42,17 +44,6 @@ co_empty_kernel (unsigned char *p)
   if (p == NULL)
     p[threadIdx.x] = 0;
 }
-
-static void
-check (cudaError_t err, const char *call)
-{
-  if (err != cudaSuccess) {
-    fprintf (stderr, "%s failed: %s\n", call, cudaGetErrorString (err));
-    exit (1);
-  }
-}
-
-#define CK(call) check ((call), #call)
 
 static double
 now (clockid_t id)
@@ -314,15 +305,15 @@ load_driver (void)
 {
   cudaFunction_t f;
 
-  CK (cudaGetDriverEntryPointByVersion ("cuLaunchKernel",
+  TOOL_CK (cudaGetDriverEntryPointByVersion ("cuLaunchKernel",
           (void **) &p_cuLaunchKernel, 12000, cudaEnableDefault, NULL));
-  CK (cudaGetDriverEntryPointByVersion ("cuEventRecord",
+  TOOL_CK (cudaGetDriverEntryPointByVersion ("cuEventRecord",
           (void **) &p_cuEventRecord, 12000, cudaEnableDefault, NULL));
-  CK (cudaGetDriverEntryPointByVersion ("cuMemcpyHtoDAsync",
+  TOOL_CK (cudaGetDriverEntryPointByVersion ("cuMemcpyHtoDAsync",
           (void **) &p_cuMemcpyHtoDAsync, 12000, cudaEnableDefault, NULL));
-  CK (cudaGetDriverEntryPointByVersion ("cuMemcpyDtoHAsync",
+  TOOL_CK (cudaGetDriverEntryPointByVersion ("cuMemcpyDtoHAsync",
           (void **) &p_cuMemcpyDtoHAsync, 12000, cudaEnableDefault, NULL));
-  CK (cudaGetFuncBySymbol (&f, (const void *) co_empty_kernel));
+  TOOL_CK (cudaGetFuncBySymbol (&f, (const void *) co_empty_kernel));
   empty_fn = (CUfunction) f;
 }
 
@@ -422,15 +413,15 @@ measure_sizes (void)
     BIG_MAX
   };
 
-  CK (cudaHostAlloc ((void **) &big_host, N_STREAMS * BIG_MAX,
-          cudaHostAllocPortable));
+  big_host = tool_cuda_host_new (N_STREAMS * BIG_MAX, cudaHostAllocPortable,
+      NULL);
   big_reg = (unsigned char *) malloc (N_STREAMS * BIG_MAX);
   if (!big_reg)
     exit (1);
   memset (big_reg, 1, N_STREAMS * BIG_MAX);
-  CK (cudaHostRegister (big_reg, N_STREAMS * BIG_MAX,
+  TOOL_CK (cudaHostRegister (big_reg, N_STREAMS * BIG_MAX,
           cudaHostRegisterPortable));
-  CK (cudaMalloc ((void **) &big_dev, N_STREAMS * BIG_MAX));
+  big_dev = tool_cuda_dev_new (N_STREAMS * BIG_MAX, NULL);
   for (unsigned k = 0; k < sizeof (sizes) / sizeof (sizes[0]); k++) {
     char name[3][40];
 
@@ -462,7 +453,7 @@ side_main (void *data)
   float ms;
 
   (void) data;
-  CK (cudaSetDevice (0));
+  TOOL_CK (cudaSetDevice (0));
   while (!side_stop) {
     switch (side_mode) {
       case SIDE_SPIN_QUERY:
@@ -491,7 +482,7 @@ static void
 sync_all (void)
 {
   for (int s = 0; s < N_STREAMS; s++)
-    CK (cudaStreamSynchronize (streams[s]));
+    TOOL_CK (cudaStreamSynchronize (streams[s]));
 }
 
 static int
@@ -585,30 +576,30 @@ main (void)
   {"elapsed", SIDE_ELAPSED}
   };
 
-  CK (cudaSetDevice (0));
-  CK (cudaGetDeviceProperties (&prop, 0));
-  CK (cudaDriverGetVersion (&drv));
-  CK (cudaRuntimeGetVersion (&rt));
+  TOOL_CK (cudaSetDevice (0));
+  TOOL_CK (cudaGetDeviceProperties (&prop, 0));
+  TOOL_CK (cudaDriverGetVersion (&drv));
+  TOOL_CK (cudaRuntimeGetVersion (&rt));
   printf ("# cudaoverlap-callcost: %s, driver API %d, runtime %d, %d streams, "
       "%d-byte pinned copies, batches of %d ops, median of %d\n", prop.name,
       drv, rt, N_STREAMS, COPY_BYTES, BATCH, REPS);
-  for (int s = 0; s < N_STREAMS; s++)
-    CK (cudaStreamCreateWithFlags (&streams[s], cudaStreamNonBlocking));
+  tool_cuda_streams_new (streams, N_STREAMS);
+  tool_cuda_events_new (ev_timing, BATCH, cudaEventDefault);
+  tool_cuda_events_new (ev_plain, BATCH, cudaEventDisableTiming);
+  tool_cuda_events_new (ev_blocking, BATCH, cudaEventDisableTiming |
+      cudaEventBlockingSync);
   for (int i = 0; i < BATCH; i++) {
-    CK (cudaEventCreate (&ev_timing[i]));
-    CK (cudaEventCreateWithFlags (&ev_plain[i], cudaEventDisableTiming));
-    CK (cudaEventRecord (ev_timing[i], streams[0]));
-    CK (cudaEventRecord (ev_plain[i], streams[0]));
-    CK (cudaEventCreateWithFlags (&ev_blocking[i], cudaEventDisableTiming |
-            cudaEventBlockingSync));
-    CK (cudaEventRecord (ev_blocking[i], streams[0]));
+    TOOL_CK (cudaEventRecord (ev_timing[i], streams[0]));
+    TOOL_CK (cudaEventRecord (ev_plain[i], streams[0]));
+    TOOL_CK (cudaEventRecord (ev_blocking[i], streams[0]));
   }
-  CK (cudaHostAlloc ((void **) &host, N_STREAMS * COPY_BYTES,
-          cudaHostAllocPortable));
-  CK (cudaMalloc ((void **) &dev, N_STREAMS * COPY_BYTES));
-  CK (cudaEventCreateWithFlags (&side_pending, cudaEventDisableTiming));
-  CK (cudaStreamCreateWithFlags (&hold_stream, cudaStreamNonBlocking));
-  CK (cudaHostAlloc ((void **) &hold_flag, sizeof (int), cudaHostAllocMapped));
+  host = tool_cuda_host_new (N_STREAMS * COPY_BYTES, cudaHostAllocPortable,
+      NULL);
+  dev = tool_cuda_dev_new (N_STREAMS * COPY_BYTES, NULL);
+  tool_cuda_events_new (&side_pending, 1, cudaEventDisableTiming);
+  tool_cuda_streams_new (&hold_stream, 1);
+  hold_flag = (volatile int *) tool_cuda_host_new (sizeof (int),
+      cudaHostAllocMapped, NULL);
   load_driver ();
   sync_all ();
 
@@ -621,8 +612,8 @@ main (void)
       /* the polled event stays pending, like a frame in flight */
       *hold_flag = 0;
       co_hold_kernel <<< 1, 1, 0, hold_stream >>> (hold_flag);
-      CK (cudaGetLastError ());
-      CK (cudaEventRecord (side_pending, hold_stream));
+      TOOL_CK (cudaGetLastError ());
+      TOOL_CK (cudaEventRecord (side_pending, hold_stream));
     }
     pthread_create (&side, NULL, side_main, NULL);
     for (unsigned k = 0; k < sizeof (probes) / sizeof (probes[0]); k++)
@@ -632,7 +623,7 @@ main (void)
     pthread_join (side, NULL);
     if (side_mode == SIDE_SPIN_QUERY) {
       *hold_flag = 1;
-      CK (cudaStreamSynchronize (hold_stream));
+      TOOL_CK (cudaStreamSynchronize (hold_stream));
     }
   }
   measure_sizes ();

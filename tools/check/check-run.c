@@ -121,15 +121,14 @@ pinned_ring_init (gchar ** why)
   if (pring.size)
     return TRUE;
   for (i = 0; i < RING; i++) {
-    void *p = NULL;
-    cudaError_t e = cudaHostAlloc (&p, vring.size, cudaHostAllocPortable);
+    gchar msg[160];
+    guint8 *p = tool_cuda_host_try_new (vring.size, cudaHostAllocPortable,
+        vring.data[i], msg, sizeof (msg));
 
-    if (e != cudaSuccess) {
-      *why = g_strdup_printf ("cudaHostAlloc of %" G_GSIZE_FORMAT " bytes: %s",
-          vring.size, cudaGetErrorString (e));
+    if (!p) {
+      *why = g_strdup (msg);
       break;
     }
-    memcpy (p, vring.data[i], vring.size);
     pring.data[i] = p;
     pring.mem[i] = gst_memory_new_wrapped (0, p, vring.size, 0, vring.size,
         NULL, NULL);
@@ -150,8 +149,7 @@ pinned_ring_clear (void)
   for (i = 0; i < RING; i++) {
     if (pring.mem[i])
       gst_memory_unref (pring.mem[i]);
-    if (pring.data[i])
-      cudaFreeHost (pring.data[i]);
+    tool_cuda_host_free (pring.data[i]);
   }
   memset (&pring, 0, sizeof (pring));
 }

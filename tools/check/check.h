@@ -27,6 +27,7 @@
 #include <cuda_runtime_api.h>
 
 #include "tool-common.h"
+#include "tool-cuda.h"
 #include "check-cupti.h"
 #include "co-intervals.h"
 

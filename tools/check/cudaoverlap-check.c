@@ -98,18 +98,12 @@ gchar **props_argv;             /* --props, split like a shell */
 static gboolean
 cuda_probe (gchar ** why)
 {
-  int n = 0;
-  cudaError_t e = cudaGetDeviceCount (&n);
+  char msg[160];
 
-  if (e != cudaSuccess) {
-    *why = g_strdup_printf ("cudaGetDeviceCount: %s", cudaGetErrorString (e));
-    return FALSE;
-  }
-  if (n < 1) {
-    *why = g_strdup ("no CUDA device");
-    return FALSE;
-  }
-  return TRUE;
+  if (tool_cuda_probe (0, 0, msg, sizeof (msg)))
+    return TRUE;
+  *why = g_strdup (msg);
+  return FALSE;
 }
 
 int
