@@ -1,4 +1,4 @@
-/* cudaoverlap-bench: device memory (--memory, issue 15): the gather of a
+/* cudaoverlap-bench: device memory (--memory): the gather of a
  * device frame's sampled bytes, and the raw one-way and device-only loops.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later

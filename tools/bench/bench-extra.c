@@ -299,7 +299,7 @@ bench_first_frame (const BenchRunSpec * sp, const gchar * mode, BenchRow * row)
   return ok;
 }
 
-/* ---- the memcpy ceiling ---------------------------------------------------- */
+/* ---- the memcpy ceiling -------------------------------------------------- */
 
 /* One thread's slice [off, off + len) of every frame.  Free-running: all
  * frames in a row; per frame: one frame, then the barrier. */

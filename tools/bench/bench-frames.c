@@ -568,7 +568,7 @@ bench_row_init (BenchRow * r, const gchar * name, const gchar * mode,
   r->fps = r->gbps = r->p50_ms = r->p99_ms = r->eff = r->cpu_ms = NAN;
 }
 
-/* ---- checker threads --------------------------------------------------- */
+/* ---- checker threads ----------------------------------------------------- */
 
 #define CHECKER_MAX_THREADS 8
 
@@ -594,11 +594,11 @@ typedef struct
 
 static gint checker_stop;
 
-/* a 4K frame comes out every ~0.7 ms, a 640x480 one every ~12 us: an
- * idle checker polls again after 50 us, doubling up to 800 us while its
- * queue stays empty (eight 1080p pipelines' checkers polling every 50 us
- * took 1.4-1.8 ms of CPU per frame each on the H200's 16-core host,
- * beside the pipelines' own threads) */
+/* An idle checker polls again after CHECKER_POLL_US, doubling up to
+ * CHECKER_POLL_MAX_US while its queue stays empty: small frames come out
+ * far more often than large ones, and with several pipelines at once a
+ * checker that polls at the shortest period costs the host CPU the
+ * pipelines' own threads need. */
 #define CHECKER_POLL_US 50
 #define CHECKER_POLL_MAX_US 800
 

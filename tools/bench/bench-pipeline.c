@@ -7,7 +7,8 @@
  * video/x-raw(memory:CUDAMemory) ! cudadownload ! appsink`).  appsrc:
  * format time, live only for the paced rows (--live: the element's
  * automatic settings see a live source), no timestamping, block=true with
- * max-bytes of two frames (backpressure); appsink: sync=false, max-buffers=2, drop=false.
+ * max-bytes of two frames (backpressure); appsink: sync=false,
+ * max-buffers=2, drop=false.
  * Input (a) pinned: once the element has its caps (its passport message),
  * an ALLOCATION query from appsrc's src pad to its peer; the first pool of
  * the answer is activated and each of its buffers (without a maximum: 12
@@ -147,7 +148,7 @@ bench_layout_from_info (const GstVideoInfo * info, BenchLayout * l)
   return TRUE;
 }
 
-/* ---- one pipeline run ------------------------------------------------- */
+/* ---- one pipeline run ---------------------------------------------------- */
 
 typedef struct
 {
@@ -554,10 +555,10 @@ pool_buffer_content (GstBuffer * buf, GHashTable * contents,
 /* Input (a): the first pool of the element's answer to an ALLOCATION
  * query, activated and filled once: every buffer it can hold, or, when
  * it has no maximum, 32 at most and INPUT_POOL_BYTES of them at most (at
- * least 12: the frames in flight and the queue).  32 8K frames were
- * 4.2 GB page-locked, more than the element's process keeps for reuse:
- * the next pipeline page-locked its pools again while timed (session 10;
- * with the cap, 8K defaults ran at 0.99-1.01 x raw, session 11). */
+ * least 12: the frames in flight and the queue).  The cap keeps the
+ * page-locked pool within what the element's process keeps for reuse, so
+ * that the next pipeline does not page-lock its pools again while timed
+ * (32 8K frames would be 4.2 GB). */
 #define INPUT_POOL_BYTES ((gsize) 1 << 30)
 static GstBufferPool *
 input_pool (GstElement * src, GHashTable * contents, gchar ** pool_note)
@@ -991,8 +992,9 @@ bench_barrier_clear (BenchBarrier * b)
   g_cond_clear (&b->cond);
 }
 
-/* Runs one pipeline: @sp->frames + 1 frames (+ batch, with batches).  Fills @row (when given) with
- * the timed figures and the checks.  FALSE on a pipeline error. */
+/* Runs one pipeline: @sp->frames + 1 frames (+ batch, with batches).
+ * Fills @row (when given) with the timed figures and the checks.  FALSE on
+ * a pipeline error. */
 gboolean
 bench_run_pipeline (const BenchRunSpec * sp, BenchRow * row, gchar ** pool_note)
 {

@@ -51,7 +51,7 @@
   ((60 + (gint64) (frames) * (n) / 20) * G_USEC_PER_SEC)
 #define REAP_WAIT_US (5 * G_USEC_PER_SEC)
 
-/* ---- the row line ------------------------------------------------------- */
+/* ---- the row line -------------------------------------------------------- */
 
 typedef enum
 {
@@ -162,7 +162,7 @@ row_parse (const gchar * fields, BenchRow * r)
   return found == G_N_ELEMENTS (row_fields);
 }
 
-/* ---- the child ---------------------------------------------------------- */
+/* ---- the child ----------------------------------------------------------- */
 
 /* The start hook of the child's timed run: ready, then the parent's start;
  * without it (the parent closed our stdin: it aborts), exit 3. */
@@ -214,7 +214,7 @@ bench_process_child (const BenchRunSpec * spec, guint warmup, guint k,
   return row.invalid || bench_gst.failed ? 1 : 0;
 }
 
-/* ---- the parent --------------------------------------------------------- */
+/* ---- the parent ---------------------------------------------------------- */
 
 typedef struct
 {

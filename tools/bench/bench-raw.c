@@ -12,14 +12,14 @@
  * before a slot is reused its events are waited for and its output is
  * handed to checker threads (sampled checksum, see bench-frames.c), eight
  * frames at a time, so the loop's own thread does little but queue and
- * wait; an output slot is reused once it has been checked.  The checkers' CPU time is left out of
- * cpu ms/frame.  Every CUDA call is
- * checked: on failure the call and cudaGetErrorString are printed and the
- * program exits with status 1.
+ * wait; an output slot is reused once it has been checked.  The checkers'
+ * CPU time is left out of cpu ms/frame.  Every CUDA call is checked
+ * (TOOL_CK, tools/common/tool-cuda.h): on failure the call and its error
+ * are printed and the program exits with status 1.
  *
- * --op custom (bench_raw_new's @custom): the kernel of the user's module, loaded
- * here as the element loads it (cudaLibraryLoadData, cudaLibraryGetKernel),
- * launched per band and plane with the ABI's launch struct by value and its
+ * --op custom (bench_raw_new's @custom): the kernel of the user's module,
+ * loaded here as the element loads it (cudaLibraryLoadData,
+ * cudaLibraryGetKernel), launched per band and plane with the ABI's launch struct by value and its
  * geometry (co_custom_video_each, co_custom_video_geometry: the calls the
  * element's CUDA backend makes, engine/co-custom-load.c).  As in the
  * element (engine/co-video.c), each band's input rows plus kernel-halo rows

@@ -201,7 +201,7 @@ pipeline_row (const gchar * name, BenchRunSpec sp)
   g_array_append_val (rows, row);
 }
 
-/* ---- the report ----------------------------------------------------------- */
+/* ---- the report ---------------------------------------------------------- */
 
 static gdouble
 row_fps (const gchar * name)
@@ -450,7 +450,7 @@ print_summary (FILE * out)
   }
 }
 
-/* ---- main ------------------------------------------------------------------- */
+/* ---- main ---------------------------------------------------------------- */
 
 /* Whether cudaupload's sink template takes @want (system memory). */
 static gboolean
@@ -625,7 +625,7 @@ peer_ring_make (void)
 /* --input wrapped or fresh: the host's memcpy from pageable into 8
  * page-locked frames (the element's staging buffers are about as many),
  * over 1, 2, 4, 8 threads and one per CPU, one frame at a time (as a
- * frame's staging copy is; the best of them is "memcpy-best", the issue's
+ * frame's staging copy is; the best of them is "memcpy-best", the
  * multi-threaded memcpy ceiling) and free-running (the host's memcpy
  * bandwidth, for comparison). */
 static void
@@ -835,9 +835,9 @@ extra_rows (void)
 
       /* the warm-up: the N pipelines at once, so that their pools have
        * grown (page-locked blocks in the process's keep, taken again by
-       * the timed pipelines) as after the first seconds of a long run; a
-       * single warm-up pipeline left seven of the eight page-locking their
-       * output buffers during the timed frames */
+       * the timed pipelines) as after the first seconds of a long run;
+       * after a single warm-up pipeline the others would page-lock their
+       * output buffers during the timed frames (--warm-up-one) */
       warm = sp;
       warm.frames = MAX (opt_warmup, 1);
       extra_mode (mode, sizeof (mode), opt_pipelines, " warm-up");
@@ -911,7 +911,7 @@ first_frame_rows (const gchar * argv0, gboolean want_cuda)
   g_array_append_val (rows, row);
 }
 
-/* ---- --memory ----------------------------------------------------------- */
+/* ---- --memory ------------------------------------------------------------ */
 
 static gboolean
 parse_memory (void)
@@ -1207,9 +1207,9 @@ memory_rows (gboolean want_cuda, const gchar * cuda_why)
         "byte-by-byte pass here");
     mem_row (&sp, "malloc→cudaupload");
     /* with --input app-pinned also fed from page-locked frames: cudaupload
-     * copies synchronously, at ~190 frames/s from malloc()ed 4K frames, so
-     * the filter then waits for every frame alone, and a frame's D2H can
-     * only overlap its own kernel (1 - 1/chunks of it at best) */
+     * copies synchronously, slowly from malloc()ed frames, so the filter
+     * then waits for every frame alone, and a frame's D2H can only overlap
+     * its own kernel (1 - 1/chunks of it at best) */
     if (bench_gst.app_ring[0]) {
       sp.input = BENCH_IN_APP_PINNED;
       mem_row (&sp, "app-pinned→cudaupload");

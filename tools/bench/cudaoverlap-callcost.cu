@@ -436,7 +436,7 @@ measure_sizes (void)
   }
 }
 
-/* ---- the second thread ---------------------------------------------------- */
+/* ---- the second thread --------------------------------------------------- */
 
 typedef enum
 { SIDE_IDLE, SIDE_SPIN_QUERY, SIDE_ELAPSED } SideMode;

@@ -1,5 +1,6 @@
-/* cudaoverlap-check: --audio: the FIR filter serial, overlap and on the CPU backend;
- * --taps-sweep: the taps where the kernel takes as long as the copies.
+/* cudaoverlap-check: --audio: the FIR filter serial, overlap and on the
+ * CPU backend; --taps-sweep: the taps where the kernel takes as long as
+ * the copies.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -9,7 +10,7 @@ const guint sweep_taps[] = { 15, 31, 63, 127, 255, 511, 1023, 2047,
   4095
 };
 
-/* ---- audio ---------------------------------------------------------------- */
+/* ---- audio --------------------------------------------------------------- */
 
 static void
 audio_setup (void)
@@ -263,7 +264,7 @@ run_audio (void)
   g_free (taps);
 }
 
-/* ---- taps sweep ----------------------------------------------------------- */
+/* ---- taps sweep ---------------------------------------------------------- */
 
 /* Where kernel time per buffer crosses copy time per buffer, going up in
  * taps: interpolated linearly in log2 (taps) and log (kernel / copy)

@@ -5,7 +5,7 @@
  */
 #include "check.h"
 
-/* ---- CUDA memory in or out: an independent profile of the copies ------- */
+/* ---- CUDA memory in or out: an independent profile of the copies --------- */
 
 typedef struct
 {

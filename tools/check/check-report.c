@@ -5,7 +5,7 @@
  */
 #include "check.h"
 
-/* ---- reporting helpers ---------------------------------------------------- */
+/* ---- reporting helpers --------------------------------------------------- */
 
 gdouble
 stat_dbl (const GstStructure * s, const gchar * f)

@@ -7,7 +7,7 @@
  */
 #include "check.h"
 
-/* ---- shared state --------------------------------------------------------- */
+/* ---- shared state -------------------------------------------------------- */
 
 HostRing vring, aring;
 static HostRing pring;          /* --memory cuda-in: vring's frames again,
@@ -188,7 +188,7 @@ make_taps (guint n)
   return t;
 }
 
-/* ---- one pipeline run ----------------------------------------------------- */
+/* ---- one pipeline run ---------------------------------------------------- */
 
 typedef struct
 {

@@ -6,7 +6,7 @@
  */
 #include "check.h"
 
-/* ---- video ---------------------------------------------------------------- */
+/* ---- video --------------------------------------------------------------- */
 
 static gboolean
 video_compare (GstBuffer * a, GstBuffer * b, guint idx, gchar * msg, gsize size)
@@ -298,7 +298,7 @@ run_video (void)
     {
       gdouble eff = stat_dbl (timed[m].whole, "overlap-efficiency");
       gboolean cuda = on_cuda (&timed[m]);
-      /* the overlap threshold is box blur's (issue 3): for a user's
+      /* the overlap threshold is box blur's: for a user's
        * kernel the efficiency is reported, not judged */
       gboolean judged = serial || !props_custom ();
       gint ve = !cuda ? V_NA : !judged ? V_INFO : serial ?

@@ -1,5 +1,7 @@
-/* cudaoverlap-check: the measurements that issues 3 and 4 are judged by,
- * and the CUPTI rows of issues 15 and 16.
+/* cudaoverlap-check: the element's own statistics against CUPTI's
+ * activity records, serial against overlap, and its outputs against the
+ * CPU backend's, for video, CUDA memory, custom kernels and audio.
+ * check.h lists the files of its parts.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
@@ -11,7 +13,7 @@
  *   cudaoverlap-check --taps-sweep [--samples ... --channels ... --buffers]
  *   common: [--backend auto|cuda|cpu]; the parts may be combined.
  *
- * --video (issue 3): for mode serial, then overlap, a warm-up pipeline of 20
+ * --video: for mode serial, then overlap, a warm-up pipeline of 20
  *   frames, then the timed one: `appsrc ! cudavideofilter operation=box-blur
  *   radius=R mode=M streams=S chunks=C stats-interval=0 backend=B ! appsink
  *   sync=false`.  Input: RGBA frames from the element's own page-locked
@@ -28,7 +30,7 @@
  *   with those of the same 3 input frames through backend=cpu.  CUPTI's
  *   kernel records are not filtered by name: every kernel of the process
  *   counts; the log lists them by name.
- * --props (video and --memory, issue 16): element properties appended to
+ * --props (video and --memory): element properties appended to
  *   the description after the others, so they override them: `operation=
  *   custom kernel-module=build/examples/kernels/sobel.ptx kernel-name=
  *   co_sobel kernel-halo=1` runs a user's kernel beside CUPTI, and a row
@@ -39,7 +41,7 @@
  *   not compared (the log and the summary say so).  The overlap-efficiency
  *   threshold (>= 0.8) is box blur's: with operation=custom it is reported,
  *   not judged.
- * --memory (issue 15): the element with CUDA memory on one side, mode
+ * --memory: the element with CUDA memory on one side, mode
  *   overlap: cuda-in is `appsrc ! cudaupload ! video/x-raw(memory:
  *   CUDAMemory) ! cudavideofilter ! video/x-raw ! appsink`, fed from 8
  *   malloc()ed (pageable) frames, then from 8 cudaHostAlloc()ed ones;
@@ -57,7 +59,7 @@
  *   against the CPU backend as for --video.  Skipped, with the reason, on
  *   --backend cpu, without a CUDA device, or without nvcodec's cudaupload /
  *   cudadownload.
- * --audio (issue 4): F32LE interleaved, `samples` frames per channel per
+ * --audio: F32LE interleaved, `samples` frames per channel per
  *   buffer, from 8 malloc()ed buffers each wrapped once in a GstMemory (the
  *   element registers them with cudaHostRegister once); a fresh GstBuffer
  *   per push.  cudaaudiofilter operation=fir with `taps` random taps (fixed
@@ -83,7 +85,7 @@
  */
 #include "check.h"
 
-/* ---- options ------------------------------------------------------------ */
+/* ---- options ------------------------------------------------------------- */
 
 gboolean opt_video, opt_audio, opt_sweep, opt_cupti;
 gint opt_width = 3840, opt_height = 2160, opt_radius = 32;
@@ -93,7 +95,7 @@ gint opt_buffers = 200, opt_cpu_buffers = -1;
 gchar *opt_backend, *opt_props, *opt_memory;
 gchar **props_argv;             /* --props, split like a shell */
 
-/* ---- main ------------------------------------------------------------------- */
+/* ---- main ---------------------------------------------------------------- */
 
 static gboolean
 cuda_probe (gchar ** why)
@@ -112,23 +114,23 @@ main (int argc, char **argv)
   GOptionEntry entries[] = {
     {"video", 0, 0, G_OPTION_ARG_NONE, &opt_video,
         "Video: box-blur serial and overlap against CUPTI, outputs against "
-          "the CPU backend (issue 3)", NULL},
+          "the CPU backend", NULL},
     {"audio", 0, 0, G_OPTION_ARG_NONE, &opt_audio,
         "Audio: FIR serial, overlap and CPU backend, samples/s, outputs "
-          "against the CPU backend (issue 4)", NULL},
+          "against the CPU backend", NULL},
     {"taps-sweep", 0, 0, G_OPTION_ARG_NONE, &opt_sweep,
         "Audio FIR overlap over taps 15 ... 4095: kernel against copy "
           "time per buffer", NULL},
     {"memory", 0, 0, G_OPTION_ARG_STRING, &opt_memory,
           "Video with CUDA memory on one side: cuda-in (cudaupload before "
           "the element), cuda-out (cudadownload after it) or cuda-in,cuda-out; "
-          "an independent CUPTI profile of the copies (issue 15)",
+          "an independent CUPTI profile of the copies",
         "MODES"},
     {"props", 0, 0, G_OPTION_ARG_STRING, &opt_props,
         "Video: more element properties, after the others (so they "
           "override them), e.g. \"operation=custom kernel-module=K.ptx "
           "kernel-name=k kernel-halo=1 kernel-cpu-library=libk.so "
-          "kernel-cpu-symbol=k_cpu\" (issue 16)", "\"PROP=VALUE ...\""},
+          "kernel-cpu-symbol=k_cpu\"", "\"PROP=VALUE ...\""},
     {"cupti", 0, 0, G_OPTION_ARG_NONE, &opt_cupti,
         "Audio: also compare the serial and overlap runs with CUPTI", NULL},
     {"backend", 0, 0, G_OPTION_ARG_STRING, &opt_backend,
@@ -167,8 +169,7 @@ main (int argc, char **argv)
   cmd = g_strjoinv (" ", argv);
   opt_backend = g_strdup ("auto");
   if (!bench_parse_options ("- cudaoverlap: overlap against serial and "
-          "CUPTI, outputs against the CPU backend (issues 3 and 4)", entries,
-          &argc, &argv))
+          "CUPTI, outputs against the CPU backend", entries, &argc, &argv))
     return 2;
   if (!opt_video && !opt_audio && !opt_sweep && !opt_memory) {
     fprintf (stderr, "nothing to do: give --video, --memory, --audio and/or "

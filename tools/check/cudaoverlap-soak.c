@@ -1,5 +1,5 @@
 /* cudaoverlap-soak: a long run with seeks, renegotiations, property changes
- * and pauses, watching host and device memory (issue 12, item 8).
+ * and pauses, watching host and device memory (tools/check/soak.sh).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *

@@ -83,7 +83,7 @@ posts_messages (GType type)
   return base != 0 && g_type_is_a (type, base);
 }
 
-/* ---- the plugin and the list of elements and messages ------------------ */
+/* ---- the plugin and the list of elements and messages -------------------- */
 
 static void
 put_plugin (FILE * out, GstPlugin * plugin, GList * factories)
@@ -119,7 +119,7 @@ put_plugin (FILE * out, GstPlugin * plugin, GList * factories)
       "measured.\n", out);
 }
 
-/* ---- an element: metadata and pad templates ---------------------------- */
+/* ---- an element: metadata and pad templates ------------------------------ */
 
 static void
 put_metadata (FILE * out, GstElementFactory * f, GType type)
@@ -213,7 +213,7 @@ put_pad_templates (FILE * out, GstElementFactory * f)
   g_list_free (templates);
 }
 
-/* ---- properties -------------------------------------------------------- */
+/* ---- properties ---------------------------------------------------------- */
 
 /* The flags as gst-inspect-1.0 writes them. */
 static void
@@ -421,7 +421,7 @@ put_properties (FILE * out, GstElementFactory * f)
   return TRUE;
 }
 
-/* ---- the document ------------------------------------------------------ */
+/* ---- the document -------------------------------------------------------- */
 
 static gboolean
 put_element (FILE * out, GstElementFactory * f)
