@@ -137,33 +137,31 @@
 #include <gst/video/video.h>
 
 #include "tool-common.h"
-#include "bench-gst.h"
-
-#define VERIFY_FRAMES 32
+#include "bench-cli.h"
 
 
 
 /* options */
-static gint opt_width = 3840, opt_height = 2160, opt_frames = 600;
-static gint opt_warmup = 30, opt_streams = 4, opt_chunks = 4;
-static gint opt_live_frames = 300;
-static gchar *opt_format, *opt_backend, *opt_only, *opt_csv, *opt_op;
-static gchar *opt_props, *opt_input, *opt_memory;
+gint opt_width = 3840, opt_height = 2160, opt_frames = 600;
+gint opt_warmup = 30, opt_streams = 4, opt_chunks = 4;
+gint opt_live_frames = 300;
+gchar *opt_format, *opt_backend, *opt_only, *opt_csv, *opt_op;
+gchar *opt_props, *opt_input, *opt_memory;
 static gboolean opt_sweep, opt_defaults, opt_first_frame, opt_context_ms;
 static gdouble opt_live;
 static gint opt_pipelines, opt_processes, opt_child;
 static gboolean opt_warm_one, opt_control;
-static gint opt_slots = 8, opt_check_every = 1;
+gint opt_slots = 8, opt_check_every = 1;
 static gint opt_raw_frames = -1, opt_raw_warmup = -1;
-static gchar *opt_label;
+gchar *opt_label;
 
 /* state */
-static gboolean have_cuda;
-static gchar *gpu_passport;
-static GArray *rows;
-static BenchCustom *custom;     /* --op custom: the kernel of --props */
-static gboolean k_raw, k_serial, k_overlap, k_peer, in_use[BENCH_N_INPUTS];
-static gboolean want_mem[BENCH_N_MEM];
+gboolean have_cuda;
+gchar *gpu_passport;
+GArray *rows;
+BenchCustom *custom;            /* --op custom: the kernel of --props */
+gboolean k_raw, k_serial, k_overlap, k_peer, in_use[BENCH_N_INPUTS];
+gboolean want_mem[BENCH_N_MEM];
 
 /* A row: a warm-up run, then the timed run, each in a fresh pipeline. */
 static void
@@ -201,255 +199,6 @@ pipeline_row (const gchar * name, BenchRunSpec sp)
   g_array_append_val (rows, row);
 }
 
-/* ---- the report ---------------------------------------------------------- */
-
-static gdouble
-row_fps (const gchar * name)
-{
-  guint i;
-
-  for (i = 0; i < rows->len; i++) {
-    BenchRow *r = &g_array_index (rows, BenchRow, i);
-
-    if (!strcmp (r->name, name))
-      return r->fps;
-  }
-  return NAN;
-}
-
-static gdouble
-raw_best (void)
-{
-  return row_fps ("raw-best");
-}
-
-/* The best raw row of @r's path: the round trip (raw-best), or for the
- * --memory rows their own: device only, one-way H2D or D2H; NAN for the
- * box blur (no raw loop of it). */
-static const gchar *
-ceiling_name (const BenchRow * r)
-{
-  if (g_str_has_prefix (r->name, "raw-device") || (!strcmp (r->mode,
-              "cuda-cuda") && g_str_has_prefix (r->name, "mem")))
-    return "raw-device-best";
-  if (g_str_has_prefix (r->name, "raw-h2d") || (!strcmp (r->mode, "upload")
-          && g_str_has_prefix (r->name, "mem")))
-    return "raw-h2d-best";
-  if (g_str_has_prefix (r->name, "raw-d2h") || (!strcmp (r->mode, "download")
-          && g_str_has_prefix (r->name, "mem")))
-    return "raw-d2h-best";
-  if (g_str_has_prefix (r->name, "mem"))
-    return NULL;
-  return "raw-best";
-}
-
-static gdouble
-row_ceiling (const BenchRow * r)
-{
-  const gchar *n = ceiling_name (r);
-
-  return n ? row_fps (n) : NAN;
-}
-
-/* @r's harness control: the control row of the same input (identity in
- * the element's place); NAN for the raw, memcpy, peer and paced rows. */
-static gdouble
-row_control (const BenchRow * r)
-{
-  guint i;
-
-  if (g_str_has_prefix (r->name, "raw") || g_str_has_prefix (r->name,
-          "memcpy") || g_str_has_prefix (r->name, "control") ||
-      g_str_has_prefix (r->name, "peer") || g_str_has_prefix (r->mode, "live"))
-    return NAN;
-  for (i = 0; i < rows->len; i++) {
-    BenchRow *c = &g_array_index (rows, BenchRow, i);
-
-    if (!strcmp (c->name, "control") && !strcmp (c->input, r->input) &&
-        !c->invalid)
-      return c->fps;
-  }
-  return NAN;
-}
-
-static void
-fmt_num (gchar * buf, gsize size, gdouble v, const gchar * fmt,
-    const gchar * na)
-{
-  if (isnan (v))
-    g_strlcpy (buf, na, size);
-  else
-    g_snprintf (buf, size, fmt, v);
-}
-
-static void
-print_rows (FILE * out, gboolean csv)
-{
-  const gchar *sep = csv ? "," : " | ";
-  guint i, k;
-
-  if (csv)
-    fprintf (out, "name,mode,input,streams,chunks,fps,gbps,lat_p50_ms,"
-        "lat_p99_ms,overlap_eff,cpu_ms_per_frame,x_raw,x_control,check,"
-        "host_memory,width,height,format,frames,checked,label,backend\n");
-  else
-    fprintf (out, "| name | mode | input | streams | chunks | frames/s | "
-        "GB/s | lat p50 ms | lat p99 ms | overlap eff | cpu ms/frame | "
-        "x raw | x control | check | host memory |\n|---|---|---|--:|--:|"
-        "--:|--:|--:|--:|--:|--:|--:|--:|---|---|\n");
-  for (i = 0; i < rows->len; i++) {
-    BenchRow *r = &g_array_index (rows, BenchRow, i);
-    gchar f[10][32];
-    const gchar *na = csv ? "" : "-";
-
-    if (r->skipped) {
-      if (!csv)
-        fprintf (out, "| %s | %s | - | - | - | - | - | - | - | - | - | - | "
-            "- | %s | - |\n", r->name, r->mode, r->check);
-      continue;
-    }
-    g_snprintf (f[0], 32, "%u", r->streams);
-    g_snprintf (f[1], 32, "%u", r->chunks);
-    if (!r->streams)            /* the peer */
-      g_strlcpy (f[0], na, 32), g_strlcpy (f[1], na, 32);
-    fmt_num (f[2], 32, r->fps, "%.1f", na);
-    fmt_num (f[3], 32, r->gbps, "%.2f", na);
-    fmt_num (f[4], 32, r->p50_ms, "%.3f", na);
-    fmt_num (f[5], 32, r->p99_ms, "%.3f", na);
-    fmt_num (f[6], 32, r->eff, "%.3f", na);
-    fmt_num (f[7], 32, r->cpu_ms, "%.4f", na);
-    /* paced rows run at the pace, not at a ratio of anything */
-    fmt_num (f[8], 32, g_str_has_prefix (r->mode, "live") ? NAN :
-        r->fps / row_ceiling (r), csv ? "%.5f" : "%.3f", na);
-    fmt_num (f[9], 32, r->fps / row_control (r), csv ? "%.5f" : "%.3f", na);
-    fprintf (out, "%s%s%s%s%s%s", csv ? "" : "| ", r->name, sep, r->mode, sep,
-        r->input);
-    for (k = 0; k < G_N_ELEMENTS (f); k++)
-      fprintf (out, "%s%s", sep, f[k]);
-    if (csv)                    /* quoted: they may hold commas */
-      fprintf (out, ",\"%s\",\"%s\"", r->check, r->hostmem);
-    else
-      fprintf (out, "%s%s%s%s", sep, r->check, sep, r->hostmem);
-    if (csv)
-      fprintf (out, ",%d,%d,%s,%u,%" G_GUINT64_FORMAT ",%s,%s\n", opt_width,
-          opt_height, opt_format, r->frames, r->checked,
-          opt_label ? opt_label : "", have_cuda ? "cuda" : "cpu");
-    else
-      fprintf (out, " |\n");
-  }
-}
-
-static BenchRow *
-find_row (const gchar * name, const gchar * mode, const gchar * input)
-{
-  BenchRow *best = NULL;
-  guint i;
-
-  for (i = 0; i < rows->len; i++) {
-    BenchRow *r = &g_array_index (rows, BenchRow, i);
-
-    if (strcmp (r->name, name) || (mode && strcmp (r->mode, mode)) ||
-        (input && strcmp (r->input, input)) || r->invalid || isnan (r->fps))
-      continue;
-    if (!best || r->fps > best->fps)
-      best = r;
-  }
-  return best;
-}
-
-/* Wrapped and fresh input: @r against the lower of the raw ceiling @raw
- * and the host's memcpy (memcpy-best), the bound of a staged frame. */
-static void
-print_staged_ceiling (FILE * out, BenchInput k, const BenchRow * r, gdouble raw)
-{
-  gdouble mc = row_fps ("memcpy-best"), ceil;
-
-  if ((k != BENCH_IN_WRAPPED && k != BENCH_IN_FRESH) || isnan (mc))
-    return;
-  ceil = isnan (raw) ? mc : MIN (raw, mc);
-  fprintf (out, ", %.3f x the lower of raw and memcpy-best (%.1f fps)",
-      r->fps / ceil, ceil);
-}
-
-static void
-print_summary (FILE * out)
-{
-  gdouble best = raw_best ();
-  BenchRow *peer = find_row ("peer", "upload+download", NULL);
-  guint k;
-
-  fprintf (out, "\nSummary (best valid rows):\n");
-  if ((k_serial || k_overlap) && !find_row ("element", NULL, NULL) &&
-      !find_row ("sweep", NULL, NULL))
-    fprintf (out, "  no valid element row\n");
-  for (k = BENCH_MEM_CUDA_CUDA; k <= BENCH_MEM_BLUR_CUDA_IN; k++) {
-    const gchar *path = bench_mem_names[k];
-    BenchRow *pe = find_row ("mem-peer", path, NULL);
-    guint i;
-
-    for (i = 0; i < rows->len; i++) {
-      BenchRow *r = &g_array_index (rows, BenchRow, i);
-      gdouble ceil = row_ceiling (r);
-
-      if (strcmp (r->name, "memory") || strcmp (r->mode, path))
-        continue;
-      if (r->skipped) {
-        fprintf (out, "  memory %s: %s\n", path, r->check);
-        continue;
-      }
-      fprintf (out, "  memory %s %s %ux%u: ", path, r->input, r->streams,
-          r->chunks);
-      if (r->invalid || isnan (r->fps)) {
-        fprintf (out, "%s\n", r->check);
-        continue;
-      }
-      fprintf (out, "%.1f fps", r->fps);
-      if (!isnan (ceil))
-        fprintf (out, " = %.3f x %s (%.1f fps)", r->fps / ceil,
-            ceiling_name (r), ceil);
-      if (pe)
-        fprintf (out, ", %.2f x the peer (%.1f fps)", r->fps / pe->fps,
-            pe->fps);
-      if (!isnan (r->eff))
-        fprintf (out, ", overlap-efficiency %.3f", r->eff);
-      fputc ('\n', out);
-    }
-  }
-  for (k = 0; k < BENCH_N_INPUTS; k++) {
-    const gchar *in = bench_input_names[k];
-    BenchRow *ov = find_row ("element", "overlap", in);
-    BenchRow *sw = find_row ("sweep", "overlap", in);
-    BenchRow *se = find_row ("element", "serial", in);
-    BenchRow *de = find_row ("defaults", "auto", in);
-
-    if (de) {
-      fprintf (out, "  defaults %s: %ux%u %.1f fps", in, de->streams,
-          de->chunks, de->fps);
-      if (!isnan (best))
-        fprintf (out, " = %.3f x raw", de->fps / best);
-      if (ov || sw)
-        fprintf (out, ", %.3f x the best overlap row", de->fps /
-            MAX (ov ? ov->fps : 0, sw ? sw->fps : 0));
-      print_staged_ceiling (out, k, de, best);
-      fputc ('\n', out);
-    }
-    if (sw && (!ov || sw->fps > ov->fps))
-      ov = sw;
-    if (!ov)
-      continue;
-    fprintf (out, "  element %s: best overlap %ux%u %.1f fps", in,
-        ov->streams, ov->chunks, ov->fps);
-    if (!isnan (best))
-      fprintf (out, " = %.3f x raw", ov->fps / best);
-    if (se)
-      fprintf (out, ", %.2f x serial", ov->fps / se->fps);
-    if (peer)
-      fprintf (out, ", %.2f x peer", ov->fps / peer->fps);
-    print_staged_ceiling (out, k, ov, best);
-    fputc ('\n', out);
-  }
-}
-
 /* ---- main ---------------------------------------------------------------- */
 
 /* Whether cudaupload's sink template takes @want (system memory). */
@@ -479,7 +228,7 @@ peer_takes_caps (GstCaps * want)
 /* The caps the peer is fed (BenchGst.peer_caps): ours, or for a format that
  * cudaupload does not take, RGBA with the same bytes per row, row count and
  * stride, so every frame is the same bytes.  FALSE if there is neither. */
-static gboolean
+gboolean
 peer_choose_caps (void)
 {
   const GstVideoInfo *in = &bench_gst.info;
@@ -582,7 +331,7 @@ parse_only (void)
   return parse_inputs ();
 }
 
-static void
+void
 skipped_row (const gchar * name, const gchar * mode, const gchar * why)
 {
   BenchRow row;
@@ -609,7 +358,7 @@ ring_copy_make (guint8 ** copy)
 }
 
 /* The peer's own malloc()ed copy of the ring (see BenchGst.peer_ring). */
-static void
+void
 peer_ring_make (void)
 {
   guint k;
@@ -911,312 +660,6 @@ first_frame_rows (const gchar * argv0, gboolean want_cuda)
   g_array_append_val (rows, row);
 }
 
-/* ---- --memory ------------------------------------------------------------ */
-
-static gboolean
-parse_memory (void)
-{
-  gchar **w;
-  guint i, k;
-  gboolean ok = TRUE;
-
-  if (!opt_memory)
-    return TRUE;
-  w = g_strsplit (opt_memory, ",", -1);
-  for (i = 0; w[i] && ok; i++) {
-    gchar *t = g_strstrip (w[i]);
-
-    for (k = BENCH_MEM_CUDA_CUDA; k <= BENCH_MEM_BLUR_CUDA_IN &&
-        strcmp (t, bench_mem_names[k]); k++);
-    if (k <= BENCH_MEM_BLUR_CUDA_IN)
-      want_mem[k] = TRUE;
-    else if (*t) {
-      fprintf (stderr, "--memory: unknown path '%s' (cuda-cuda, upload, "
-          "download, blur-cuda-in)\n", t);
-      ok = FALSE;
-    }
-  }
-  g_strfreev (w);
-  return ok;
-}
-
-/* The sampled checksum through the pieces (what a CUDA output's check
- * gathers on the device) against bench_checksum of the whole frame, on the
- * CPU: the two loops must agree. */
-static gboolean
-pieces_self_test (void)
-{
-  const BenchLayout *l = &bench_gst.fr.lay;
-  const guint8 *data[BENCH_MAX_PLANES] = { NULL, };
-  gsize stride[BENCH_MAX_PLANES] = { 0, };
-  gsize bytes;
-  guint n, k;
-  gint i;
-  BenchPiece *p = bench_pieces (l, &n, &bytes);
-  guint8 *compact = g_malloc (MAX (bytes, 1));
-  gboolean ok = TRUE;
-
-  for (k = 0; k < 2; k++) {
-    for (i = 0; i < l->n_planes; i++) {
-      data[i] = bench_gst.fr.ring[k] + l->planes[i].offset;
-      stride[i] = l->planes[i].stride;
-    }
-    bench_gather_host (p, n, data, stride, compact);
-    ok &= bench_checksum_pieces (p, n, compact) == bench_gst.fr.sum_id[k];
-  }
-  bench_note ("memory: a CUDA output's check gathers %u pieces, %"
-      G_GSIZE_FORMAT " bytes (%.2f%% of the frame), on the device and copies "
-      "them to the host; self-test on the CPU (their checksum = the whole "
-      "frame's): %s", n, bytes, 100.0 * bytes / l->size, ok ? "ok" : "FAILED");
-  g_free (compact);
-  g_free (p);
-  return ok;
-}
-
-static void
-mem_skipped (BenchMemPath m, const gchar * name, const gchar * why)
-{
-  gchar *w = g_strdup_printf ("skipped: %s", why);
-
-  bench_note ("%s %s: skipped (%s)", name, bench_mem_names[m], why);
-  skipped_row (name, bench_mem_names[m], w);
-  g_free (w);
-}
-
-/* raw-device, raw-h2d or raw-d2h: a row per setting, then the best. */
-static void
-rawmem_rows (BenchRawMemKind kind)
-{
-  static const guint dev[][2] = { {1, 1}, {2, 1}, {4, 1}, {8, 1}, {4, 4},
-  {8, 8}
-  };
-  static const guint copy[][2] = { {1, 1}, {2, 1}, {4, 1} };
-  const gchar *name = kind == BENCH_RAWMEM_DEVICE ? "raw-device" :
-      kind == BENCH_RAWMEM_H2D ? "raw-h2d" : "raw-d2h";
-  const guint (*set)[2] = kind == BENCH_RAWMEM_DEVICE ? dev : copy;
-  guint n = kind == BENCH_RAWMEM_DEVICE ? G_N_ELEMENTS (dev) :
-      G_N_ELEMENTS (copy), i;
-  BenchRawMem *raw = bench_rawmem_new (&bench_gst.fr, kind, 0);
-  BenchRow row, best;
-  gchar bname[24];
-
-  best.fps = -1;
-  for (i = 0; i < n; i++) {
-    bench_row_init (&row, name, kind == BENCH_RAWMEM_DEVICE ? "invert" :
-        "copy", kind == BENCH_RAWMEM_DEVICE ? "device→device" :
-        kind == BENCH_RAWMEM_H2D ? "pinned→device" : "device→pinned",
-        set[i][0], set[i][1]);
-    bench_rawmem_run (raw, set[i][0], set[i][1], opt_warmup, opt_frames, &row);
-    fprintf (stderr, "[bench] %s %ux%u: %.1f frames/s, %s\n", name,
-        row.streams, row.chunks, row.fps, row.check);
-    bench_gst.failed |= row.invalid;
-    g_array_append_val (rows, row);
-    if (!row.invalid && row.fps > best.fps)
-      best = row;
-  }
-  if (best.fps > 0) {
-    g_snprintf (bname, sizeof (bname), "%s-best", name);
-    g_strlcpy (best.name, bname, sizeof (best.name));
-    g_array_append_val (rows, best);
-  }
-  bench_rawmem_free (raw);
-}
-
-/* A --memory row: a warm-up run, then the timed run. */
-static void
-mem_row (const BenchRunSpec * spec, const gchar * input)
-{
-  BenchRunSpec sp = *spec, warm = *spec;
-  BenchRow row;
-
-  bench_row_init (&row, sp.peer ? "mem-peer" : "memory",
-      bench_mem_names[sp.mem], input, sp.peer ? 0 : sp.streams,
-      sp.peer ? 0 : sp.chunks);
-  row.frames = sp.frames;
-  warm.frames = opt_warmup;
-  if (opt_warmup > 0 && !bench_run_pipeline (&warm, NULL, NULL)) {
-    row.invalid = TRUE;
-    g_strlcpy (row.check, "INVALID: error", sizeof (row.check));
-  } else {
-    g_atomic_int_set (&bench_gst.late_fills, 0);
-    bench_run_pipeline (&sp, &row, NULL);
-    if (g_atomic_int_get (&bench_gst.late_fills))
-      bench_note ("%s %s %s: %u CUDA input buffers were new to the bench "
-          "during the timed frames (the pool grew): filled and uploaded "
-          "then, in the timed time", row.name, row.mode, row.input,
-          (guint) g_atomic_int_get (&bench_gst.late_fills));
-  }
-  /* GB/s: device memory read + written (cuda-cuda), the bytes over PCIe
-   * one way (upload, download), both ways (blur-cuda-in: cudaupload's H2D,
-   * the element's D2H) */
-  if (!isnan (row.fps))
-    row.gbps = row.fps * bench_gst.fr.lay.size * (sp.mem == BENCH_MEM_UPLOAD
-        || sp.mem == BENCH_MEM_DOWNLOAD ? 1.0 : 2.0) / 1e9;
-  if (sp.mem == BENCH_MEM_CUDA_CUDA || sp.mem == BENCH_MEM_DOWNLOAD ||
-      sp.mem == BENCH_MEM_BLUR_CUDA_IN)
-    g_strlcpy (row.hostmem, sp.mem == BENCH_MEM_DOWNLOAD ? "device in" :
-        sp.mem == BENCH_MEM_CUDA_CUDA ? "device in and out" :
-        "device in (cudaupload)", sizeof (row.hostmem));
-  if (sp.peer && sp.mem == BENCH_MEM_UPLOAD)
-    g_strlcpy (row.hostmem, "malloc", sizeof (row.hostmem));
-  if (row.invalid)
-    bench_gst.failed = TRUE;
-  fprintf (stderr, "[bench] %s %s %s %ux%u: %.1f frames/s, %s\n", row.name,
-      row.mode, row.input, row.streams, row.chunks, row.fps, row.check);
-  g_array_append_val (rows, row);
-}
-
-/* The untimed check of every picture byte of 32 outputs of @spec. */
-static void
-mem_verify (const BenchRunSpec * spec)
-{
-  BenchRunSpec sp = *spec;
-
-  sp.frames = VERIFY_FRAMES - 1;
-  sp.full_check = TRUE;
-  bench_run_pipeline (&sp, NULL, NULL);
-}
-
-static void
-memory_rows (gboolean want_cuda, const gchar * cuda_why)
-{
-  gboolean any = FALSE, up, down;
-  gchar *why = NULL;
-  guint m;
-
-  for (m = 0; m < BENCH_N_MEM; m++)
-    any |= want_mem[m];
-  if (!any)
-    return;
-  if (!pieces_self_test ()) {
-    bench_gst.failed = TRUE;
-    return;
-  }
-  if (!want_cuda)
-    why = g_strdup ("backend cpu: the CPU backend cannot do CUDA memory");
-  else if (!have_cuda)
-    why = g_strdup_printf ("no CUDA device%s%s%s", cuda_why ? " (" : "",
-        cuda_why ? cuda_why : "", cuda_why ? ")" : "");
-  else if (bench_cuda_gst_context (&why))
-    g_clear_pointer (&why, g_free);
-  if (why) {
-    for (m = 0; m < BENCH_N_MEM; m++)
-      if (want_mem[m]) {
-        bench_note ("memory %s: skipped (%s)", bench_mem_names[m], why);
-        skipped_row ("memory", bench_mem_names[m], !want_cuda ?
-            "skipped: backend cpu" : !have_cuda ? "skipped: no CUDA device" :
-            "skipped: no CUDA memory (see the log)");
-      }
-    g_free (why);
-    return;
-  }
-  bench_note ("memory: every memory pipeline is given the CUDA context "
-      "cudavideofilter made alone (the primary context of device 0, the "
-      "bench's own); CUDA outputs must be CUDA memory of it");
-  bench_gst.cuda_caps = bench_caps_cuda (bench_gst.caps);
-  bench_gst.gather = bench_gather_new (&bench_gst.fr.lay,
-      2 * BENCH_CHECK_THREADS);
-  up = bench_have_feature ("cudaupload");
-  down = bench_have_feature ("cudadownload");
-  if (up && !bench_gst.peer_caps && !peer_choose_caps ())
-    up = down = FALSE;
-  if (bench_gst.peer_caps) {
-    bench_gst.peer_cuda_caps = bench_caps_cuda (bench_gst.peer_caps);
-    peer_ring_make ();
-  }
-
-  if (want_mem[BENCH_MEM_CUDA_CUDA]) {
-    BenchRunSpec sp = { FALSE, FALSE, BENCH_IN_REGISTERED, opt_streams,
-      opt_chunks, opt_frames, FALSE, 0
-    };
-
-    sp.mem = BENCH_MEM_CUDA_CUDA;
-    rawmem_rows (BENCH_RAWMEM_DEVICE);
-    mem_verify (&sp);
-    mem_row (&sp, "cuda→cuda");
-  }
-  if (want_mem[BENCH_MEM_UPLOAD]) {
-    BenchRunSpec sp = { FALSE, FALSE, BENCH_IN_PINNED, opt_streams,
-      opt_chunks, opt_frames, FALSE, 0
-    };
-
-    sp.mem = BENCH_MEM_UPLOAD;
-    rawmem_rows (BENCH_RAWMEM_H2D);
-    mem_verify (&sp);
-    mem_row (&sp, "pinned→cuda");
-    sp.input = BENCH_IN_REGISTERED;
-    mem_verify (&sp);
-    mem_row (&sp, "registered→cuda");
-    sp.peer = TRUE;
-    if (up && !bench_gst.peer_as) {
-      mem_verify (&sp);
-      mem_row (&sp, "malloc→cuda");
-    } else {
-      mem_skipped (BENCH_MEM_UPLOAD, "mem-peer", up ? "cudaupload does not "
-          "take the format" : "no cudaupload (nvcodec)");
-    }
-  }
-  if (want_mem[BENCH_MEM_DOWNLOAD]) {
-    BenchRunSpec sp = { FALSE, FALSE, BENCH_IN_REGISTERED, opt_streams,
-      opt_chunks, opt_frames, FALSE, 0
-    };
-
-    sp.mem = BENCH_MEM_DOWNLOAD;
-    rawmem_rows (BENCH_RAWMEM_D2H);
-    mem_verify (&sp);
-    mem_row (&sp, "cuda→system");
-    sp.peer = TRUE;
-    if (down && bench_gst.peer_caps && !bench_gst.peer_as) {
-      mem_verify (&sp);
-      mem_row (&sp, "cuda→system");
-    } else {
-      mem_skipped (BENCH_MEM_DOWNLOAD, "mem-peer", down ? "cudadownload "
-          "does not take the format" : "no cudadownload (nvcodec)");
-    }
-  }
-  if (want_mem[BENCH_MEM_BLUR_CUDA_IN]) {
-    BenchRunSpec ref = { FALSE, FALSE, BENCH_IN_REGISTERED, 1, 1,
-      BENCH_RING - 1, FALSE, 0
-    };
-    BenchRunSpec sp = { FALSE, FALSE, BENCH_IN_REGISTERED, opt_streams,
-      opt_chunks, opt_frames, FALSE, 0
-    };
-    guint k, have = 0;
-
-    ref.mem = BENCH_MEM_BLUR_REF;
-    sp.mem = BENCH_MEM_BLUR_CUDA_IN;
-    if (!up || bench_gst.peer_as) {
-      mem_skipped (BENCH_MEM_BLUR_CUDA_IN, "memory", up ? "cudaupload does "
-          "not take the format" : "no cudaupload (nvcodec)");
-      return;
-    }
-    bench_run_pipeline (&ref, NULL, NULL);
-    for (k = 0; k < BENCH_RING; k++)
-      have += bench_gst.have_blur[k];
-    if (have < BENCH_RING) {
-      bench_note ("memory blur-cuda-in: the CPU backend's box blur gave %u "
-          "of the %u reference outputs", have, BENCH_RING);
-      bench_gst.failed = TRUE;
-      mem_skipped (BENCH_MEM_BLUR_CUDA_IN, "memory", "no reference");
-      return;
-    }
-    bench_note ("memory blur-cuda-in: each output's sampled checksum is "
-        "compared with that of the CPU backend's box blur (radius 16) of the "
-        "same ring frame, computed before the runs (the GPU test suite and "
-        "cudaoverlap-check compare every byte of the two backends); no "
-        "byte-by-byte pass here");
-    mem_row (&sp, "malloc→cudaupload");
-    /* with --input app-pinned also fed from page-locked frames: cudaupload
-     * copies synchronously, slowly from malloc()ed frames, so the filter
-     * then waits for every frame alone, and a frame's D2H can only overlap
-     * its own kernel (1 - 1/chunks of it at best) */
-    if (bench_gst.app_ring[0]) {
-      sp.input = BENCH_IN_APP_PINNED;
-      mem_row (&sp, "app-pinned→cudaupload");
-    }
-  }
-}
-
 /* --op custom: the kernel-* properties of --props, set on a cudavideofilter
  * of our own and read back (the element's own parsing), for the raw rows
  * and the expected outputs.  NULL with a message when --props is not
@@ -1383,8 +826,7 @@ main (int argc, char **argv)
     {NULL}
   };
   GstVideoFormat vfmt;
-  GDateTime *now;
-  gchar *date, *cmd, *cuda_why = NULL;
+  gchar *cmd, *cuda_why = NULL;
   const gchar *peer_skipped = NULL;
   gboolean want_cuda;
   guint k, s, c;
@@ -1614,88 +1056,7 @@ main (int argc, char **argv)
     bench_gst.failed |= locked > 0;
   }
 
-  /* the report */
-  now = g_date_time_new_now_utc ();
-  date = g_date_time_format_iso8601 (now);
-  fprintf (out, "# cudaoverlap-bench\n\n");
-  fprintf (out, "- date: %s\n- command: %s\n", date, cmd);
-  {
-    gchar host[256] = "";
-
-    gchar *cpuinfo = NULL, *model = NULL, *p;
-
-    gethostname (host, sizeof (host) - 1);
-    if (g_file_get_contents ("/proc/cpuinfo", &cpuinfo, NULL, NULL) &&
-        (p = strstr (cpuinfo, "model name")) && (p = strchr (p, ':')))
-      model = g_strndup (p + 2, strcspn (p + 2, "\n"));
-    fprintf (out, "- host: %s, %ld CPUs (%s), %s\n", host,
-        sysconf (_SC_NPROCESSORS_ONLN), model ? model : "?",
-        gst_version_string ());
-    g_free (model);
-    g_free (cpuinfo);
-  }
-  fprintf (out, "- GPU: %s\n", gpu_passport ? gpu_passport : want_cuda ?
-      "none (no CUDA device)" : "not used (--backend cpu)");
-  fprintf (out, "- element passport (first run): %s\n",
-      bench_gst.elem_passport ? bench_gst.elem_passport : "none");
-  fprintf (out, "- frames: %dx%d %s, %" G_GSIZE_FORMAT " bytes, a ring of %u "
-      "random frames; per row %d warm-up frames (separate pipeline), then 1 "
-      "priming frame + %d timed frames (live rows: %d)\n", opt_width,
-      opt_height, opt_format, bench_gst.fr.lay.size, BENCH_RING, opt_warmup,
-      opt_frames, opt_live_frames);
-  fprintf (out, "- host memory: raw: cudaHostAlloc rings; element pinned: "
-      "buffers of the pool the element proposes (its page-locked "
-      "allocator; the CPU backend proposes none); element registered: "
-      "16 malloc()ed frames, each wrapped once in a GstMemory, a fresh "
-      "GstBuffer per frame; wrapped: a new GstMemory per frame over another "
-      "malloc()ed copy that nothing registers; peer: its own malloc()ed copy; "
-      "memcpy: ring frames copied into page-locked frames by N threads, each "
-      "its slice of every frame. The last column gives each row's kind as "
-      "the element counted it.\n");
-  if (opt_check_every > 1)
-    fprintf (out, "- checked: the priming frames and every %d-th timed "
-        "output (the check column: checked/outputs), ", opt_check_every);
-  else
-    fprintf (out, "- checked: every output (priming and timed frames), ");
-  fprintf (out, "by a "
-      "sampled checksum computed on %d checker threads while the run goes "
-      "on and compared with the expected one after it: per plane its first "
-      "and last row whole, and in every k-th other row (k = max (1, 64 / "
-      "runs per row)) one 256-byte run of picture bytes, the run moving "
-      "one to the right per sampled row (about 1/64 of the picture; padding "
-      "excluded; multiply-add mix per run, FNV-1a chain; tools/bench/"
-      "bench-frames.c). Before the runs, %d outputs per input compared "
-      "byte by byte with %s (the peer: with its input)\n",
-      BENCH_CHECK_THREADS, VERIFY_FRAMES, bench_gst.fr.custom ? "the custom "
-      "kernel's CPU implementation over the whole frame (--op custom)" :
-      "a naive CPU invert");
-  fprintf (out, "- GB/s: bytes in + out (2 x frame bytes per frame). "
-      "lat: element rows: the element's whole-run latency-p50/p99 (chain "
-      "to push, so a wait for a free slot in chain is included); live "
-      "rows: the bench's push to appsink; raw-latency: one frame queued "
-      "and waited for. cpu ms/frame: getrusage(RUSAGE_SELF) user+sys over "
-      "the timed frames, less the checker threads' CPU time, / frames "
-      "(appsrc pushing and the appsink callback included)\n\n");
-  fprintf (out, "%s\n", bench_note_log ());
-  print_rows (out, FALSE);
-  print_summary (out);
-  if (opt_csv) {
-    FILE *f = fopen (opt_csv, "w");
-
-    if (!f) {
-      perror (opt_csv);
-      bench_gst.failed = TRUE;
-    } else {
-      print_rows (f, TRUE);
-      fclose (f);
-      fprintf (out, "\nCSV: %s\n", opt_csv);
-    }
-  }
-  fprintf (out, "\n%s\n",
-      bench_gst.failed ? "RESULT: INVALID (a check failed or a "
-      "run failed; see above)" : "RESULT: all outputs checked ok");
-  g_date_time_unref (now);
-  g_free (date);
+  bench_print_report (out, cmd, want_cuda);
 
   for (k = 0; k < BENCH_RING; k++) {
     if (bench_gst.app_locked)
