@@ -144,6 +144,35 @@ typedef struct
 extern BenchGst bench_gst;
 
 gboolean bench_layout_from_info (const GstVideoInfo * info, BenchLayout * l);
+/* How long a run waits for a frame, a slot or a message. */
+#define WAIT_NS (60 * G_GUINT64_CONSTANT (1000000000))
+/* GST_CUDA_MEMORY_TYPE_NAME, GST_MAP_CUDA (gstcudamemory.h; see
+ * plugin/gstcudaoverlap-cudamem.h: the bench does not link libgstcuda) */
+#define CUDA_MEMORY_TYPE "gst.cuda.memory"
+#define MAP_CUDA (GST_MAP_FLAG_LAST << 1)
+#define CUDA_CONTEXT_TYPE "gst.cuda.context"
+/* The public head of a GstCudaMemory (1.22 and later). */
+typedef struct
+{
+  GstMemory mem;
+  GstObject *context;
+} CudaMemoryHead;
+
+/* bench-input.c: the inputs of a run.  Which ring frame a pool buffer
+ * holds (filled with the next one when new; @cuda_info: CUDA memory of
+ * that layout); the element's pool (or the bench's own when it proposes
+ * none) activated and filled, and what was used in *@pool_note; the pool
+ * proposed to appsrc for CUDA memory, FALSE with *@error; ring frame @r as
+ * new memory per frame for @sp's input kind; frame @i over its slot once
+ * handed back (NULL past WAIT_NS), the ring frame in *@r. */
+gint bench_pool_buffer_content (GstBuffer * buf, GHashTable * contents,
+    const GstVideoInfo * cuda_info);
+GstBufferPool *bench_input_pool (GstElement * src, GHashTable * contents,
+    gchar ** pool_note);
+GstBufferPool *bench_cuda_input_pool (GstElement * src, GstCaps * caps,
+    const GstVideoInfo * info, GHashTable * contents, gchar ** error);
+GstBuffer *bench_ring_input (const BenchRunSpec * sp, gint r);
+GstBuffer *bench_slot_input (guint i, gint * r);
 /* BENCH_IN_SLOTS: the slots made (bench_slots_init) and freed. */
 void bench_slots_init (guint n);
 void bench_slots_clear (void);
