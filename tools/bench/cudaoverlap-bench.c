@@ -735,101 +735,322 @@ custom_expect (BenchCustom * c)
   return TRUE;
 }
 
+static GOptionEntry entries[] = {
+  {"width", 0, 0, G_OPTION_ARG_INT, &opt_width, "Frame width (3840)", "W"},
+  {"height", 0, 0, G_OPTION_ARG_INT, &opt_height, "Frame height (2160)",
+      "H"},
+  {"format", 0, 0, G_OPTION_ARG_STRING, &opt_format,
+      "Video format (RGBA; any the element takes)", "FMT"},
+  {"frames", 0, 0, G_OPTION_ARG_INT, &opt_frames,
+      "Timed frames per row (600)", "N"},
+  {"warmup", 0, 0, G_OPTION_ARG_INT, &opt_warmup,
+      "Warm-up frames before each row (30)", "N"},
+  {"backend", 0, 0, G_OPTION_ARG_STRING, &opt_backend,
+      "auto, cuda or cpu (auto)", "B"},
+  {"streams", 0, 0, G_OPTION_ARG_INT, &opt_streams,
+      "Element streams in overlap mode (4)", "N"},
+  {"chunks", 0, 0, G_OPTION_ARG_INT, &opt_chunks,
+      "Element chunks in overlap mode (4)", "N"},
+  {"only", 0, 0, G_OPTION_ARG_STRING, &opt_only,
+        "Comma list of raw, serial, overlap, peer (kinds) and pinned, "
+        "registered (element inputs); a group left out means all of it; "
+        "memory: none of them (with --memory)",
+      "LIST"},
+  {"sweep", 0, 0, G_OPTION_ARG_NONE, &opt_sweep,
+      "Also run the element (overlap) over streams {1,2,4,8} x chunks "
+        "{1,2,4,8}", NULL},
+  {"csv", 0, 0, G_OPTION_ARG_FILENAME, &opt_csv, "Write the rows as CSV",
+      "FILE"},
+  {"live", 0, 0, G_OPTION_ARG_DOUBLE, &opt_live,
+      "Also push at FPS frames/s and measure push-to-output latency", "FPS"},
+  {"live-frames", 0, 0, G_OPTION_ARG_INT, &opt_live_frames,
+      "Frames of each --live row (300)", "N"},
+  {"op", 0, 0, G_OPTION_ARG_STRING, &opt_op, "Operation: invert, or "
+        "custom with --props naming the kernel (kernel-module, "
+        "kernel-name, kernel-halo, kernel-params) and its CPU "
+        "implementation (kernel-cpu-library, kernel-cpu-symbol: the "
+        "expected outputs; without them the kernel must invert)", "OP"},
+  {"props", 0, 0, G_OPTION_ARG_STRING, &opt_props,
+      "More cudavideofilter properties, e.g. \"trace-file=t.json\" "
+        "(they come last, so they win)", "PROPS"},
+  {"input", 0, 0, G_OPTION_ARG_STRING, &opt_input,
+      "Comma list of the element rows' inputs: pinned, registered (the "
+        "default), wrapped, fresh, app-pinned, slots (see the top of "
+        "cudaoverlap-bench.c)", "LIST"},
+  {"defaults", 0, 0, G_OPTION_ARG_NONE, &opt_defaults,
+        "Also run the element with no properties set (automatic settings)",
+      NULL},
+  {"pipelines", 0, 0, G_OPTION_ARG_INT, &opt_pipelines,
+      "Also run N pipelines at once in this process (the defaults row "
+        "with --defaults, else the overlap row), per input", "N"},
+  {"warm-up-one", 0, 0, G_OPTION_ARG_NONE, &opt_warm_one,
+      "--pipelines: warm up with one pipeline, not the N at once (the "
+        "control: the timed pipelines' pools then grow during the timed "
+        "frames)", NULL},
+  {"processes", 0, 0, G_OPTION_ARG_INT, &opt_processes,
+      "Also run N pipelines at once (1..64), each in a child process of "
+        "its own, started together once all are primed (the defaults row "
+        "with --defaults, else the overlap row), per input", "N"},
+  {"first-frame", 0, 0, G_OPTION_ARG_NONE, &opt_first_frame,
+      "Also time a fresh pipeline's first frame, cold (first pipeline "
+        "of the process) and warm (a second one)", NULL},
+  {"memory", 0, 0, G_OPTION_ARG_STRING, &opt_memory,
+      "Also the CUDA-memory paths (comma list): cuda-cuda, upload, "
+        "download, blur-cuda-in, each with its raw ceiling and peer (see "
+        "the top of cudaoverlap-bench.c); --only memory leaves out the "
+        "other rows", "LIST"},
+  {"control", 0, 0, G_OPTION_ARG_NONE, &opt_control,
+        "Also run the harness control per input: the same pipeline with "
+        "identity in the element's place (the rows' x control column)",
+      NULL},
+  {"slots", 0, 0, G_OPTION_ARG_INT, &opt_slots,
+      "--input slots: the number of slots, each handed back by its "
+        "memory's destroy notify (8; 1..16)", "N"},
+  {"check-every", 0, 0, G_OPTION_ARG_INT, &opt_check_every,
+      "Check every K-th timed output's sampled checksum (1: all); the "
+        "priming frames and the untimed full checks always", "K"},
+  {"raw-frames", 0, 0, G_OPTION_ARG_INT, &opt_raw_frames,
+      "Timed frames of each raw row (--frames)", "N"},
+  {"raw-warmup", 0, 0, G_OPTION_ARG_INT, &opt_raw_warmup,
+      "Warm-up frames of each raw row (--warmup)", "N"},
+  {"label", 0, 0, G_OPTION_ARG_STRING, &opt_label,
+      "A label for the CSV's label column (e.g. the run's name)", "LABEL"},
+  {"context-ms", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_NONE,
+      &opt_context_ms, "Print the CUDA context's creation time", NULL},
+  {"child-of-processes", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_INT,
+        &opt_child, "Run as process K of --processes (bench-procs.c)",
+      "K"},
+  {NULL}
+};
+
+/* The options' values, and the frames' layout from --format, --width and
+ * --height (into bench_gst); FALSE with a message on a bad one. */
+static gboolean
+options_valid (GstVideoFormat vfmt)
+{
+  /* custom: the kernel of --props; the raw rows load the same module, the
+   * checks compare with its CPU implementation (kernel-cpu-library and
+   * -symbol in --props), or with invert when --props names none */
+  if (strcmp (bench_gst.op, "invert") && strcmp (bench_gst.op, "custom")) {
+    fprintf (stderr, "--op: invert or custom\n");
+    return FALSE;
+  }
+  if (strcmp (bench_gst.backend, "auto") && strcmp (bench_gst.backend, "cuda")
+      && strcmp (bench_gst.backend, "cpu")) {
+    fprintf (stderr, "--backend: auto, cuda or cpu\n");
+    return FALSE;
+  }
+  if (opt_width < 1 || opt_height < 1 || opt_frames < 1 || opt_warmup < 0 ||
+      opt_streams < 1 || opt_streams > 32 || opt_chunks < 1 ||
+      opt_chunks > 64 || opt_live < 0 || opt_live_frames < 1 ||
+      opt_pipelines < 0 || opt_pipelines > 64 || opt_processes < 0 ||
+      opt_processes > 64 || opt_child < 0 || opt_child > 64 ||
+      opt_slots < 1 || opt_slots > BENCH_RING || opt_check_every < 1 ||
+      !parse_only () || !parse_memory ()) {
+    fprintf (stderr, "invalid option value (see --help)\n");
+    return FALSE;
+  }
+  gst_video_info_set_format (&bench_gst.info, vfmt, opt_width, opt_height);
+  if (vfmt == GST_VIDEO_FORMAT_UNKNOWN
+      || !bench_layout_from_info (&bench_gst.info, &bench_gst.fr.lay)) {
+    fprintf (stderr,
+        "--format %s: not one of GRAY8 GRAY16_LE RGBA BGRA ARGB "
+        "ABGR RGBx BGRx xRGB xBGR NV12 I420\n", opt_format);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* The copies of the ring that the --input kinds read. */
+static void
+inputs_make (void)
+{
+  if (in_use[BENCH_IN_APP_PINNED])
+    app_ring_make ();
+  bench_gst.check_every = opt_check_every;
+  if (in_use[BENCH_IN_SLOTS]) {
+    bench_slots_init (opt_slots);
+    if (!opt_child)
+      bench_note ("slots input: %d slots of pageable memory, each holding a "
+          "ring frame; frame i waits for slot i mod %d, handed back by the "
+          "destroy notify of the GstMemory over it (as a capture source "
+          "feeds appsrc)", opt_slots, opt_slots);
+  }
+  if (in_use[BENCH_IN_WRAPPED]) {
+    ring_copy_make (bench_gst.wrap_ring);
+    if (have_cuda && !opt_child)
+      bench_note ("wrapped input: a new GstMemory per frame over the bench's "
+          "own malloc()ed copy of the %u ring frames, %u of them page-locked "
+          "before the rows (none may be)", BENCH_RING,
+          bench_cuda_count_locked (bench_gst.wrap_ring, BENCH_RING));
+  }
+}
+
+/* The untimed full checks, one per input: every picture byte of
+ * VERIFY_FRAMES outputs. */
+static void
+verify_inputs (void)
+{
+  guint k;
+
+  for (k = 0; k < BENCH_N_INPUTS; k++) {
+    BenchRunSpec sp = { FALSE, FALSE, k, opt_streams, opt_chunks,
+      VERIFY_FRAMES - 1, TRUE, 0
+    };
+    gchar *pool_note = NULL;
+
+    if (in_use[k] && (k_serial || k_overlap)) {
+      bench_run_pipeline (&sp, NULL, k == BENCH_IN_PINNED ? &pool_note : NULL);
+      if (pool_note)
+        bench_note ("pinned input: %s", pool_note);
+      g_free (pool_note);
+    }
+  }
+}
+
+/* The peer's caps and its own ring, its outputs checked byte by byte;
+ * why it is skipped (k_peer then FALSE), or NULL. */
+static const gchar *
+peer_prepare (gboolean want_cuda)
+{
+  const gchar *peer_skipped = NULL;
+
+  if (k_peer && !want_cuda)
+    peer_skipped = "backend cpu";
+  else if (k_peer && (!bench_have_feature ("cudaupload") ||
+          !bench_have_feature ("cudadownload")))
+    peer_skipped = "nvcodec not installed";
+  else if (k_peer && !peer_choose_caps ())
+    peer_skipped = g_strdup_printf ("cudaupload does not take %s", opt_format);
+  if (k_peer && !peer_skipped && bench_gst.peer_as)
+    bench_note ("peer: cudaupload does not take %s; it is fed the same frames "
+        "as %s (the same bytes: %" G_GSIZE_FORMAT " per frame, stride %d), and "
+        "its outputs are checked as those bytes", opt_format,
+        bench_gst.peer_as, GST_VIDEO_INFO_SIZE (&bench_gst.info),
+        GST_VIDEO_INFO_PLANE_STRIDE (&bench_gst.info, 0));
+  if (k_peer && !peer_skipped) {
+    BenchRunSpec sp = { TRUE, FALSE, BENCH_IN_REGISTERED, 0, 0,
+      VERIFY_FRAMES - 1, TRUE, 0
+    };
+    guint locked;
+
+    /* same frames, other addresses (see BenchGst.peer_ring) */
+    peer_ring_make ();
+    locked = bench_cuda_count_locked (bench_gst.peer_ring, BENCH_RING);
+    bench_note ("peer input: its own malloc()ed copy of the %u ring frames, "
+        "%u of them page-locked (the element's registered runs page-lock "
+        "the ring it reads; the peer never sees those addresses)",
+        BENCH_RING, locked);
+    bench_run_pipeline (&sp, NULL, NULL);
+  } else if (k_peer) {
+    k_peer = FALSE;
+    bench_note ("peer: skipped (%s)", peer_skipped);
+  }
+  return peer_skipped;
+}
+
+/* The element's rows per input: serial, overlap, then the defaults, the
+ * control, the pipelines and processes (extra_rows), the sweep. */
+static void
+element_rows (void)
+{
+  guint k, s, c;
+
+  for (k = 0; k < BENCH_N_INPUTS; k++) {
+    BenchRunSpec sp = { FALSE, TRUE, k, 1, 1, opt_frames, FALSE, 0 };
+
+    if (!in_use[k])
+      continue;
+    if (k_serial)
+      pipeline_row ("element", sp);
+    sp.serial = FALSE;
+    sp.streams = opt_streams;
+    sp.chunks = opt_chunks;
+    if (k_overlap)
+      pipeline_row ("element", sp);
+  }
+  extra_rows ();
+  for (k = 0; k < 2 && opt_sweep && k_overlap; k++)
+    for (s = 1; s <= 8 && in_use[k]; s *= 2)
+      for (c = 1; c <= 8; c *= 2) {
+        BenchRunSpec sp = { FALSE, FALSE, k, s, c, opt_frames, FALSE, 0 };
+        pipeline_row ("sweep", sp);
+      }
+}
+
+/* The peer's row, then with --live the paced rows. */
+static void
+peer_and_live_rows (const gchar * peer_skipped)
+{
+  guint k;
+
+  if (k_peer) {
+    BenchRunSpec sp =
+        { TRUE, FALSE, BENCH_IN_REGISTERED, 0, 0, opt_frames, FALSE, 0 };
+    pipeline_row ("peer", sp);
+  } else if (peer_skipped) {
+    gchar *why = g_strdup_printf ("skipped: %s", peer_skipped);
+
+    skipped_row ("peer", "upload+download", why);
+    g_free (why);
+  }
+  if (opt_live > 0) {
+    for (k = 0; k < BENCH_N_INPUTS && k_overlap; k++) {
+      BenchRunSpec sp = { FALSE, FALSE, k, opt_streams, opt_chunks,
+        opt_live_frames, FALSE, opt_live
+      };
+      if (in_use[k])
+        pipeline_row ("element", sp);
+      sp.defaults = TRUE;
+      if (in_use[k] && opt_defaults)
+        pipeline_row ("defaults", sp);
+    }
+    if (k_peer) {
+      BenchRunSpec sp =
+          { TRUE, FALSE, BENCH_IN_REGISTERED, 0, 0, opt_live_frames,
+        FALSE, opt_live
+      };
+      pipeline_row ("peer", sp);
+    }
+  }
+}
+
+static void
+bench_free_all (void)
+{
+  guint k;
+
+  for (k = 0; k < BENCH_RING; k++) {
+    if (bench_gst.app_locked)
+      bench_cuda_host_free (bench_gst.app_ring[k]);
+    else
+      g_free (bench_gst.app_ring[k]);
+    gst_memory_unref (bench_gst.mem[k]);
+    if (bench_gst.peer_mem[k])
+      gst_memory_unref (bench_gst.peer_mem[k]);
+    free (bench_gst.peer_ring[k]);
+    free (bench_gst.wrap_ring[k]);
+  }
+  gst_clear_caps (&bench_gst.peer_caps);
+  g_free (bench_gst.peer_as);
+  gst_clear_caps (&bench_gst.cuda_caps);
+  gst_clear_caps (&bench_gst.peer_cuda_caps);
+  bench_gather_free (bench_gst.gather);
+  if (bench_gst.cuda_context)
+    gst_context_unref (bench_gst.cuda_context);
+  bench_slots_clear ();
+  bench_frames_clear (&bench_gst.fr);
+  bench_custom_free (custom);
+}
+
 int
 main (int argc, char **argv)
 {
-  GOptionEntry entries[] = {
-    {"width", 0, 0, G_OPTION_ARG_INT, &opt_width, "Frame width (3840)", "W"},
-    {"height", 0, 0, G_OPTION_ARG_INT, &opt_height, "Frame height (2160)",
-        "H"},
-    {"format", 0, 0, G_OPTION_ARG_STRING, &opt_format,
-        "Video format (RGBA; any the element takes)", "FMT"},
-    {"frames", 0, 0, G_OPTION_ARG_INT, &opt_frames,
-        "Timed frames per row (600)", "N"},
-    {"warmup", 0, 0, G_OPTION_ARG_INT, &opt_warmup,
-        "Warm-up frames before each row (30)", "N"},
-    {"backend", 0, 0, G_OPTION_ARG_STRING, &opt_backend,
-        "auto, cuda or cpu (auto)", "B"},
-    {"streams", 0, 0, G_OPTION_ARG_INT, &opt_streams,
-        "Element streams in overlap mode (4)", "N"},
-    {"chunks", 0, 0, G_OPTION_ARG_INT, &opt_chunks,
-        "Element chunks in overlap mode (4)", "N"},
-    {"only", 0, 0, G_OPTION_ARG_STRING, &opt_only,
-          "Comma list of raw, serial, overlap, peer (kinds) and pinned, "
-          "registered (element inputs); a group left out means all of it; "
-          "memory: none of them (with --memory)",
-        "LIST"},
-    {"sweep", 0, 0, G_OPTION_ARG_NONE, &opt_sweep,
-        "Also run the element (overlap) over streams {1,2,4,8} x chunks "
-          "{1,2,4,8}", NULL},
-    {"csv", 0, 0, G_OPTION_ARG_FILENAME, &opt_csv, "Write the rows as CSV",
-        "FILE"},
-    {"live", 0, 0, G_OPTION_ARG_DOUBLE, &opt_live,
-        "Also push at FPS frames/s and measure push-to-output latency", "FPS"},
-    {"live-frames", 0, 0, G_OPTION_ARG_INT, &opt_live_frames,
-        "Frames of each --live row (300)", "N"},
-    {"op", 0, 0, G_OPTION_ARG_STRING, &opt_op, "Operation: invert, or "
-          "custom with --props naming the kernel (kernel-module, "
-          "kernel-name, kernel-halo, kernel-params) and its CPU "
-          "implementation (kernel-cpu-library, kernel-cpu-symbol: the "
-          "expected outputs; without them the kernel must invert)", "OP"},
-    {"props", 0, 0, G_OPTION_ARG_STRING, &opt_props,
-        "More cudavideofilter properties, e.g. \"trace-file=t.json\" "
-          "(they come last, so they win)", "PROPS"},
-    {"input", 0, 0, G_OPTION_ARG_STRING, &opt_input,
-        "Comma list of the element rows' inputs: pinned, registered (the "
-          "default), wrapped, fresh, app-pinned, slots (see the top of "
-          "cudaoverlap-bench.c)", "LIST"},
-    {"defaults", 0, 0, G_OPTION_ARG_NONE, &opt_defaults,
-          "Also run the element with no properties set (automatic settings)",
-        NULL},
-    {"pipelines", 0, 0, G_OPTION_ARG_INT, &opt_pipelines,
-        "Also run N pipelines at once in this process (the defaults row "
-          "with --defaults, else the overlap row), per input", "N"},
-    {"warm-up-one", 0, 0, G_OPTION_ARG_NONE, &opt_warm_one,
-        "--pipelines: warm up with one pipeline, not the N at once (the "
-          "control: the timed pipelines' pools then grow during the timed "
-          "frames)", NULL},
-    {"processes", 0, 0, G_OPTION_ARG_INT, &opt_processes,
-        "Also run N pipelines at once (1..64), each in a child process of "
-          "its own, started together once all are primed (the defaults row "
-          "with --defaults, else the overlap row), per input", "N"},
-    {"first-frame", 0, 0, G_OPTION_ARG_NONE, &opt_first_frame,
-        "Also time a fresh pipeline's first frame, cold (first pipeline "
-          "of the process) and warm (a second one)", NULL},
-    {"memory", 0, 0, G_OPTION_ARG_STRING, &opt_memory,
-        "Also the CUDA-memory paths (comma list): cuda-cuda, upload, "
-          "download, blur-cuda-in, each with its raw ceiling and peer (see "
-          "the top of cudaoverlap-bench.c); --only memory leaves out the "
-          "other rows", "LIST"},
-    {"control", 0, 0, G_OPTION_ARG_NONE, &opt_control,
-          "Also run the harness control per input: the same pipeline with "
-          "identity in the element's place (the rows' x control column)",
-        NULL},
-    {"slots", 0, 0, G_OPTION_ARG_INT, &opt_slots,
-        "--input slots: the number of slots, each handed back by its "
-          "memory's destroy notify (8; 1..16)", "N"},
-    {"check-every", 0, 0, G_OPTION_ARG_INT, &opt_check_every,
-        "Check every K-th timed output's sampled checksum (1: all); the "
-          "priming frames and the untimed full checks always", "K"},
-    {"raw-frames", 0, 0, G_OPTION_ARG_INT, &opt_raw_frames,
-        "Timed frames of each raw row (--frames)", "N"},
-    {"raw-warmup", 0, 0, G_OPTION_ARG_INT, &opt_raw_warmup,
-        "Warm-up frames of each raw row (--warmup)", "N"},
-    {"label", 0, 0, G_OPTION_ARG_STRING, &opt_label,
-        "A label for the CSV's label column (e.g. the run's name)", "LABEL"},
-    {"context-ms", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_NONE,
-        &opt_context_ms, "Print the CUDA context's creation time", NULL},
-    {"child-of-processes", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_INT,
-          &opt_child, "Run as process K of --processes (bench-procs.c)",
-        "K"},
-    {NULL}
-  };
   GstVideoFormat vfmt;
   gchar *cmd, *cuda_why = NULL;
-  const gchar *peer_skipped = NULL;
+  const gchar *peer_skipped;
   gboolean want_cuda;
-  guint k, s, c;
+  guint k;
   FILE *out = stdout;
 
   cmd = g_strjoinv (" ", argv);
@@ -850,36 +1071,8 @@ main (int argc, char **argv)
   rows = g_array_new (FALSE, TRUE, sizeof (BenchRow));
 
   vfmt = gst_video_format_from_string (opt_format);
-  /* custom: the kernel of --props; the raw rows load the same module, the
-   * checks compare with its CPU implementation (kernel-cpu-library and
-   * -symbol in --props), or with invert when --props names none */
-  if (strcmp (bench_gst.op, "invert") && strcmp (bench_gst.op, "custom")) {
-    fprintf (stderr, "--op: invert or custom\n");
+  if (!options_valid (vfmt))
     return 2;
-  }
-  if (strcmp (bench_gst.backend, "auto") && strcmp (bench_gst.backend, "cuda")
-      && strcmp (bench_gst.backend, "cpu")) {
-    fprintf (stderr, "--backend: auto, cuda or cpu\n");
-    return 2;
-  }
-  if (opt_width < 1 || opt_height < 1 || opt_frames < 1 || opt_warmup < 0 ||
-      opt_streams < 1 || opt_streams > 32 || opt_chunks < 1 ||
-      opt_chunks > 64 || opt_live < 0 || opt_live_frames < 1 ||
-      opt_pipelines < 0 || opt_pipelines > 64 || opt_processes < 0 ||
-      opt_processes > 64 || opt_child < 0 || opt_child > 64 ||
-      opt_slots < 1 || opt_slots > BENCH_RING || opt_check_every < 1 ||
-      !parse_only () || !parse_memory ()) {
-    fprintf (stderr, "invalid option value (see --help)\n");
-    return 2;
-  }
-  gst_video_info_set_format (&bench_gst.info, vfmt, opt_width, opt_height);
-  if (vfmt == GST_VIDEO_FORMAT_UNKNOWN
-      || !bench_layout_from_info (&bench_gst.info, &bench_gst.fr.lay)) {
-    fprintf (stderr,
-        "--format %s: not one of GRAY8 GRAY16_LE RGBA BGRA ARGB "
-        "ABGR RGBx BGRx xRGB xBGR NV12 I420\n", opt_format);
-    return 2;
-  }
   if (opt_live > 0)
     gst_util_double_to_fraction (opt_live, &bench_gst.info.fps_n,
         &bench_gst.info.fps_d);
@@ -914,73 +1107,12 @@ main (int argc, char **argv)
     first_frame_rows (argv[0], want_cuda);
   if (want_cuda && (have_cuda = bench_cuda_probe (0, &cuda_why)) && !opt_child)
     gpu_passport = bench_cuda_passport (0);
-  if (in_use[BENCH_IN_APP_PINNED])
-    app_ring_make ();
-  bench_gst.check_every = opt_check_every;
-  if (in_use[BENCH_IN_SLOTS]) {
-    bench_slots_init (opt_slots);
-    if (!opt_child)
-      bench_note ("slots input: %d slots of pageable memory, each holding a "
-          "ring frame; frame i waits for slot i mod %d, handed back by the "
-          "destroy notify of the GstMemory over it (as a capture source "
-          "feeds appsrc)", opt_slots, opt_slots);
-  }
-  if (in_use[BENCH_IN_WRAPPED]) {
-    ring_copy_make (bench_gst.wrap_ring);
-    if (have_cuda && !opt_child)
-      bench_note ("wrapped input: a new GstMemory per frame over the bench's "
-          "own malloc()ed copy of the %u ring frames, %u of them page-locked "
-          "before the rows (none may be)", BENCH_RING,
-          bench_cuda_count_locked (bench_gst.wrap_ring, BENCH_RING));
-  }
+  inputs_make ();
   if (opt_child)
     return child_main ();
 
-  /* untimed full checks, one per input */
-  for (k = 0; k < BENCH_N_INPUTS; k++) {
-    BenchRunSpec sp = { FALSE, FALSE, k, opt_streams, opt_chunks,
-      VERIFY_FRAMES - 1, TRUE, 0
-    };
-    gchar *pool_note = NULL;
-
-    if (in_use[k] && (k_serial || k_overlap)) {
-      bench_run_pipeline (&sp, NULL, k == BENCH_IN_PINNED ? &pool_note : NULL);
-      if (pool_note)
-        bench_note ("pinned input: %s", pool_note);
-      g_free (pool_note);
-    }
-  }
-  if (k_peer && !want_cuda)
-    peer_skipped = "backend cpu";
-  else if (k_peer && (!bench_have_feature ("cudaupload") ||
-          !bench_have_feature ("cudadownload")))
-    peer_skipped = "nvcodec not installed";
-  else if (k_peer && !peer_choose_caps ())
-    peer_skipped = g_strdup_printf ("cudaupload does not take %s", opt_format);
-  if (k_peer && !peer_skipped && bench_gst.peer_as)
-    bench_note ("peer: cudaupload does not take %s; it is fed the same frames "
-        "as %s (the same bytes: %" G_GSIZE_FORMAT " per frame, stride %d), and "
-        "its outputs are checked as those bytes", opt_format,
-        bench_gst.peer_as, GST_VIDEO_INFO_SIZE (&bench_gst.info),
-        GST_VIDEO_INFO_PLANE_STRIDE (&bench_gst.info, 0));
-  if (k_peer && !peer_skipped) {
-    BenchRunSpec sp = { TRUE, FALSE, BENCH_IN_REGISTERED, 0, 0,
-      VERIFY_FRAMES - 1, TRUE, 0
-    };
-    guint locked;
-
-    /* same frames, other addresses (see BenchGst.peer_ring) */
-    peer_ring_make ();
-    locked = bench_cuda_count_locked (bench_gst.peer_ring, BENCH_RING);
-    bench_note ("peer input: its own malloc()ed copy of the %u ring frames, "
-        "%u of them page-locked (the element's registered runs page-lock "
-        "the ring it reads; the peer never sees those addresses)",
-        BENCH_RING, locked);
-    bench_run_pipeline (&sp, NULL, NULL);
-  } else if (k_peer) {
-    k_peer = FALSE;
-    bench_note ("peer: skipped (%s)", peer_skipped);
-  }
+  verify_inputs ();
+  peer_skipped = peer_prepare (want_cuda);
 
   if (k_raw && (in_use[BENCH_IN_WRAPPED] || in_use[BENCH_IN_FRESH]))
     memcpy_rows ();
@@ -996,55 +1128,8 @@ main (int argc, char **argv)
     skipped_row ("raw-latency", "one-frame", why);
   }
 
-  for (k = 0; k < BENCH_N_INPUTS; k++) {
-    BenchRunSpec sp = { FALSE, TRUE, k, 1, 1, opt_frames, FALSE, 0 };
-
-    if (!in_use[k])
-      continue;
-    if (k_serial)
-      pipeline_row ("element", sp);
-    sp.serial = FALSE;
-    sp.streams = opt_streams;
-    sp.chunks = opt_chunks;
-    if (k_overlap)
-      pipeline_row ("element", sp);
-  }
-  extra_rows ();
-  for (k = 0; k < 2 && opt_sweep && k_overlap; k++)
-    for (s = 1; s <= 8 && in_use[k]; s *= 2)
-      for (c = 1; c <= 8; c *= 2) {
-        BenchRunSpec sp = { FALSE, FALSE, k, s, c, opt_frames, FALSE, 0 };
-        pipeline_row ("sweep", sp);
-      }
-  if (k_peer) {
-    BenchRunSpec sp =
-        { TRUE, FALSE, BENCH_IN_REGISTERED, 0, 0, opt_frames, FALSE, 0 };
-    pipeline_row ("peer", sp);
-  } else if (peer_skipped) {
-    gchar *why = g_strdup_printf ("skipped: %s", peer_skipped);
-
-    skipped_row ("peer", "upload+download", why);
-    g_free (why);
-  }
-  if (opt_live > 0) {
-    for (k = 0; k < BENCH_N_INPUTS && k_overlap; k++) {
-      BenchRunSpec sp = { FALSE, FALSE, k, opt_streams, opt_chunks,
-        opt_live_frames, FALSE, opt_live
-      };
-      if (in_use[k])
-        pipeline_row ("element", sp);
-      sp.defaults = TRUE;
-      if (in_use[k] && opt_defaults)
-        pipeline_row ("defaults", sp);
-    }
-    if (k_peer) {
-      BenchRunSpec sp =
-          { TRUE, FALSE, BENCH_IN_REGISTERED, 0, 0, opt_live_frames,
-        FALSE, opt_live
-      };
-      pipeline_row ("peer", sp);
-    }
-  }
+  element_rows ();
+  peer_and_live_rows (peer_skipped);
 
   memory_rows (want_cuda, cuda_why);
   if (in_use[BENCH_IN_WRAPPED] && have_cuda) {
@@ -1058,26 +1143,6 @@ main (int argc, char **argv)
 
   bench_print_report (out, cmd, want_cuda);
 
-  for (k = 0; k < BENCH_RING; k++) {
-    if (bench_gst.app_locked)
-      bench_cuda_host_free (bench_gst.app_ring[k]);
-    else
-      g_free (bench_gst.app_ring[k]);
-    gst_memory_unref (bench_gst.mem[k]);
-    if (bench_gst.peer_mem[k])
-      gst_memory_unref (bench_gst.peer_mem[k]);
-    free (bench_gst.peer_ring[k]);
-    free (bench_gst.wrap_ring[k]);
-  }
-  gst_clear_caps (&bench_gst.peer_caps);
-  g_free (bench_gst.peer_as);
-  gst_clear_caps (&bench_gst.cuda_caps);
-  gst_clear_caps (&bench_gst.peer_cuda_caps);
-  bench_gather_free (bench_gst.gather);
-  if (bench_gst.cuda_context)
-    gst_context_unref (bench_gst.cuda_context);
-  bench_slots_clear ();
-  bench_frames_clear (&bench_gst.fr);
-  bench_custom_free (custom);
+  bench_free_all ();
   return bench_gst.failed ? 1 : 0;
 }
