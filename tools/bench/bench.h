@@ -4,8 +4,14 @@
  *
  * bench-frames.c: the frame layout, the ring of random frames, the naive CPU
  *   invert, the sampled checksum and the full comparison (no CUDA).
- * bench-raw.c: the raw ceiling, a plain CUDA loop (no GStreamer).
- * cudaoverlap-bench.c: options, the GStreamer pipelines, the report.
+ * bench-raw.c: the raw ceiling, a plain CUDA loop (no GStreamer);
+ *   bench-devmem.c: the raw loops of the memory paths, the device gather;
+ *   bench-custom.c: the --op custom kernel.
+ * bench-gst.h: the GStreamer side: bench-pipeline.c (one pipeline run),
+ *   bench-input.c (its inputs), bench-extra.c (N pipelines, first frame,
+ *   memcpy), bench-procs.c (N processes).
+ * bench-cli.h: cudaoverlap-bench.c (options, main), bench-rows.c,
+ *   bench-memrows.c (the rows), bench-report.c (the table and the CSV).
  */
 #ifndef __BENCH_H__
 #define __BENCH_H__
