@@ -13,6 +13,13 @@
 #               too)
 #   make torture       the torture suite, longer (CO_TORTURE_SCALE=10)
 #   make asan-check    the torture and video suites under ASan + UBSan
+#   make bench  the bench gate's rows (docs/bench.md): prints the tables and
+#               writes BENCH_CSV (default build/bench.csv); without a GPU,
+#               the CPU backend's rows, small and short, which say so
+#   make bench-compare  the bench again against the committed
+#               BENCH_COMMITTED (default docs/perf/bench-h200.csv): fails
+#               when a row's ratio to its ceiling is more than 5 % below it
+#               in two consecutive runs
 BUILD ?= build
 export PATH := /usr/local/cuda/bin:$(PATH)
 
@@ -24,11 +31,11 @@ DEBS = gcc pkg-config meson ninja-build indent python3 \
 OPTIONAL_DEBS = python3-gst-1.0
 
 .PHONY: all deps build demo check install-check torture asan-check format \
-	docs-fields docs-reference clean
+	docs-fields docs-reference bench bench-compare clean
 all: build
 
 deps:
-	@tools/install-deps.sh $(DEBS) --optional $(OPTIONAL_DEBS)
+	@tools/dev/install-deps.sh $(DEBS) --optional $(OPTIONAL_DEBS)
 
 $(BUILD)/build.ninja:
 	meson setup $(BUILD) -Dfault-injection=true -Dtests=enabled
@@ -47,10 +54,10 @@ check: build
 docs-reference: build
 	GST_PLUGIN_PATH=$(BUILD)/plugin GST_REGISTRY_1_0=$(BUILD)/reference-registry.bin \
 	  GST_PLUGIN_SYSTEM_PATH_1_0=$$(pkg-config --variable=pluginsdir gstreamer-1.0) \
-	  $(BUILD)/tools/cudaoverlap-reference docs/reference.md
+	  $(BUILD)/tools/dev/cudaoverlap-reference docs/reference.md
 
 install-check: build
-	tools/install-check.sh . $(BUILD)/install-check
+	tools/dev/install-check.sh . $(BUILD)/install-check
 
 docs-fields: build
 	$(BUILD)/tests/test-stats-fields --write docs/stats.md \
@@ -89,8 +96,16 @@ asan-check: deps
 	  test-video-auto test-custom test-cudamemory-audio test-audio-ops \
 	  test-audio-stream test-engine test-robustness
 
+BENCH_CSV ?= $(BUILD)/bench.csv
+BENCH_COMMITTED ?= docs/perf/bench-h200.csv
+bench: build
+	tools/bench/run-bench.sh $(BUILD) $(BENCH_CSV)
+
+bench-compare: build
+	tools/bench/compare.sh $(BUILD) $(BENCH_COMMITTED)
+
 format:
-	tools/gst-indent $$(git ls-files '*.c' '*.h')
+	tools/dev/gst-indent $$(git ls-files '*.c' '*.h')
 
 clean:
 	rm -rf $(BUILD)

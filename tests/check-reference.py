@@ -5,7 +5,7 @@ and it says what gst-inspect-1.0 says.
 
     check-reference.py TOOL PAGE
 
-1. TOOL (build/tools/cudaoverlap-reference) regenerates the page; it must
+1. TOOL (build/tools/dev/cudaoverlap-reference) regenerates the page; it must
    equal PAGE (else: run make docs-reference).
 2. For the plugin and each of its elements, what gst-inspect-1.0 prints is
    in the page: plugin description, license, package and origin; the

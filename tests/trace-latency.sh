@@ -1,5 +1,5 @@
 #!/bin/sh
-# make check: tools/trace-latency.py splits a real trace (CPU backend, or
+# make check: tools/trace/trace-latency.py splits a real trace (CPU backend, or
 # whichever backend is usable): 20 frames, every step printed, all frames
 # but the first counted.
 #   tests/trace-latency.sh [build]
@@ -12,7 +12,7 @@ gst-launch-1.0 -q videotestsrc num-buffers=20 pattern=snow \
   ! video/x-raw,format=RGBA,width=333,height=77 \
   ! cudavideofilter operation=invert streams=2 chunks=3 trace-file="$tmp/t.json" \
   ! fakesink || exit 1
-python3 "$here/tools/trace-latency.py" "$tmp/t.json" > "$tmp/out.txt" || exit 1
+python3 "$here/tools/trace/trace-latency.py" "$tmp/t.json" > "$tmp/out.txt" || exit 1
 cat "$tmp/out.txt"
 grep -q ": 19 frames (first 1 skipped)" "$tmp/out.txt" || { echo "wrong frame count"; exit 1; }
 for step in chain pre-submit submit to-device device wake to-push push element; do

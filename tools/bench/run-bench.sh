@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# The bench gate's rows (make bench; docs/bench.md):
+#   tools/bench/run-bench.sh BUILD [CSV]
+# Runs BUILD's cudaoverlap-bench three times, each run a label of the CSV:
+#   main   4K RGBA frames
+#   small  640x360 RGBA frames (the per-frame costs)
+#   short  1080p RGBA, 60 frames and no warm-up, also in a fresh process
+# Each run: the raw ceiling (the raw loop: the same kernel, frames and
+# buffers; raw-best), the element at 2 streams x 1 chunk and with its
+# defaults, and the harness control (identity in the element's place), per
+# input (pinned: the element's pool; registered: one malloc()ed ring; slots:
+# 8 slots handed back by their memory's destroy notify); the priming frames
+# and a stated sample of the timed outputs checked off the timed threads.
+# Prints the tables and writes the rows of the three runs to CSV (default
+# BUILD/bench.csv).  Nothing is built or installed: a build carried to a GPU
+# machine runs as it is.
+# Without a GPU (no nvidia-smi -L, or CO_BENCH_BACKEND=cpu) the same rows run
+# small and short on the CPU backend, to test the bench end to end: they are
+# the CPU backend's, not the gate's, and the output says so.
+# Exit status: 0, 1 when a check or a run failed, 2 on a usage error.
+set -u
+if [ $# -lt 1 ] || [ ! -d "$1" ]; then
+  echo "usage: $0 BUILD [CSV]" >&2
+  exit 2
+fi
+build=$(cd "$1" && pwd)
+csv=${2:-$build/bench.csv}
+bench=$build/tools/bench/cudaoverlap-bench
+if [ ! -x "$bench" ]; then
+  echo "run-bench: no $bench (build with -Dtools=auto or enabled)" >&2
+  exit 2
+fi
+export GST_PLUGIN_PATH=$build/plugin${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export GST_REGISTRY_1_0=$work/registry.bin
+
+backend=${CO_BENCH_BACKEND:-}
+if [ -z "$backend" ]; then
+  if nvidia-smi -L > /dev/null 2>&1; then backend=cuda; else backend=cpu; fi
+fi
+common=(--backend="$backend" --format=RGBA --streams=2 --chunks=1 --defaults
+        --control --slots=8)
+# shellcheck disable=SC2034 # main, small, short: read through opts below
+if [ "$backend" = cuda ]; then
+  main=(--width=3840 --height=2160 --frames=300 --warmup=30 --check-every=8)
+  small=(--width=640 --height=360 --frames=2000 --warmup=200 --check-every=16)
+  short=(--width=1920 --height=1080 --frames=60 --warmup=0 --raw-frames=300
+         --raw-warmup=30 --check-every=1)
+  banner="backend cuda: the bench gate's rows"
+else
+  main=(--width=640 --height=360 --frames=60 --warmup=5 --check-every=4)
+  small=(--width=160 --height=120 --frames=300 --warmup=20 --check-every=8)
+  short=(--width=320 --height=240 --frames=20 --warmup=0 --check-every=1)
+  banner="NO GPU: these are the CPU backend's rows, small and short, to test the bench; they are not the gate's"
+fi
+echo "== $banner"
+rc=0
+for run in main small short; do
+  declare -n opts=$run
+  extra=("--only=raw,overlap" "--input=pinned,registered,slots")
+  [ $run = short ] && extra=("--only=raw" "--input=registered,slots" --processes=1)
+  echo "== $run: cudaoverlap-bench ${common[*]} ${opts[*]} ${extra[*]}"
+  timeout 300 "$bench" "${common[@]}" "${opts[@]}" "${extra[@]}" --label=$run \
+    --csv="$work/$run.csv" || rc=1
+done
+mkdir -p "$(dirname "$csv")"
+{ head -n 1 "$work/main.csv"; for run in main small short; do
+    tail -n +2 "$work/$run.csv" 2>/dev/null; done; } > "$csv" || rc=1
+echo "== $banner"
+echo "== CSV: $csv ($(( $(wc -l < "$csv") - 1 )) rows)"
+[ $rc = 0 ] || echo "== a run or a check FAILED (see above)"
+exit $rc
