@@ -521,7 +521,7 @@ co_cuda_done_event (CoEngine * e, CoFrame * f)
 /* The copies of one chunk in one direction.  CO_COPY_BATCH_MIN or more
  * unpitched ones (the images of a batch, the planes of a frame) go in one
  * cudaMemcpyBatchAsync, which costs less host CPU per copy than a
- * cudaMemcpyAsync each once there are several (tools/cudaoverlap-callcost,
+ * cudaMemcpyAsync each once there are several (tools/bench/cudaoverlap-callcost,
  * docs/PERFORMANCE.md); a batch of one costs more than one plain call, so
  * fewer copies, and pitched ones, go one call each.  The copies of a batch are independent
  * (distinct bands, distinct images), so their order within it is free; the

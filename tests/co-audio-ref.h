@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * co-audio-ref: the audio suites' independent reference (test-cudaaudiofilter,
+ * co-audio-ref: the audio suites' independent reference (test-audio-*,
  * test-cudamemory-audio): a naive double-precision convolution of the whole
  * concatenated input stream (causal, zero history at the start and after
  * every reset), written from the specification, sharing no code

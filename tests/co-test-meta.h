@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * co-test-meta: metas that the tests of both elements put on input buffers
- * and look for on the outputs (test-cudavideofilter, test-cudaaudiofilter).
+ * and look for on the outputs (the test-video-* and test-audio-* suites).
  * Every meta carries the index of its buffer, so that a meta that reaches
  * the wrong output, or stays on a reused pool buffer, is seen.
  */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * co-test-util: what the gst-check programs of the elements share
- * (test-cudavideofilter, test-cudaaudiofilter): the environment
+ * (the test-video-* and test-audio-* suites): the environment
  * (CO_TEST_BACKEND, CO_TEST_SEED, CO_TEST_FULL, CO_TEST_LEAKS), the CUDA
  * probe that skips the program, the leak check, the engine configurations
  * and a few harness helpers.

@@ -612,9 +612,34 @@ answer_latency (GstPad * pad, GstPadProbeInfo * info, gpointer data)
   return GST_PAD_PROBE_HANDLED;
 }
 
+/* The minimum the element answers with @fill images per batch. */
+static GstClockTime
+latency_with_fill (const LatencyCase * c, guint fill)
+{
+  return c->batch > 1 ? UP_MIN + c->wait / (c->batch - 1) * (fill - 1) : UP_MIN;
+}
+
+/* Whether the element posted a LATENCY message on @bus (drained). */
+static gboolean
+latency_posted (GstBus * bus)
+{
+  gboolean posted = FALSE;
+  GstMessage *m;
+
+  while ((m = gst_bus_pop_filtered (bus, GST_MESSAGE_LATENCY))) {
+    posted = TRUE;
+    gst_message_unref (m);
+  }
+  return posted;
+}
+
 /* The element adds (batch - 1) batch timeouts, min (frame duration, 20 ms)
  * each (2 ms without a rate), to the minimum; with a frame duration of 68
- * years nothing wraps around. */
+ * years nothing wraps around.  The frames here come from no pool of the
+ * element's, so on a loaded machine a batch can time out before it fills
+ * and the element halves it (docs/architecture.md, "Batches"): then the
+ * answer must be that of the smaller batch and a LATENCY message must have
+ * said so. */
 GST_START_TEST (test_latency_no_overflow)
 {
   const LatencyCase *c = &latency_cases[__i__];
@@ -622,16 +647,19 @@ GST_START_TEST (test_latency_no_overflow)
   GstHarness *h = harness_new (ELEMENT, props, NULL);
   guint32 seed = co_test_seed (c->name, 0);
   gchar *ctx = row_ctx ("latency", c->name, seed);
+  GstBus *bus = gst_bus_new ();
   GstClockTime min, max;
   GstVideoInfo info;
   gboolean live;
   GstQuery *q;
+  guint fill;
 
   gst_harness_set_src_caps (h, video_caps (GST_VIDEO_FORMAT_RGBA, 32, 32,
           c->fps_n, c->fps_d, &info));
   gst_pad_add_probe (h->srcpad, GST_PAD_PROBE_TYPE_QUERY_UPSTREAM,
       answer_latency, (gpointer) c, NULL);
-  /* one full batch: the engine exists, and no batch timed out */
+  gst_element_set_bus (h->element, bus);
+  /* one full batch: the engine exists */
   harness_frames (h, &info, seed, 0, c->batch, ctx);
   q = gst_query_new_latency ();
   fail_unless (gst_pad_peer_query (h->sinkpad, q), "%s: LATENCY failed", ctx);
@@ -642,10 +670,20 @@ GST_START_TEST (test_latency_no_overflow)
       "%s: min %" G_GUINT64_FORMAT " ns wrapped around", ctx, min);
   fail_unless (!GST_CLOCK_TIME_IS_VALID (max) || min <= max, "%s: min %"
       G_GUINT64_FORMAT " ns > max %" G_GUINT64_FORMAT " ns", ctx, min, max);
-  fail_unless (min == UP_MIN + c->wait, "%s: min is %" GST_TIME_FORMAT
-      ", not upstream's %" GST_TIME_FORMAT " + %" GST_TIME_FORMAT " of batch "
-      "wait", ctx, GST_TIME_ARGS (min), GST_TIME_ARGS (UP_MIN),
-      GST_TIME_ARGS (c->wait));
+  for (fill = c->batch; fill > 1 && min != latency_with_fill (c, fill);)
+    fill /= 2;
+  fail_unless (min == latency_with_fill (c, fill), "%s: min is %"
+      GST_TIME_FORMAT ", not upstream's %" GST_TIME_FORMAT " + %"
+      GST_TIME_FORMAT " of batch wait (or that of a halved batch)", ctx,
+      GST_TIME_ARGS (min), GST_TIME_ARGS (UP_MIN), GST_TIME_ARGS (c->wait));
+  if (fill != c->batch) {
+    g_print ("%s: the batch timed out before it filled (a loaded machine): "
+        "%u images per batch\n", ctx, fill);
+    fail_unless (latency_posted (bus), "%s: the batch became %u without a "
+        "LATENCY message", ctx, fill);
+  }
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
   harness_free (h, NULL);
   g_free (props);
   g_free (ctx);

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Check that every docs/runs path and every relative link named in a tracked *.md exists.
+"""Check that every docs/perf path and every relative link named in a tracked *.md exists.
 
-Looks at `docs/runs/...` and `runs/...` mentions (expanding `{a,b}` and `*`) and at
+Looks at `docs/perf/...` and `perf/...` mentions (expanding `{a,b}` and `*`) and at
 relative Markdown link / image targets. Paths with `<...>` placeholders are skipped.
 Exit status 1 if anything is missing. Run from anywhere inside the repository.
 """
@@ -22,7 +22,7 @@ os.chdir(root)
 files = subprocess.run(["git", "ls-files", "*.md"], capture_output=True, text=True,
                        check=True).stdout.split()
 
-RUNS = re.compile(r"(?<![\w/.-])((?:docs/)?runs/[\w.{},*/+-]*)")
+RUNS = re.compile(r"(?<![\w/.-])((?:docs/)?perf/[\w.{},*/+-]*)")
 LINK = re.compile(r"\]\(([^)\s]+)\)")
 
 
@@ -49,7 +49,7 @@ for md in files:
             for m in RUNS.finditer(line):
                 p = m.group(1).rstrip(".,;:")
                 if "<" in line[m.end():m.end() + 1]:
-                    continue  # placeholder such as docs/runs/<path>
+                    continue  # placeholder such as docs/perf/<path>
                 cands.append(p if p.startswith("docs/") else os.path.join(base, p))
             for m in LINK.finditer(line):
                 t = m.group(1).split("#")[0]
