@@ -152,8 +152,8 @@ _gst_cuda_overlap_filter_drop_slot (GstCudaOverlapFilter * self, guint slot,
 
 /* The batch being filled, if any, is dropped (flush, shutdown, a failed
  * buffer).  Streaming thread. */
-void
-_gst_cuda_overlap_filter_cancel_pending (GstCudaOverlapFilter * self)
+static void
+cancel_pending (GstCudaOverlapFilter * self)
 {
   GstCudaOverlapFilterPrivate *priv = PRIV (self);
 
@@ -173,7 +173,7 @@ drop_in_flight (GstCudaOverlapFilter * self)
   CoFrame *cf;
 
   /* first, so that the batch timer cannot submit it meanwhile */
-  _gst_cuda_overlap_filter_cancel_pending (self);
+  cancel_pending (self);
   while ((cf = co_engine_wait_oldest (priv->engine))) {
     _gst_cuda_overlap_filter_drop_slot (self, cf->slot,
         priv->slot_images[cf->slot]);
@@ -183,8 +183,8 @@ drop_in_flight (GstCudaOverlapFilter * self)
 
 /* Submits the batch being filled (full, or partial before a serialized
  * event or a DRAIN).  Streaming thread. */
-GstFlowReturn
-_gst_cuda_overlap_filter_submit_pending (GstCudaOverlapFilter * self)
+static GstFlowReturn
+submit_pending (GstCudaOverlapFilter * self)
 {
   GstCudaOverlapFilterPrivate *priv = PRIV (self);
   GError *err = NULL;
@@ -775,7 +775,7 @@ _gst_cuda_overlap_filter_drain (GstCudaOverlapFilter * self)
   if (!priv->engine)
     return TRUE;
   set_state (self, LC_DRAINING);
-  ret = _gst_cuda_overlap_filter_submit_pending (self) == GST_FLOW_OK;
+  ret = submit_pending (self) == GST_FLOW_OK;
   ret = co_engine_drain (priv->engine) && ret;
   g_mutex_lock (&priv->lock);
   if (priv->state == LC_DRAINING)

@@ -170,9 +170,6 @@ gboolean _gst_cuda_overlap_filter_drain (GstCudaOverlapFilter * self);
 gboolean _gst_cuda_overlap_filter_drain_cut (GstCudaOverlapFilter * self);
 GstFlowReturn _gst_cuda_overlap_filter_drain_event (GstCudaOverlapFilter *
     self, GstEvent * event);
-GstFlowReturn _gst_cuda_overlap_filter_submit_pending (GstCudaOverlapFilter *
-    self);
-void _gst_cuda_overlap_filter_cancel_pending (GstCudaOverlapFilter * self);
 GstFlowReturn _gst_cuda_overlap_filter_submit_failed (GstCudaOverlapFilter *
     self, GError * err);
 void _gst_cuda_overlap_filter_flush_stop (GstCudaOverlapFilter * self);
