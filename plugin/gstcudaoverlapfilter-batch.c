@@ -80,15 +80,21 @@ gst_cuda_overlap_batch_clear (GstCudaOverlapBatch * b)
 }
 
 void
+gst_cuda_overlap_batch_unlearn (GstCudaOverlapBatch * b)
+{
+  b->learned = G_MAXUINT;
+}
+
+void
 gst_cuda_overlap_batch_forget (GstCudaOverlapBatch * b)
 {
   b->learned = G_MAXUINT;
   b->fill_pool = NULL;
 }
 
-gboolean
-gst_cuda_overlap_batch_submit_locked (GstCudaOverlapFilter * self,
-    GError ** error)
+/* With the batch's lock. */
+static gboolean
+submit_locked (GstCudaOverlapFilter * self, GError ** error)
 {
   GstCudaOverlapFilterPrivate *priv = PRIV (self);
   CoFrame *cf = priv->filling.frame;
@@ -102,8 +108,9 @@ gst_cuda_overlap_batch_submit_locked (GstCudaOverlapFilter * self,
   return co_engine_submit (priv->engine, cf, error);
 }
 
-void
-gst_cuda_overlap_batch_cancel_locked (GstCudaOverlapFilter * self)
+/* With the batch's lock. */
+static void
+cancel_locked (GstCudaOverlapFilter * self)
 {
   GstCudaOverlapFilterPrivate *priv = PRIV (self);
 
@@ -117,6 +124,28 @@ gst_cuda_overlap_batch_cancel_locked (GstCudaOverlapFilter * self)
   priv->filling.frame = NULL;
   priv->filling.n = 0;
   priv->filling.foreign = FALSE;
+}
+
+gboolean
+gst_cuda_overlap_batch_submit (GstCudaOverlapFilter * self, GError ** error)
+{
+  GstCudaOverlapBatch *b = &PRIV (self)->filling;
+  gboolean ok;
+
+  g_mutex_lock (&b->lock);
+  ok = submit_locked (self, error);
+  g_mutex_unlock (&b->lock);
+  return ok;
+}
+
+void
+gst_cuda_overlap_batch_cancel (GstCudaOverlapFilter * self)
+{
+  GstCudaOverlapBatch *b = &PRIV (self)->filling;
+
+  g_mutex_lock (&b->lock);
+  cancel_locked (self);
+  g_mutex_unlock (&b->lock);
 }
 
 /* With the batch's lock: a smaller batch from now on. */
@@ -187,6 +216,12 @@ gst_cuda_overlap_batch_set_frame (GstCudaOverlapBatch * b, CoFrame * cf)
   g_mutex_unlock (&b->lock);
 }
 
+guint
+gst_cuda_overlap_batch_next_image (GstCudaOverlapBatch * b)
+{
+  return b->n;
+}
+
 gboolean
 gst_cuda_overlap_batch_end_add (GstCudaOverlapFilter * self, gboolean added,
     gboolean foreign, GError ** error)
@@ -198,11 +233,11 @@ gst_cuda_overlap_batch_end_add (GstCudaOverlapFilter * self, gboolean added,
   if (added) {
     b->n++;
     if (b->n >= b->fill)
-      ok = gst_cuda_overlap_batch_submit_locked (self, error);
+      ok = submit_locked (self, error);
     else
       added_locked (b, foreign);
   } else if (b->frame && b->n == 0) {
-    gst_cuda_overlap_batch_cancel_locked (self);
+    cancel_locked (self);
   }
   b->adding = FALSE;
   /* a batch left partial (also after a failed add) is the timer's again */
@@ -244,7 +279,7 @@ timer_loop (gpointer data)
     shrink = priv->filling.foreign && n < fill;
     GST_LOG_OBJECT (self, "no buffer for %" G_GUINT64_FORMAT " us: a batch "
         "of %u of %u goes", (now - priv->filling.last_add_ns) / 1000, n, fill);
-    if (!gst_cuda_overlap_batch_submit_locked (self, &err)) {
+    if (!submit_locked (self, &err)) {
       GST_WARNING_OBJECT (self, "submitting a partial batch failed: %s",
           err->message);
       g_clear_error (&err);

@@ -40,7 +40,9 @@ G_BEGIN_DECLS
 
 void gst_cuda_overlap_batch_init (GstCudaOverlapBatch * b);
 void gst_cuda_overlap_batch_clear (GstCudaOverlapBatch * b);
-/* New caps, READY: nothing learned. */
+/* New caps: nothing learned. */
+void gst_cuda_overlap_batch_unlearn (GstCudaOverlapBatch * b);
+/* READY: nothing learned, no pool of upstream's known. */
 void gst_cuda_overlap_batch_forget (GstCudaOverlapBatch * b);
 
 /* At a build, the engine installed: @batch images per engine frame. */
@@ -48,13 +50,13 @@ void gst_cuda_overlap_batch_start (GstCudaOverlapFilter * self, guint batch);
 /* At a teardown, before what is in flight is dropped: the timer stops; the
  * batch learned is kept for the next build of the same caps. */
 void gst_cuda_overlap_batch_stop (GstCudaOverlapFilter * self);
-/* With @lock: submits the batch being filled (FALSE with @error when the
+/* Submits the batch being filled, if any (FALSE with @error when the
  * device calls failed: the frame is queued failed and the push task drops
- * it). */
-gboolean gst_cuda_overlap_batch_submit_locked (GstCudaOverlapFilter * self,
+ * it).  The streaming thread, before a serialized event or a DRAIN. */
+gboolean gst_cuda_overlap_batch_submit (GstCudaOverlapFilter * self,
     GError ** error);
-/* With @lock: drops the batch being filled. */
-void gst_cuda_overlap_batch_cancel_locked (GstCudaOverlapFilter * self);
+/* Drops the batch being filled, if any (flush, shutdown). */
+void gst_cuda_overlap_batch_cancel (GstCudaOverlapFilter * self);
 /* Streaming thread, before @buf is added: its pool may make the batch
  * smaller. */
 void gst_cuda_overlap_batch_see_pool (GstCudaOverlapFilter * self,
@@ -67,6 +69,9 @@ void gst_cuda_overlap_batch_see_pool (GstCudaOverlapFilter * self,
  * batch with no image yet; it submits a full batch (FALSE with @error when
  * that failed) and wakes the timer for a partial one. */
 CoFrame *gst_cuda_overlap_batch_begin_add (GstCudaOverlapBatch * b);
+/* Between begin_add and end_add: the image's place in the batch (read
+ * without the lock: the count is the adding thread's meanwhile). */
+guint gst_cuda_overlap_batch_next_image (GstCudaOverlapBatch * b);
 void gst_cuda_overlap_batch_set_frame (GstCudaOverlapBatch * b, CoFrame * cf);
 gboolean gst_cuda_overlap_batch_end_add (GstCudaOverlapFilter * self,
     gboolean added, gboolean foreign, GError ** error);

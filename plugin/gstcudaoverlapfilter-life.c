@@ -150,18 +150,6 @@ _gst_cuda_overlap_filter_drop_slot (GstCudaOverlapFilter * self, guint slot,
         &priv->frames[slot * priv->batch + i]);
 }
 
-/* The batch being filled, if any, is dropped (flush, shutdown, a failed
- * buffer).  Streaming thread. */
-static void
-cancel_pending (GstCudaOverlapFilter * self)
-{
-  GstCudaOverlapFilterPrivate *priv = PRIV (self);
-
-  g_mutex_lock (&priv->filling.lock);
-  gst_cuda_overlap_batch_cancel_locked (self);
-  g_mutex_unlock (&priv->filling.lock);
-}
-
 /* Drops the batch being filled, then waits for every submitted frame to
  * finish on the device and drops it.  Only with the engine flushing and the push
  * task stopped or paused (we are then its only consumer), and without
@@ -173,7 +161,7 @@ drop_in_flight (GstCudaOverlapFilter * self)
   CoFrame *cf;
 
   /* first, so that the batch timer cannot submit it meanwhile */
-  cancel_pending (self);
+  gst_cuda_overlap_batch_cancel (self);
   while ((cf = co_engine_wait_oldest (priv->engine))) {
     _gst_cuda_overlap_filter_drop_slot (self, cf->slot,
         priv->slot_images[cf->slot]);
@@ -186,14 +174,11 @@ drop_in_flight (GstCudaOverlapFilter * self)
 static GstFlowReturn
 submit_pending (GstCudaOverlapFilter * self)
 {
-  GstCudaOverlapFilterPrivate *priv = PRIV (self);
   GError *err = NULL;
-  gboolean ok;
 
-  g_mutex_lock (&priv->filling.lock);
-  ok = gst_cuda_overlap_batch_submit_locked (self, &err);
-  g_mutex_unlock (&priv->filling.lock);
-  return ok ? GST_FLOW_OK : _gst_cuda_overlap_filter_submit_failed (self, err);
+  if (gst_cuda_overlap_batch_submit (self, &err))
+    return GST_FLOW_OK;
+  return _gst_cuda_overlap_filter_submit_failed (self, err);
 }
 
 /* A submission failed (@err, taken): the frame is queued failed, the push
@@ -926,7 +911,7 @@ _gst_cuda_overlap_filter_set_caps (GstCudaOverlapFilter * self, GstCaps * caps)
 
   _gst_cuda_overlap_filter_drain (self);
   gst_caps_replace (&priv->caps, caps);
-  priv->filling.learned = G_MAXUINT;    /* new caps: nothing learned */
+  gst_cuda_overlap_batch_unlearn (&priv->filling);      /* new caps */
   g_mutex_lock (&priv->lock);
   priv->build_failed = FALSE;   /* new caps: worth a new try */
   g_mutex_unlock (&priv->lock);

@@ -1257,8 +1257,8 @@ chain_frame (GstCudaOverlapFilter * self, GstBuffer * buf, guint64 t0,
     gst_buffer_unref (buf);
     return ret;
   }
-  /* the batch's count is the streaming thread's while it adds */
-  fr = &priv->frames[cf->slot * priv->batch + priv->filling.n];
+  fr = &priv->frames[cf->slot * priv->batch +
+      gst_cuda_overlap_batch_next_image (&priv->filling)];
   fr->inbuf = buf;
   fr->outbuf = outbuf;
   fr->chain_ns = t0;
