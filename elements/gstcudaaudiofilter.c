@@ -129,7 +129,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_overlap_audio_filter_debug);
 #define CAPS_FIELDS "format = (string) { F32LE, S16LE }, " \
   "rate = (int) [ 1, MAX ], channels = (int) [ 1, 64 ], " \
   "layout = (string) interleaved"
-/* CUDA memory first, system memory second (gstcudaoverlapfilter-caps.c
+/* CUDA memory first, system memory second (gstcudaoverlapfilter.c
  * leaves CUDA memory out where it cannot be used) */
 #define CAPS_STR "audio/x-raw(" GST_CUDA_OVERLAP_CAPS_FEATURE_CUDA "), " \
   CAPS_FIELDS "; audio/x-raw, " CAPS_FIELDS

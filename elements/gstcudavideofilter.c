@@ -191,7 +191,7 @@ typedef struct
   gboolean in_mapped, out_mapped;
 } FramePriv;
 
-/* CUDA memory first, system memory second (gstcudaoverlapfilter-caps.c
+/* CUDA memory first, system memory second (gstcudaoverlapfilter.c
  * leaves CUDA memory out where it cannot be used) */
 #define TEMPLATE_CAPS \
   GST_VIDEO_CAPS_MAKE_WITH_FEATURES (GST_CUDA_OVERLAP_CAPS_FEATURE_CUDA, \

@@ -3,7 +3,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * With `batch` > 1 an engine frame carries several buffers.  chain adds
- * them one by one (gstcudaoverlapfilter-pads.c) and submits the batch when
+ * them one by one (gstcudaoverlapfilter.c) and submits the batch when
  * it is full.  A batch never waits for buffers that may not come:
  *
  *  - the timer (a thread of the element, while an engine with batch > 1
@@ -22,7 +22,7 @@
  * the same rules.  What the batch learned (its smaller size) holds until
  * new caps or READY; each change posts a LATENCY message.
  *
- * Locking: priv->batch_lock guards the batch being filled.  The streaming
+ * Locking: the batch's lock guards the batch being filled.  The streaming
  * thread marks itself `adding` while it maps and plans a buffer into the
  * batch, without the lock, and the timer leaves the batch alone meanwhile;
  * submissions happen under the lock, so the engine sees its frames in
@@ -33,6 +33,8 @@
 #include "config.h"
 #endif
 
+#include <string.h>
+
 #include "gstcudaoverlapfilter-private.h"
 
 #define GST_CAT_DEFAULT gst_cuda_overlap_filter_debug
@@ -41,7 +43,7 @@
 #define TIMEOUT_NO_RATE_NS (2 * GST_MSECOND)
 
 GstClockTime
-_gst_cuda_overlap_time_add (GstClockTime a, GstClockTime b)
+gst_cuda_overlap_time_add (GstClockTime a, GstClockTime b)
 {
   if (!GST_CLOCK_TIME_IS_VALID (a) || !GST_CLOCK_TIME_IS_VALID (b))
     return GST_CLOCK_TIME_NONE;
@@ -51,7 +53,7 @@ _gst_cuda_overlap_time_add (GstClockTime a, GstClockTime b)
 }
 
 GstClockTime
-_gst_cuda_overlap_time_mul (GstClockTime a, guint64 n)
+gst_cuda_overlap_time_mul (GstClockTime a, guint64 n)
 {
   if (!GST_CLOCK_TIME_IS_VALID (a))
     return GST_CLOCK_TIME_NONE;
@@ -60,88 +62,189 @@ _gst_cuda_overlap_time_mul (GstClockTime a, guint64 n)
   return a * n;
 }
 
-/* With priv->batch_lock. */
-gboolean
-_gst_cuda_overlap_filter_submit_pending_locked (GstCudaOverlapFilter * self,
-    GError ** error)
+void
+gst_cuda_overlap_batch_init (GstCudaOverlapBatch * b)
+{
+  memset (b, 0, sizeof (*b));
+  g_mutex_init (&b->lock);
+  g_cond_init (&b->cond);
+  b->learned = G_MAXUINT;
+  b->fill = 1;
+}
+
+void
+gst_cuda_overlap_batch_clear (GstCudaOverlapBatch * b)
+{
+  g_mutex_clear (&b->lock);
+  g_cond_clear (&b->cond);
+}
+
+void
+gst_cuda_overlap_batch_unlearn (GstCudaOverlapBatch * b)
+{
+  b->learned = G_MAXUINT;
+}
+
+void
+gst_cuda_overlap_batch_forget (GstCudaOverlapBatch * b)
+{
+  b->learned = G_MAXUINT;
+  b->fill_pool = NULL;
+}
+
+/* With the batch's lock. */
+static gboolean
+submit_locked (GstCudaOverlapFilter * self, GError ** error)
 {
   GstCudaOverlapFilterPrivate *priv = PRIV (self);
-  CoFrame *cf = priv->pending;
+  CoFrame *cf = priv->filling.frame;
 
   if (!cf)
     return TRUE;
-  priv->pending = NULL;
-  priv->slot_images[cf->slot] = priv->pending_n;
-  priv->pending_n = 0;
-  priv->pending_foreign = FALSE;
+  priv->filling.frame = NULL;
+  priv->slot_images[cf->slot] = priv->filling.n;
+  priv->filling.n = 0;
+  priv->filling.foreign = FALSE;
   return co_engine_submit (priv->engine, cf, error);
 }
 
-/* With priv->batch_lock. */
-void
-_gst_cuda_overlap_filter_cancel_pending_locked (GstCudaOverlapFilter * self)
+/* With the batch's lock. */
+static void
+cancel_locked (GstCudaOverlapFilter * self)
 {
   GstCudaOverlapFilterPrivate *priv = PRIV (self);
 
-  if (!priv->pending)
+  if (!priv->filling.frame)
     return;
   /* its staged copies write into its buffers: done before they go */
-  co_engine_finish_host (priv->pending);
-  _gst_cuda_overlap_filter_drop_slot (self, priv->pending->slot,
-      priv->pending_n);
-  co_engine_cancel (priv->engine, priv->pending);
-  priv->pending = NULL;
-  priv->pending_n = 0;
-  priv->pending_foreign = FALSE;
+  co_engine_finish_host (priv->filling.frame);
+  _gst_cuda_overlap_filter_drop_slot (self, priv->filling.frame->slot,
+      priv->filling.n);
+  co_engine_cancel (priv->engine, priv->filling.frame);
+  priv->filling.frame = NULL;
+  priv->filling.n = 0;
+  priv->filling.foreign = FALSE;
 }
 
-/* With priv->batch_lock: a smaller batch from now on. */
+gboolean
+gst_cuda_overlap_batch_submit (GstCudaOverlapFilter * self, GError ** error)
+{
+  GstCudaOverlapBatch *b = &PRIV (self)->filling;
+  gboolean ok;
+
+  g_mutex_lock (&b->lock);
+  ok = submit_locked (self, error);
+  g_mutex_unlock (&b->lock);
+  return ok;
+}
+
+void
+gst_cuda_overlap_batch_cancel (GstCudaOverlapFilter * self)
+{
+  GstCudaOverlapBatch *b = &PRIV (self)->filling;
+
+  g_mutex_lock (&b->lock);
+  cancel_locked (self);
+  g_mutex_unlock (&b->lock);
+}
+
+/* With the batch's lock: a smaller batch from now on. */
 static void
 set_fill_locked (GstCudaOverlapFilter * self, guint fill, const gchar * why)
 {
   GstCudaOverlapFilterPrivate *priv = PRIV (self);
 
   fill = MAX (fill, 1);
-  if (fill >= priv->batch_fill)
+  if (fill >= priv->filling.fill)
     return;
-  GST_INFO_OBJECT (self, "batch %u -> %u: %s", priv->batch_fill, fill, why);
-  priv->batch_fill = fill;
-  g_atomic_int_set (&priv->latency_changed, TRUE);
+  GST_INFO_OBJECT (self, "batch %u -> %u: %s", priv->filling.fill, fill, why);
+  priv->filling.fill = fill;
+  g_atomic_int_set (&priv->filling.latency_changed, TRUE);
 }
 
 /* Streaming thread, before @buf is added: a pool of upstream's own with a
  * maximum limits the batch to half of it. */
 void
-_gst_cuda_overlap_filter_batch_see_pool (GstCudaOverlapFilter * self,
-    GstBuffer * buf)
+gst_cuda_overlap_batch_see_pool (GstCudaOverlapFilter * self, GstBuffer * buf)
 {
   GstCudaOverlapFilterPrivate *priv = PRIV (self);
   GstBufferPool *pool = buf->pool;
   GstStructure *config;
   guint max = 0;
 
-  if (G_LIKELY (pool == priv->fill_pool || pool == priv->proposed) || !pool)
+  if (G_LIKELY (pool == priv->filling.fill_pool || pool == priv->proposed)
+      || !pool)
     return;
-  priv->fill_pool = pool;       /* compared, never dereferenced again */
+  priv->filling.fill_pool = pool;       /* compared, never dereferenced again */
   config = gst_buffer_pool_get_config (pool);
   gst_buffer_pool_config_get_params (config, NULL, NULL, NULL, &max);
   gst_structure_free (config);
   if (max == 0)
     return;
-  g_mutex_lock (&priv->batch_lock);
+  g_mutex_lock (&priv->filling.lock);
   set_fill_locked (self, max / 2, "upstream's own pool holds only a few "
       "buffers");
-  g_mutex_unlock (&priv->batch_lock);
+  g_mutex_unlock (&priv->filling.lock);
+}
+
+static void
+added_locked (GstCudaOverlapBatch * b, gboolean foreign)
+{
+  b->foreign |= foreign;
+  b->last_add_ns = co_engine_now ();
+}
+
+CoFrame *
+gst_cuda_overlap_batch_begin_add (GstCudaOverlapBatch * b)
+{
+  CoFrame *cf;
+
+  g_mutex_lock (&b->lock);
+  b->adding = TRUE;
+  cf = b->frame;
+  g_mutex_unlock (&b->lock);
+  return cf;
 }
 
 void
-_gst_cuda_overlap_filter_batch_added_locked (GstCudaOverlapFilter * self,
-    gboolean foreign)
+gst_cuda_overlap_batch_set_frame (GstCudaOverlapBatch * b, CoFrame * cf)
 {
-  GstCudaOverlapFilterPrivate *priv = PRIV (self);
+  g_mutex_lock (&b->lock);
+  b->frame = cf;
+  b->n = 0;
+  b->foreign = FALSE;
+  g_mutex_unlock (&b->lock);
+}
 
-  priv->pending_foreign |= foreign;
-  priv->last_add_ns = co_engine_now ();
+guint
+gst_cuda_overlap_batch_next_image (GstCudaOverlapBatch * b)
+{
+  return b->n;
+}
+
+gboolean
+gst_cuda_overlap_batch_end_add (GstCudaOverlapFilter * self, gboolean added,
+    gboolean foreign, GError ** error)
+{
+  GstCudaOverlapBatch *b = &PRIV (self)->filling;
+  gboolean ok = TRUE;
+
+  g_mutex_lock (&b->lock);
+  if (added) {
+    b->n++;
+    if (b->n >= b->fill)
+      ok = submit_locked (self, error);
+    else
+      added_locked (b, foreign);
+  } else if (b->frame && b->n == 0) {
+    cancel_locked (self);
+  }
+  b->adding = FALSE;
+  /* a batch left partial (also after a failed add) is the timer's again */
+  if (b->frame && b->timer_idle)
+    g_cond_signal (&b->cond);
+  g_mutex_unlock (&b->lock);
+  return ok;
 }
 
 static gpointer
@@ -150,33 +253,33 @@ timer_loop (gpointer data)
   GstCudaOverlapFilter *self = data;
   GstCudaOverlapFilterPrivate *priv = PRIV (self);
 
-  g_mutex_lock (&priv->batch_lock);
-  while (!priv->timer_stop) {
+  g_mutex_lock (&priv->filling.lock);
+  while (!priv->filling.timer_stop) {
     guint64 deadline, now;
     GError *err = NULL;
     guint n, fill;
     gboolean shrink;
 
-    if (!priv->pending || priv->pending_n == 0 || priv->adding) {
-      priv->timer_idle = TRUE;
-      g_cond_wait (&priv->batch_cond, &priv->batch_lock);
-      priv->timer_idle = FALSE;
+    if (!priv->filling.frame || priv->filling.n == 0 || priv->filling.adding) {
+      priv->filling.timer_idle = TRUE;
+      g_cond_wait (&priv->filling.cond, &priv->filling.lock);
+      priv->filling.timer_idle = FALSE;
       continue;
     }
-    deadline = priv->last_add_ns + priv->batch_timeout_ns;
+    deadline = priv->filling.last_add_ns + priv->filling.timeout_ns;
     now = co_engine_now ();
     if (now < deadline) {
       /* co_engine_now() and g_get_monotonic_time() are CLOCK_MONOTONIC */
-      g_cond_wait_until (&priv->batch_cond, &priv->batch_lock,
+      g_cond_wait_until (&priv->filling.cond, &priv->filling.lock,
           g_get_monotonic_time () + (gint64) ((deadline - now) / 1000) + 1);
       continue;
     }
-    n = priv->pending_n;
-    fill = priv->batch_fill;
-    shrink = priv->pending_foreign && n < fill;
+    n = priv->filling.n;
+    fill = priv->filling.fill;
+    shrink = priv->filling.foreign && n < fill;
     GST_LOG_OBJECT (self, "no buffer for %" G_GUINT64_FORMAT " us: a batch "
-        "of %u of %u goes", (now - priv->last_add_ns) / 1000, n, fill);
-    if (!_gst_cuda_overlap_filter_submit_pending_locked (self, &err)) {
+        "of %u of %u goes", (now - priv->filling.last_add_ns) / 1000, n, fill);
+    if (!submit_locked (self, &err)) {
       GST_WARNING_OBJECT (self, "submitting a partial batch failed: %s",
           err->message);
       g_clear_error (&err);
@@ -185,7 +288,7 @@ timer_loop (gpointer data)
       set_fill_locked (self, fill / 2, "upstream did not fill a batch in "
           "time from buffers of its own");
   }
-  g_mutex_unlock (&priv->batch_lock);
+  g_mutex_unlock (&priv->filling.lock);
   return NULL;
 }
 
@@ -204,59 +307,56 @@ batch_timeout (GstCudaOverlapFilter * self)
 
 /* At a build, the engine installed: @batch images per engine frame. */
 void
-_gst_cuda_overlap_filter_batch_start (GstCudaOverlapFilter * self, guint batch)
+gst_cuda_overlap_batch_start (GstCudaOverlapFilter * self, guint batch)
 {
   GstCudaOverlapFilterPrivate *priv = PRIV (self);
-  guint fill = MIN (batch, priv->batch_learned);
+  guint fill = MIN (batch, priv->filling.learned);
 
-  g_mutex_lock (&priv->batch_lock);
-  priv->batch_fill = MAX (fill, 1);
-  priv->batch_timeout_ns = batch_timeout (self);
-  priv->timer_stop = FALSE;
-  priv->timer_idle = FALSE;
-  g_mutex_unlock (&priv->batch_lock);
-  if (batch > 1 && !priv->batch_timer)
-    priv->batch_timer = g_thread_new ("cudaoverlap-batch", timer_loop, self);
+  g_mutex_lock (&priv->filling.lock);
+  priv->filling.fill = MAX (fill, 1);
+  priv->filling.timeout_ns = batch_timeout (self);
+  priv->filling.timer_stop = FALSE;
+  priv->filling.timer_idle = FALSE;
+  g_mutex_unlock (&priv->filling.lock);
+  if (batch > 1 && !priv->filling.timer)
+    priv->filling.timer = g_thread_new ("cudaoverlap-batch", timer_loop, self);
 }
 
 /* At a teardown, before what is in flight is dropped: the timer stops; the
  * batch learned is kept for the next build of the same caps. */
 void
-_gst_cuda_overlap_filter_batch_stop (GstCudaOverlapFilter * self)
+gst_cuda_overlap_batch_stop (GstCudaOverlapFilter * self)
 {
   GstCudaOverlapFilterPrivate *priv = PRIV (self);
-  GThread *timer = g_steal_pointer (&priv->batch_timer);
+  GThread *timer = g_steal_pointer (&priv->filling.timer);
 
-  g_mutex_lock (&priv->batch_lock);
-  priv->timer_stop = TRUE;
-  g_cond_signal (&priv->batch_cond);
-  if (priv->batch_fill > 0 && priv->batch_fill < priv->batch)
-    priv->batch_learned = MIN (priv->batch_learned, priv->batch_fill);
-  g_mutex_unlock (&priv->batch_lock);
+  g_mutex_lock (&priv->filling.lock);
+  priv->filling.timer_stop = TRUE;
+  g_cond_signal (&priv->filling.cond);
+  if (priv->filling.fill > 0 && priv->filling.fill < priv->batch)
+    priv->filling.learned = MIN (priv->filling.learned, priv->filling.fill);
+  g_mutex_unlock (&priv->filling.lock);
   if (timer)
     g_thread_join (timer);
 }
 
 void
-_gst_cuda_overlap_filter_batch_bounds (GstCudaOverlapFilter * self,
-    guint * fill, GstClockTime * timeout)
+gst_cuda_overlap_batch_bounds (GstCudaOverlapBatch * b, guint * fill,
+    GstClockTime * timeout)
 {
-  GstCudaOverlapFilterPrivate *priv = PRIV (self);
-
-  g_mutex_lock (&priv->batch_lock);
-  *fill = MAX (priv->batch_fill, 1);
-  *timeout = priv->batch_timeout_ns;
-  g_mutex_unlock (&priv->batch_lock);
+  g_mutex_lock (&b->lock);
+  *fill = MAX (b->fill, 1);
+  *timeout = b->timeout_ns;
+  g_mutex_unlock (&b->lock);
 }
 
 void
-_gst_cuda_overlap_filter_batch_post_latency (GstCudaOverlapFilter * self)
+gst_cuda_overlap_batch_post_latency (GstCudaOverlapBatch * b,
+    GstElement * element)
 {
-  GstCudaOverlapFilterPrivate *priv = PRIV (self);
-
-  if (G_LIKELY (!g_atomic_int_get (&priv->latency_changed)))
+  if (G_LIKELY (!g_atomic_int_get (&b->latency_changed)))
     return;
-  if (g_atomic_int_compare_and_exchange (&priv->latency_changed, TRUE, FALSE))
-    gst_element_post_message (GST_ELEMENT (self),
-        gst_message_new_latency (GST_OBJECT (self)));
+  if (g_atomic_int_compare_and_exchange (&b->latency_changed, TRUE, FALSE))
+    gst_element_post_message (element,
+        gst_message_new_latency (GST_OBJECT (element)));
 }

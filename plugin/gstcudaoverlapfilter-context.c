@@ -8,7 +8,7 @@
  * "gst.cuda.context": device memory made in one CUDA context is not
  * addressable from kernels of another, so every element that exchanges
  * memory:CUDAMemory must run in the same one.  At NULL->READY, when CUDA
- * memory is possible at all (gstcudaoverlapfilter-caps.c), the element:
+ * memory is possible at all (below), the element:
  *
  *  1. keeps a context already set on it (gst_element_set_context: the
  *     application, or a bin that saw another element's HAVE_CONTEXT);
@@ -36,6 +36,105 @@
 
 #define GST_CAT_DEFAULT gst_cuda_overlap_filter_debug
 
+/* ---- CUDA memory: possible here? ----------------------------------------- */
+
+void
+gst_cuda_overlap_context_changed (GstCudaOverlapContext * context)
+{
+  context->usable = 0;
+  context->gen++;
+}
+
+void
+gst_cuda_overlap_context_clear (GstCudaOverlapContext * context)
+{
+  g_clear_pointer (&context->why, g_free);
+  gst_clear_object (&context->ctx);
+}
+
+/* Whether the subclass's source template lists CUDA memory at all. */
+static gboolean
+class_takes_cuda (GstCudaOverlapFilter * self)
+{
+  GstCaps *tmpl = gst_pad_get_pad_template_caps (srcpad_of (self));
+  GstCapsFeatures *cuda =
+      gst_caps_features_new (GST_CUDA_OVERLAP_CAPS_FEATURE_CUDA, NULL);
+  gboolean found = FALSE;
+  guint i;
+
+  for (i = 0; i < gst_caps_get_size (tmpl) && !found; i++)
+    found = gst_caps_features_is_equal (gst_caps_get_features (tmpl, i), cuda);
+  gst_caps_features_free (cuda);
+  gst_caps_unref (tmpl);
+  return found;
+}
+
+/* Why CUDA memory cannot be negotiated (NULL: it can).  Slow the first time
+ * (the device check makes a CUDA context). */
+static gchar *
+cuda_memory_why_not (GstCudaOverlapFilter * self, CoBackendKind backend,
+    gint device_id)
+{
+  const gchar *lib_why = NULL;
+  GError *err = NULL;
+  gchar *why;
+
+  if (!class_takes_cuda (self))
+    return g_strdup ("this element takes system memory only");
+  if (backend == CO_BACKEND_CPU)
+    return g_strdup ("backend=cpu");
+  if (!gst_cuda_overlap_cuda_lib (&lib_why))
+    return g_strdup (lib_why);
+  if (!co_engine_backend_usable (CO_BACKEND_CUDA, device_id, &err)) {
+    why = g_strdup (err->message);
+    g_error_free (err);
+    return why;
+  }
+  return NULL;
+}
+
+gboolean
+gst_cuda_overlap_context_memory_usable (GstCudaOverlapFilter * self,
+    gchar ** why)
+{
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
+  CoBackendKind backend;
+  gint device_id, usable;
+  guint gen;
+  gchar *msg;
+
+  if (gst_cuda_overlap_cuda_fake_usable () && class_takes_cuda (self))
+    return TRUE;
+  GST_OBJECT_LOCK (self);
+  usable = priv->context.usable;
+  if (usable < 0 && why)
+    *why = g_strdup (priv->context.why);
+  backend = priv->backend;
+  device_id = priv->device_id;
+  gen = priv->context.gen;
+  GST_OBJECT_UNLOCK (self);
+  if (usable != 0)
+    return usable > 0;
+
+  msg = cuda_memory_why_not (self, backend, device_id);
+  GST_INFO_OBJECT (self, "CUDA memory %s%s", msg ? "cannot be negotiated: " :
+      "can be negotiated", msg ? msg : "");
+  GST_OBJECT_LOCK (self);
+  if (gen == priv->context.gen) {
+    priv->context.usable = msg ? -1 : 1;
+    g_free (priv->context.why);
+    priv->context.why = g_strdup (msg);
+  }
+  GST_OBJECT_UNLOCK (self);
+  if (why)
+    *why = msg;
+  else
+    g_free (msg);
+  return msg == NULL;
+}
+
+/* ---- the shared context ------------------------------------------------ */
+
 static GstElementClass *
 parent_element_class (void)
 {
@@ -43,8 +142,7 @@ parent_element_class (void)
 }
 
 void
-_gst_cuda_overlap_filter_set_context (GstElement * element,
-    GstContext * context)
+gst_cuda_overlap_context_set (GstElement * element, GstContext * context)
 {
   GstCudaOverlapFilterPrivate *priv = PRIV (element);
   const GstCudaOverlapCudaLib *lib = gst_cuda_overlap_cuda_lib (NULL);
@@ -53,24 +151,24 @@ _gst_cuda_overlap_filter_set_context (GstElement * element,
           GST_CUDA_OVERLAP_CUDA_CONTEXT_TYPE)) {
     GST_OBJECT_LOCK (element);
     if (lib->handle_set_context (element, context, priv->device_id,
-            &priv->cuda_ctx))
+            &priv->context.ctx))
       GST_INFO_OBJECT (element, "CUDA context %" GST_PTR_FORMAT,
-          priv->cuda_ctx);
+          priv->context.ctx);
     GST_OBJECT_UNLOCK (element);
   }
   parent_element_class ()->set_context (element, context);
 }
 
 GstObject *
-_gst_cuda_overlap_filter_cuda_context (GstCudaOverlapFilter * self,
+gst_cuda_overlap_context_get (GstCudaOverlapFilter * self,
     gpointer * handle, gint * device)
 {
   const GstCudaOverlapCudaLib *lib = gst_cuda_overlap_cuda_lib (NULL);
   GstObject *ctx = NULL;
 
   GST_OBJECT_LOCK (self);
-  if (PRIV (self)->cuda_ctx)
-    ctx = gst_object_ref (PRIV (self)->cuda_ctx);
+  if (PRIV (self)->context.ctx)
+    ctx = gst_object_ref (PRIV (self)->context.ctx);
   GST_OBJECT_UNLOCK (self);
   if (ctx && handle)
     *handle = lib->context_get_handle (ctx);
@@ -80,11 +178,10 @@ _gst_cuda_overlap_filter_cuda_context (GstCudaOverlapFilter * self,
 }
 
 gboolean
-_gst_cuda_overlap_filter_query_context (GstCudaOverlapFilter * self,
-    GstQuery * query)
+gst_cuda_overlap_context_query (GstCudaOverlapFilter * self, GstQuery * query)
 {
   const GstCudaOverlapCudaLib *lib = gst_cuda_overlap_cuda_lib (NULL);
-  GstObject *ctx = _gst_cuda_overlap_filter_cuda_context (self, NULL, NULL);
+  GstObject *ctx = gst_cuda_overlap_context_get (self, NULL, NULL);
   gboolean ret = FALSE;
 
   if (ctx) {
@@ -100,7 +197,7 @@ has_context (GstCudaOverlapFilter * self)
   gboolean have;
 
   GST_OBJECT_LOCK (self);
-  have = PRIV (self)->cuda_ctx != NULL;
+  have = PRIV (self)->context.ctx != NULL;
   GST_OBJECT_UNLOCK (self);
   return have;
 }
@@ -128,9 +225,9 @@ find_context (GstCudaOverlapFilter * self)
   GstElement *element = GST_ELEMENT (self);
 
   if (!has_context (self))
-    ask_peer (self, element->srcpads->data);
+    ask_peer (self, srcpad_of (self));
   if (!has_context (self))
-    ask_peer (self, element->sinkpads->data);
+    ask_peer (self, sinkpad_of (self));
   if (!has_context (self))
     gst_element_post_message (element,
         gst_message_new_need_context (GST_OBJECT (self),
@@ -160,13 +257,13 @@ wrap_primary (GstCudaOverlapFilter * self, const GstCudaOverlapCudaLib * lib)
     return;
   }
   GST_OBJECT_LOCK (self);
-  if (priv->cuda_ctx) {
+  if (priv->context.ctx) {
     /* one was set meanwhile: that one is the pipeline's */
     GST_OBJECT_UNLOCK (self);
     gst_object_unref (ctx);
     return;
   }
-  priv->cuda_ctx = ctx;
+  priv->context.ctx = ctx;
   GST_OBJECT_UNLOCK (self);
   GST_INFO_OBJECT (self, "sharing the primary context of CUDA device %d: %"
       GST_PTR_FORMAT, device, ctx);
@@ -178,12 +275,12 @@ wrap_primary (GstCudaOverlapFilter * self, const GstCudaOverlapCudaLib * lib)
 }
 
 void
-_gst_cuda_overlap_filter_ensure_context (GstCudaOverlapFilter * self)
+gst_cuda_overlap_context_ensure (GstCudaOverlapFilter * self)
 {
   const GstCudaOverlapCudaLib *lib = gst_cuda_overlap_cuda_lib (NULL);
 
   if (!lib || gst_cuda_overlap_filter_backend (self) == CO_BACKEND_CPU ||
-      !_gst_cuda_overlap_filter_cuda_memory_usable (self, NULL))
+      !gst_cuda_overlap_context_memory_usable (self, NULL))
     return;
   find_context (self);
   if (!has_context (self))
@@ -191,12 +288,12 @@ _gst_cuda_overlap_filter_ensure_context (GstCudaOverlapFilter * self)
 }
 
 void
-_gst_cuda_overlap_filter_release_context (GstCudaOverlapFilter * self)
+gst_cuda_overlap_context_release (GstCudaOverlapFilter * self)
 {
   GstObject *ctx;
 
   GST_OBJECT_LOCK (self);
-  ctx = g_steal_pointer (&PRIV (self)->cuda_ctx);
+  ctx = g_steal_pointer (&PRIV (self)->context.ctx);
   GST_OBJECT_UNLOCK (self);
   if (ctx)
     gst_object_unref (ctx);

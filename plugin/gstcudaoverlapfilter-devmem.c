@@ -101,11 +101,11 @@ configure (GstBufferPool * pool, GstCaps * caps, gsize size, guint min,
  * when it is a CUDA pool of our context, else ours.  *@downstream_min: the
  * buffers downstream asks to hold.  NULL when none could be made. */
 GstBufferPool *
-_gst_cuda_overlap_filter_cuda_pool (GstCudaOverlapFilter * self,
+gst_cuda_overlap_devmem_output_pool (GstCudaOverlapFilter * self,
     GstCaps * caps, gsize size, guint * downstream_min)
 {
   const GstCudaOverlapCudaLib *lib = gst_cuda_overlap_cuda_lib (NULL);
-  GstObject *ctx = _gst_cuda_overlap_filter_cuda_context (self, NULL, NULL);
+  GstObject *ctx = gst_cuda_overlap_context_get (self, NULL, NULL);
   GstQuery *q = gst_query_new_allocation (caps, TRUE);
   GstBufferPool *pool = NULL;
   guint min = 0;
@@ -119,7 +119,7 @@ _gst_cuda_overlap_filter_cuda_pool (GstCudaOverlapFilter * self,
   }
   if (!lib || !ctx)
     goto done;
-  if (gst_pad_peer_query (GST_ELEMENT (self)->srcpads->data, q) &&
+  if (gst_pad_peer_query (srcpad_of (self), q) &&
       gst_query_get_n_allocation_pools (q) > 0) {
     gst_query_parse_nth_allocation_pool (q, 0, &pool, NULL, &min, NULL);
     *downstream_min = MIN (min, 64);
@@ -139,36 +139,33 @@ done:
 }
 
 /* Upstream writes CUDA memory of our context: a pool of @n buffers (no
- * maximum) for @caps, in the ALLOCATION answer.  FALSE without a context.
+ * maximum) for @caps, for the ALLOCATION answer.  NULL without a context.
  * Not for audio, whose buffers have no size of their own (as for system
  * memory): upstream makes its own pool (ours, if it is our element). */
-gboolean
-_gst_cuda_overlap_filter_propose_cuda_pool (GstCudaOverlapFilter * self,
-    GstQuery * query, GstCaps * caps, guint n)
+GstBufferPool *
+gst_cuda_overlap_devmem_proposal (GstCudaOverlapFilter * self, GstCaps * caps,
+    guint n)
 {
   const GstCudaOverlapCudaLib *lib = gst_cuda_overlap_cuda_lib (NULL);
-  GstObject *ctx = _gst_cuda_overlap_filter_cuda_context (self, NULL, NULL);
+  GstObject *ctx = gst_cuda_overlap_context_get (self, NULL, NULL);
   GstBufferPool *pool;
-  gboolean ok;
 
   if (!lib || !ctx || !caps_are_video (caps)) {
     gst_clear_object (&ctx);
-    return FALSE;
+    return NULL;
   }
   pool = lib->buffer_pool_new (ctx);
   gst_object_unref (ctx);
   if (pool && !configure (pool, caps, 0, n, 0))
     gst_clear_object (&pool);
-  ok = pool != NULL;
-  _gst_cuda_overlap_filter_offer_pool (query, pool, n);
-  return ok;
+  return pool;
 }
 
 GstMemory *
 gst_cuda_overlap_filter_cuda_memory_new (GstCudaOverlapFilter * self,
     gsize size)
 {
-  GstObject *ctx = _gst_cuda_overlap_filter_cuda_context (self, NULL, NULL);
+  GstObject *ctx = gst_cuda_overlap_context_get (self, NULL, NULL);
   GstMemory *mem = NULL;
 
   if (gst_cuda_overlap_cuda_fake_host ())
@@ -183,11 +180,11 @@ gst_cuda_overlap_filter_cuda_memory_new (GstCudaOverlapFilter * self,
  * memory of our context (then, with 1.24's stream API, synced).  FALSE
  * after an element error. */
 gboolean
-_gst_cuda_overlap_filter_check_cuda_input (GstCudaOverlapFilter * self,
+gst_cuda_overlap_devmem_check_input (GstCudaOverlapFilter * self,
     GstBuffer * buf)
 {
   const GstCudaOverlapCudaLib *lib = gst_cuda_overlap_cuda_lib (NULL);
-  GstObject *ctx = _gst_cuda_overlap_filter_cuda_context (self, NULL, NULL);
+  GstObject *ctx = gst_cuda_overlap_context_get (self, NULL, NULL);
   guint i, n = gst_buffer_n_memory (buf);
   GstObject *mctx = NULL;
 

@@ -48,12 +48,6 @@ static const gchar *const lc_names[] = {
   "idle", "running", "draining", "updating", "rebuilding"
 };
 
-static GstPad *
-srcpad_of (GstCudaOverlapFilter * self)
-{
-  return GST_ELEMENT (self)->srcpads->data;
-}
-
 /* With priv->lock. */
 static void
 set_state_locked (GstCudaOverlapFilter * self, LcState state)
@@ -156,18 +150,6 @@ _gst_cuda_overlap_filter_drop_slot (GstCudaOverlapFilter * self, guint slot,
         &priv->frames[slot * priv->batch + i]);
 }
 
-/* The batch being filled, if any, is dropped (flush, shutdown, a failed
- * buffer).  Streaming thread. */
-void
-_gst_cuda_overlap_filter_cancel_pending (GstCudaOverlapFilter * self)
-{
-  GstCudaOverlapFilterPrivate *priv = PRIV (self);
-
-  g_mutex_lock (&priv->batch_lock);
-  _gst_cuda_overlap_filter_cancel_pending_locked (self);
-  g_mutex_unlock (&priv->batch_lock);
-}
-
 /* Drops the batch being filled, then waits for every submitted frame to
  * finish on the device and drops it.  Only with the engine flushing and the push
  * task stopped or paused (we are then its only consumer), and without
@@ -179,7 +161,7 @@ drop_in_flight (GstCudaOverlapFilter * self)
   CoFrame *cf;
 
   /* first, so that the batch timer cannot submit it meanwhile */
-  _gst_cuda_overlap_filter_cancel_pending (self);
+  gst_cuda_overlap_batch_cancel (self);
   while ((cf = co_engine_wait_oldest (priv->engine))) {
     _gst_cuda_overlap_filter_drop_slot (self, cf->slot,
         priv->slot_images[cf->slot]);
@@ -189,17 +171,14 @@ drop_in_flight (GstCudaOverlapFilter * self)
 
 /* Submits the batch being filled (full, or partial before a serialized
  * event or a DRAIN).  Streaming thread. */
-GstFlowReturn
-_gst_cuda_overlap_filter_submit_pending (GstCudaOverlapFilter * self)
+static GstFlowReturn
+submit_pending (GstCudaOverlapFilter * self)
 {
-  GstCudaOverlapFilterPrivate *priv = PRIV (self);
   GError *err = NULL;
-  gboolean ok;
 
-  g_mutex_lock (&priv->batch_lock);
-  ok = _gst_cuda_overlap_filter_submit_pending_locked (self, &err);
-  g_mutex_unlock (&priv->batch_lock);
-  return ok ? GST_FLOW_OK : _gst_cuda_overlap_filter_submit_failed (self, err);
+  if (gst_cuda_overlap_batch_submit (self, &err))
+    return GST_FLOW_OK;
+  return _gst_cuda_overlap_filter_submit_failed (self, err);
 }
 
 /* A submission failed (@err, taken): the frame is queued failed, the push
@@ -333,7 +312,7 @@ build_pool (GstCudaOverlapFilter * self, CoEngine * e, GstCaps * caps,
       (self)) : gst_cuda_overlap_try_allocator_get ();
   if (priv->out_cuda) {
     /* device memory of the CUDA context (gstcudaoverlapfilter-devmem.c) */
-    *pool = _gst_cuda_overlap_filter_cuda_pool (self, priv->src_caps,
+    *pool = gst_cuda_overlap_devmem_output_pool (self, priv->src_caps,
         out_size, &down_min);
   } else {
     down_min = downstream_min_buffers (self, priv->src_caps ?
@@ -379,14 +358,8 @@ acquire_plain (GstCudaOverlapFilter * self, GstBuffer ** outbuf)
     alloc = gst_cuda_overlap_try_allocator_get ();
     pool = klass->make_pool (self, priv->caps, size, alloc, 0, 0);
     gst_object_unref (alloc);
-    if (!activate_pool (pool, 0)) {
-      gst_clear_object (&pool);
-      GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
-          ("Out of memory for output buffers"),
-          ("downstream holds every buffer of the output pool and a plain "
-              "buffer of %u bytes could not be allocated", size));
-      return GST_FLOW_ERROR;
-    }
+    if (!activate_pool (pool, 0))
+      goto no_memory;
     g_mutex_lock (&priv->lock);
     priv->plain_pool = pool;
     if (stopped_locked (priv))
@@ -402,6 +375,17 @@ acquire_plain (GstCudaOverlapFilter * self, GstBuffer ** outbuf)
             "them page-locked."), ("page-locked output pool at its maximum"));
   }
   return gst_buffer_pool_acquire_buffer (priv->plain_pool, outbuf, NULL);
+
+  /* ERRORS */
+no_memory:
+  {
+    gst_clear_object (&pool);
+    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+        ("Out of memory for output buffers"),
+        ("downstream holds every buffer of the output pool and a plain "
+            "buffer of %u bytes could not be allocated", size));
+    return GST_FLOW_ERROR;
+  }
 }
 
 /* An output buffer, never waiting for one that downstream holds: the pool
@@ -455,10 +439,10 @@ read_config (GstCudaOverlapFilter * self, CoEngineConfig * cfg)
     cfg->streams = cfg->chunks = 1;
   if (cfg->backend != CO_BACKEND_CPU) {
     /* the pipeline's CUDA context: the engine runs in it, on its device */
-    GstObject *ctx = _gst_cuda_overlap_filter_cuda_context (self,
+    GstObject *ctx = gst_cuda_overlap_context_get (self,
         &cfg->device_context, &cfg->device_id);
 
-    /* held by priv->cuda_ctx until READY->NULL, after the engine is gone */
+    /* held by priv->context.ctx until READY->NULL, after the engine is gone */
     if (ctx)
       gst_object_unref (ctx);
   }
@@ -581,7 +565,7 @@ check_cuda_memory (GstCudaOverlapFilter * self, CoEngineConfig * cfg,
     cfg->backend = CO_BACKEND_CUDA;
     return TRUE;
   }
-  if (_gst_cuda_overlap_filter_cuda_memory_usable (self, &why) && !why)
+  if (gst_cuda_overlap_context_memory_usable (self, &why) && !why)
     why = g_strdup ("no CUDA context could be found or made");
   g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_CONFIG,
       "CUDA memory needs the CUDA backend and a CUDA context: %s", why);
@@ -603,44 +587,50 @@ build (GstCudaOverlapFilter * self, GstCaps * caps)
   gsize out_size;
 
   read_config (self, &cfg);
-  _gst_cuda_overlap_filter_tune_config (self, caps, &cfg);
+  gst_cuda_overlap_tune_config (self, caps, &cfg);
   out_size = check_cuda_memory (self, &cfg, &err) ?
       klass->configure (self, caps, &cfg, &err) : 0;
-  if (!out_size) {
-    post_build_error (self, caps, err, FALSE);
-    g_clear_error (&err);
-    return FALSE;
-  }
+  if (!out_size)
+    goto config_failed;
   g_mutex_lock (&priv->lock);
   priv->batch = klass->batch_size ? MAX (klass->batch_size (self), 1) : 1;
   g_mutex_unlock (&priv->lock);
   e = co_engine_new (&cfg, &err);
   if (!e || (klass->engine_ready && !klass->engine_ready (self, e, &err)) ||
-      !build_pool (self, e, caps, out_size, &pool, &err)) {
-    post_build_error (self, caps, err, TRUE);
-    g_clear_error (&err);
-    co_engine_free (e);
-    gst_clear_object (&priv->allocator);
-    return FALSE;
-  }
+      !build_pool (self, e, caps, out_size, &pool, &err))
+    goto build_failed;
   if (cfg.backend == CO_BACKEND_AUTO && co_engine_backend (e) == CO_BACKEND_CPU)
     warn_fallback (self, cfg.device_id);
   frames_new (self, co_engine_max_in_flight (e));
-  if (!priv->stats)
-    priv->stats = co_stats_new ();
-  priv->last_post_ns = co_engine_now ();
+  gst_cuda_overlap_stats_begin (&priv->stats);
   priv->warned_plain = FALSE;
-  _gst_cuda_overlap_filter_batch_start (self, priv->batch);
+  gst_cuda_overlap_batch_start (self, priv->batch);
   install (self, e, pool);
-  _gst_cuda_overlap_filter_tune_built (self);
+  gst_cuda_overlap_tune_built (self);
 
-  _gst_cuda_overlap_filter_post_passport (self, caps, out_size);
+  gst_cuda_overlap_stats_post_passport (self, caps, out_size);
   GST_INFO_OBJECT (self, "engine ready: backend %s, %u streams, %u chunks, "
       "%u frames in flight at most, %u buffers per frame, %u output buffers "
       "allocated", co_engine_backend (e) == CO_BACKEND_CUDA ? "cuda" : "cpu",
       co_engine_streams (e), co_engine_chunks (e), co_engine_max_in_flight (e),
       priv->batch, priv->pool_min);
   return TRUE;
+
+  /* ERRORS */
+config_failed:
+  {
+    post_build_error (self, caps, err, FALSE);
+    g_clear_error (&err);
+    return FALSE;
+  }
+build_failed:
+  {
+    post_build_error (self, caps, err, TRUE);
+    g_clear_error (&err);
+    co_engine_free (e);
+    gst_clear_object (&priv->allocator);
+    return FALSE;
+  }
 }
 
 /* On the push task's own thread: the task stops once its loop returns
@@ -670,7 +660,7 @@ _gst_cuda_overlap_filter_stop_own_task (GstPad * pad)
 
 /* Stops (@stop) or pauses the push task from the streaming thread, which
  * holds the sink pad's stream lock.  A stop from inside the push task (a
- * probe, a bus sync handler on it: gstcudaoverlapfilter-pads.c) waits for
+ * probe, a bus sync handler on it: gstcudaoverlapfilter.c) waits for
  * that lock to deactivate the sink pad while the task holds its own, so
  * this waits for the task without blocking on it, and gives up (FALSE)
  * once such a stop has begun: the task then tears down itself when its
@@ -731,7 +721,7 @@ teardown (GstCudaOverlapFilter * self, gboolean on_task)
     co_engine_set_flushing (e, TRUE);
   g_mutex_unlock (&priv->lock);
 
-  _gst_cuda_overlap_filter_batch_stop (self);
+  gst_cuda_overlap_batch_stop (self);
   /* joins the push task; it drops what it holds */
   if (on_task)
     _gst_cuda_overlap_filter_stop_own_task (srcpad_of (self));
@@ -770,7 +760,7 @@ _gst_cuda_overlap_filter_drain (GstCudaOverlapFilter * self)
   if (!priv->engine)
     return TRUE;
   set_state (self, LC_DRAINING);
-  ret = _gst_cuda_overlap_filter_submit_pending (self) == GST_FLOW_OK;
+  ret = submit_pending (self) == GST_FLOW_OK;
   ret = co_engine_drain (priv->engine) && ret;
   g_mutex_lock (&priv->lock);
   if (priv->state == LC_DRAINING)
@@ -866,13 +856,18 @@ update (GstCudaOverlapFilter * self)
   set_state (self, LC_UPDATING);
   done = klass->update (self, priv->engine, &err);
   set_state (self, LC_RUNNING);
-  if (err) {
+  if (err)
+    goto update_failed;
+  return done ? GST_FLOW_OK : rebuild (self);
+
+  /* ERRORS */
+update_failed:
+  {
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
         ("Could not apply the new settings"), ("%s", err->message));
     g_clear_error (&err);
     return GST_FLOW_ERROR;
   }
-  return done ? GST_FLOW_OK : rebuild (self);
 }
 
 /* Before each buffer: an engine that fits the caps and the properties.
@@ -916,7 +911,7 @@ _gst_cuda_overlap_filter_set_caps (GstCudaOverlapFilter * self, GstCaps * caps)
 
   _gst_cuda_overlap_filter_drain (self);
   gst_caps_replace (&priv->caps, caps);
-  priv->batch_learned = G_MAXUINT;      /* new caps: nothing learned */
+  gst_cuda_overlap_batch_unlearn (&priv->filling);      /* new caps */
   g_mutex_lock (&priv->lock);
   priv->build_failed = FALSE;   /* new caps: worth a new try */
   g_mutex_unlock (&priv->lock);
@@ -960,7 +955,7 @@ _gst_cuda_overlap_filter_flush_stop (GstCudaOverlapFilter * self)
     drop_in_flight (self);
   if (klass->flush)
     klass->flush (self);
-  co_trace_sync (priv->trace);
+  co_trace_sync (priv->stats.trace);
 
   g_mutex_lock (&priv->lock);
   priv->flushing = FALSE;
@@ -999,10 +994,9 @@ _gst_cuda_overlap_filter_teardown (GstCudaOverlapFilter * self,
   GstCudaOverlapFilterPrivate *priv = PRIV (self);
 
   teardown (self, on_task);
-  priv->batch_learned = G_MAXUINT;
-  priv->fill_pool = NULL;
+  gst_cuda_overlap_batch_forget (&priv->filling);
   gst_clear_object (&priv->proposed);
-  _gst_cuda_overlap_filter_tune_reset (self);
+  gst_cuda_overlap_tune_reset (&priv->tune);
   g_mutex_lock (&priv->lock);
   priv->dirty = LC_DIRTY_NONE;
   priv->build_failed = FALSE;

@@ -128,22 +128,21 @@ keep_and_post (GstCudaOverlapFilter * self, GstStructure ** slot,
 }
 
 void
-_gst_cuda_overlap_filter_post_stats (GstCudaOverlapFilter * self,
-    gboolean whole_run)
+gst_cuda_overlap_stats_post (GstCudaOverlapFilter * self, gboolean whole_run)
 {
   GstCudaOverlapFilterPrivate *priv = PRIV (self);
   CoStatsSummary s;
   GstStructure *st;
 
-  if (!priv->stats)
+  if (!priv->stats.counts)
     return;
   if (whole_run)
-    co_stats_total (priv->stats, &s);
+    co_stats_total (priv->stats.counts, &s);
   else
-    co_stats_take_window (priv->stats, &s);
+    co_stats_take_window (priv->stats.counts, &s);
   st = stats_structure (self, &s, whole_run);
 
-  keep_and_post (self, &priv->last_stats, st);
+  keep_and_post (self, &priv->stats.last, st);
 }
 
 static guint64
@@ -160,15 +159,14 @@ stats_interval (GstCudaOverlapFilter * self)
 /* A window's message once stats-interval has passed.  The push thread, or
  * the streaming thread in passthrough. */
 void
-_gst_cuda_overlap_filter_maybe_post_stats (GstCudaOverlapFilter * self,
-    guint64 now)
+gst_cuda_overlap_stats_maybe_post (GstCudaOverlapFilter * self, guint64 now)
 {
   GstCudaOverlapFilterPrivate *priv = PRIV (self);
   guint64 interval = stats_interval (self);
 
-  if (interval > 0 && now - priv->last_post_ns >= interval) {
-    priv->last_post_ns = now;
-    _gst_cuda_overlap_filter_post_stats (self, FALSE);
+  if (interval > 0 && now - priv->stats.last_post_ns >= interval) {
+    priv->stats.last_post_ns = now;
+    gst_cuda_overlap_stats_post (self, FALSE);
   }
 }
 
@@ -176,19 +174,19 @@ _gst_cuda_overlap_filter_maybe_post_stats (GstCudaOverlapFilter * self,
  * with 0 the whole run is the one message), then the whole run.
  * Streaming thread. */
 void
-_gst_cuda_overlap_filter_post_eos_stats (GstCudaOverlapFilter * self)
+gst_cuda_overlap_stats_post_eos (GstCudaOverlapFilter * self)
 {
   GstCudaOverlapFilterPrivate *priv = PRIV (self);
 
-  if (!priv->stats || !priv->engine)
+  if (!priv->stats.counts || !priv->engine)
     return;
   if (stats_interval (self) > 0 && co_engine_in_flight (priv->engine) == 0)
-    _gst_cuda_overlap_filter_post_stats (self, FALSE);
-  _gst_cuda_overlap_filter_post_stats (self, TRUE);
+    gst_cuda_overlap_stats_post (self, FALSE);
+  gst_cuda_overlap_stats_post (self, TRUE);
 }
 
 void
-_gst_cuda_overlap_filter_post_passport (GstCudaOverlapFilter * self,
+gst_cuda_overlap_stats_post_passport (GstCudaOverlapFilter * self,
     GstCaps * caps, gsize frame_bytes)
 {
   GstCudaOverlapFilterPrivate *priv = PRIV (self);
@@ -231,11 +229,11 @@ _gst_cuda_overlap_filter_post_passport (GstCudaOverlapFilter * self,
   g_free (cc);
   g_free (caps_str);
 
-  keep_and_post (self, &priv->passport, st);
+  keep_and_post (self, &priv->stats.passport, st);
 }
 
 void
-_gst_cuda_overlap_filter_trace_open (GstCudaOverlapFilter * self)
+gst_cuda_overlap_stats_open_trace (GstCudaOverlapFilter * self)
 {
   GstCudaOverlapFilterPrivate *priv = PRIV (self);
   gchar *path, msg[512];
@@ -249,34 +247,57 @@ _gst_cuda_overlap_filter_trace_open (GstCudaOverlapFilter * self)
     g_free (path);
     return;
   }
-  priv->trace = co_trace_open (path, msg, sizeof (msg));
-  if (!priv->trace)
+  priv->stats.trace = co_trace_open (path, msg, sizeof (msg));
+  if (!priv->stats.trace)
     GST_ELEMENT_WARNING (self, RESOURCE, OPEN_WRITE,
         ("Could not write the trace file \"%s\"", path), ("%s", msg));
   g_free (path);
-  if (!priv->trace)
+  if (!priv->stats.trace)
     return;
-  co_trace_name_process (priv->trace, 1, GST_OBJECT_NAME (self));
-  co_trace_name_thread (priv->trace, 1, TID_CHAIN, "host: chain (submit)");
-  co_trace_name_thread (priv->trace, 1, TID_WAIT, "host: wait for device");
-  co_trace_name_thread (priv->trace, 1, TID_PUSH, "host: push");
+  co_trace_name_process (priv->stats.trace, 1, GST_OBJECT_NAME (self));
+  co_trace_name_thread (priv->stats.trace, 1, TID_CHAIN,
+      "host: chain (submit)");
+  co_trace_name_thread (priv->stats.trace, 1, TID_WAIT,
+      "host: wait for device");
+  co_trace_name_thread (priv->stats.trace, 1, TID_PUSH, "host: push");
   for (i = 0; i < CO_MAX_STREAMS * 3; i++) {
     gchar name[64];
 
     g_snprintf (name, sizeof (name), "stream %u %s", i / 3, kinds[i % 3]);
-    co_trace_name_thread (priv->trace, 1, TID_STREAM0 + i, name);
+    co_trace_name_thread (priv->stats.trace, 1, TID_STREAM0 + i, name);
   }
 }
 
 void
-_gst_cuda_overlap_filter_record_frame (GstCudaOverlapFilter * self,
-    GstCudaOverlapFilterFrame * fr, CoFrame * cf, guint64 push_ns)
+gst_cuda_overlap_stats_begin (GstCudaOverlapStats * stats)
 {
-  GstCudaOverlapFilterPrivate *priv = PRIV (self);
+  if (!stats->counts)
+    stats->counts = co_stats_new ();
+  stats->last_post_ns = co_engine_now ();
+}
+
+void
+gst_cuda_overlap_stats_stop (GstCudaOverlapStats * stats)
+{
+  g_clear_pointer (&stats->counts, co_stats_free);
+  co_trace_close (stats->trace);
+  stats->trace = NULL;
+}
+
+void
+gst_cuda_overlap_stats_clear (GstCudaOverlapStats * stats)
+{
+  g_clear_pointer (&stats->last, gst_structure_free);
+  g_clear_pointer (&stats->passport, gst_structure_free);
+}
+
+void
+gst_cuda_overlap_stats_record_frame (GstCudaOverlapStats * stats,
+    GstCudaOverlapFilterFrame * fr, CoFrame * cf, guint64 push_ns, gboolean cpu)
+{
   CoOpRecord ops[CO_MAX_CHUNKS * 3];
   gsize n = 0;
   guint i, k;
-  gboolean cpu = co_engine_backend (priv->engine) == CO_BACKEND_CPU;
   static const gchar *names[3] = { "H2D", "kernel", "D2H" };
 
   /* a batch's device work is the first image's: the others count as
@@ -301,17 +322,17 @@ _gst_cuda_overlap_filter_record_frame (GstCudaOverlapFilter * self,
       op->start = ch->ts[k];
       op->end = MAX (ch->ts[k + 1], ch->ts[k]);
       op->bytes = bytes[k];
-      if (priv->trace) {
+      if (stats->trace) {
         gchar args[128];
 
         g_snprintf (args, sizeof (args),
             "{\"frame\":%" G_GUINT64_FORMAT ",\"chunk\":%u,\"bytes\":%"
             G_GUINT64_FORMAT ",\"stream\":%u}", cf->seqnum, i, bytes[k],
             ch->stream);
-        co_trace_complete (priv->trace, 1, TID_STREAM0 + ch->stream * 3 + k,
+        co_trace_complete (stats->trace, 1, TID_STREAM0 + ch->stream * 3 + k,
             names[k], "device", op->start, op->end - op->start, args);
       }
     }
   }
-  co_stats_add_frame (priv->stats, ops, n, push_ns - fr->chain_ns, fr->path);
+  co_stats_add_frame (stats->counts, ops, n, push_ns - fr->chain_ns, fr->path);
 }

@@ -77,7 +77,7 @@ thread_cpu_ns (void)
 /* A token of the spinning budget: within it (@bounded), or always (an
  * explicit wait-mode=spin). */
 static gboolean
-take_spin_token (GstCudaOverlapFilterTune * t, gboolean bounded)
+take_spin_token (GstCudaOverlapTune * t, gboolean bounded)
 {
   gint n;
 
@@ -91,7 +91,7 @@ take_spin_token (GstCudaOverlapFilterTune * t, gboolean bounded)
 }
 
 static void
-release_spin_token (GstCudaOverlapFilterTune * t)
+release_spin_token (GstCudaOverlapTune * t)
 {
   if (t->spin_token)
     g_atomic_int_add (&spinners, -1);
@@ -106,7 +106,7 @@ share_slot_of (gboolean cpu_backend, gint device_id)
 
 /* The other engines of the process on @slot's device (ours not counted). */
 static guint
-other_sharers (GstCudaOverlapFilterTune * t, gint slot)
+other_sharers (GstCudaOverlapTune * t, gint slot)
 {
   gint n = g_atomic_int_get (&sharers[slot]);
 
@@ -116,7 +116,7 @@ other_sharers (GstCudaOverlapFilterTune * t, gint slot)
 }
 
 static void
-take_share_token (GstCudaOverlapFilterTune * t, gint slot)
+take_share_token (GstCudaOverlapTune * t, gint slot)
 {
   if (t->share_slot == slot)
     return;
@@ -127,11 +127,18 @@ take_share_token (GstCudaOverlapFilterTune * t, gint slot)
 }
 
 static void
-release_share_token (GstCudaOverlapFilterTune * t)
+release_share_token (GstCudaOverlapTune * t)
 {
   if (t->share_slot >= 0)
     g_atomic_int_add (&sharers[t->share_slot], -1);
   t->share_slot = -1;
+}
+
+void
+gst_cuda_overlap_tune_init (GstCudaOverlapTune * t)
+{
+  memset (t, 0, sizeof (*t));
+  t->share_slot = -1;           /* holds no device share */
 }
 
 /* Upstream's LATENCY answer: live or not (no answer: not live). */
@@ -141,7 +148,7 @@ upstream_live (GstCudaOverlapFilter * self)
   GstQuery *q = gst_query_new_latency ();
   gboolean live = FALSE;
 
-  if (gst_pad_peer_query (GST_ELEMENT (self)->sinkpads->data, q))
+  if (gst_pad_peer_query (sinkpad_of (self), q))
     gst_query_parse_latency (q, &live, NULL, NULL);
   gst_query_unref (q);
   return live;
@@ -174,7 +181,7 @@ static_input (GstCudaOverlapFilter * self, GstCaps * caps,
 }
 
 static void
-measure_start (GstCudaOverlapFilterTune * t)
+measure_start (GstCudaOverlapTune * t)
 {
   t->n_seen = t->n_host = 0;
   t->host_cpu = t->chain_wall = t->gap = t->gap_cpu = t->n_gap = 0;
@@ -192,7 +199,7 @@ measure_start (GstCudaOverlapFilterTune * t)
 static void
 auto_config (GstCudaOverlapFilter * self, GstCaps * caps, CoEngineConfig * cfg)
 {
-  GstCudaOverlapFilterTune *t = &PRIV (self)->tune;
+  GstCudaOverlapTune *t = &PRIV (self)->tune;
   CoTuneInput in;
   gint slot;
 
@@ -224,10 +231,10 @@ auto_config (GstCudaOverlapFilter * self, GstCaps * caps, CoEngineConfig * cfg)
  * (gst_cuda_overlap_filter_auto_batch()).  Streaming thread, nothing
  * installed, before klass->configure. */
 void
-_gst_cuda_overlap_filter_tune_config (GstCudaOverlapFilter * self,
+gst_cuda_overlap_tune_config (GstCudaOverlapFilter * self,
     GstCaps * caps, CoEngineConfig * cfg)
 {
-  GstCudaOverlapFilterTune *t = &PRIV (self)->tune;
+  GstCudaOverlapTune *t = &PRIV (self)->tune;
   gboolean auto_wait = cfg->wait == CO_WAIT_AUTO;
   CoDeviceInfo info;
 
@@ -260,10 +267,10 @@ _gst_cuda_overlap_filter_tune_config (GstCudaOverlapFilter * self,
 /* The engine is installed: say what was chosen; a new batch changes the
  * latency.  Streaming thread. */
 void
-_gst_cuda_overlap_filter_tune_built (GstCudaOverlapFilter * self)
+gst_cuda_overlap_tune_built (GstCudaOverlapFilter * self)
 {
   GstCudaOverlapFilterPrivate *priv = PRIV (self);
-  GstCudaOverlapFilterTune *t = &priv->tune;
+  GstCudaOverlapTune *t = &priv->tune;
   guint batch = priv->batch;
 
   if (t->active)
@@ -287,7 +294,7 @@ static void
 redecide (GstCudaOverlapFilter * self)
 {
   GstCudaOverlapFilterPrivate *priv = PRIV (self);
-  GstCudaOverlapFilterTune *t = &priv->tune;
+  GstCudaOverlapTune *t = &priv->tune;
   CoTuneInput in = t->key;
   CoTuneMeasure *m = &in.measured;
   CoTuneChoice ch;
@@ -312,8 +319,8 @@ redecide (GstCudaOverlapFilter * self)
     /* the passport property says why, without a new build */
     t->choice = ch;
     GST_OBJECT_LOCK (self);
-    if (priv->passport)
-      gst_structure_set (priv->passport, "auto-reason", G_TYPE_STRING,
+    if (priv->stats.passport)
+      gst_structure_set (priv->stats.passport, "auto-reason", G_TYPE_STRING,
           ch.reason, NULL);
     GST_OBJECT_UNLOCK (self);
     return;
@@ -326,9 +333,9 @@ redecide (GstCudaOverlapFilter * self)
 /* Before a buffer's ensure (streaming thread): decide once more when the
  * measures are in, and start timing this buffer while measuring. */
 void
-_gst_cuda_overlap_filter_tune_begin (GstCudaOverlapFilter * self)
+gst_cuda_overlap_tune_begin (GstCudaOverlapFilter * self)
 {
-  GstCudaOverlapFilterTune *t = &PRIV (self)->tune;
+  GstCudaOverlapTune *t = &PRIV (self)->tune;
   guint64 now;
 
   if (t->phase != TUNE_MEASURING || !t->active)
@@ -351,10 +358,8 @@ _gst_cuda_overlap_filter_tune_begin (GstCudaOverlapFilter * self)
 /* After a buffer of @size bytes went to the engine, @staged or not
  * (streaming thread). */
 void
-_gst_cuda_overlap_filter_tune_end (GstCudaOverlapFilter * self, gsize size,
-    gboolean staged)
+gst_cuda_overlap_tune_end (GstCudaOverlapTune * t, gsize size, gboolean staged)
 {
-  GstCudaOverlapFilterTune *t = &PRIV (self)->tune;
   guint64 now;
 
   if (t->phase != TUNE_MEASURING || !t->t_begin)
@@ -375,10 +380,8 @@ _gst_cuda_overlap_filter_tune_end (GstCudaOverlapFilter * self, gsize size,
 /* The push thread, after @n images were pushed and recorded: the device
  * measures over the same frames as chain's. */
 void
-_gst_cuda_overlap_filter_tune_pushed (GstCudaOverlapFilter * self, guint n)
+gst_cuda_overlap_tune_pushed (GstCudaOverlapTune * t, CoStats * stats, guint n)
 {
-  GstCudaOverlapFilterPrivate *priv = PRIV (self);
-  GstCudaOverlapFilterTune *t = &priv->tune;
   CoTuneMeasure *d = &t->dev;
   CoStatsSummary now, *b = &t->base;
   guint64 f;
@@ -387,13 +390,13 @@ _gst_cuda_overlap_filter_tune_pushed (GstCudaOverlapFilter * self, guint n)
     return;
   t->pushed += n;
   if (!t->have_base && t->pushed >= CO_TUNE_MEASURE_SKIP) {
-    co_stats_total (priv->stats, b);
+    co_stats_total (stats, b);
     t->have_base = TRUE;
   }
   if (!t->have_base || t->pushed < CO_TUNE_MEASURE_SKIP +
       CO_TUNE_MEASURE_FRAMES)
     return;
-  co_stats_total (priv->stats, &now);
+  co_stats_total (stats, &now);
   f = MAX (now.frames - b->frames, 1);
   d->h2d_ns = (now.h2d_ns - b->h2d_ns) / f;
   d->kernel_ns = (now.kernel_ns - b->kernel_ns) / f;
@@ -406,9 +409,8 @@ _gst_cuda_overlap_filter_tune_pushed (GstCudaOverlapFilter * self, guint n)
 
 /* PAUSED→READY, the engine torn down: a new stream decides anew. */
 void
-_gst_cuda_overlap_filter_tune_reset (GstCudaOverlapFilter * self)
+gst_cuda_overlap_tune_reset (GstCudaOverlapTune * t)
 {
-  GstCudaOverlapFilterTune *t = &PRIV (self)->tune;
 
   release_spin_token (t);
   release_share_token (t);

@@ -1,0 +1,67 @@
+/* cudaoverlap: statistics, passport and trace of GstCudaOverlapFilter.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The statistics arithmetic is engine/co-stats.c and the messages' fields
+ * are listed once, in engine/co-stats-fields.c; this unit records the
+ * frames, builds the `cudaoverlap-stats` and `cudaoverlap-passport`
+ * structures, keeps the latest of each for the `stats` and `passport`
+ * properties, posts them, and writes the trace file.
+ */
+#ifndef __GST_CUDA_OVERLAP_FILTER_STATS_H__
+#define __GST_CUDA_OVERLAP_FILTER_STATS_H__
+
+#include "gstcudaoverlapfilter.h"
+
+G_BEGIN_DECLS
+/* Track ids in the trace file. */
+    enum
+{
+  TID_CHAIN = 1,
+  TID_WAIT = 2,
+  TID_PUSH = 3,
+  TID_STREAM0 = 100,            /* + stream * 3 + kind */
+};
+
+/* [P]: written by the push thread, and by the streaming thread only while
+ * nothing is in flight (at EOS, in passthrough) or once streaming stopped;
+ * [O]: the element's object lock (read by the property getters). */
+typedef struct
+{
+  CoStats *counts;              /* [P] from the first build to READY */
+  guint64 last_post_ns;         /* [P] when the last window was posted */
+  GstStructure *last;           /* [O] the latest cudaoverlap-stats */
+  GstStructure *passport;       /* [O] the current cudaoverlap-passport */
+  CoTrace *trace;               /* [P] READY→PAUSED to PAUSED→READY, when
+                                 * the `trace-file` property is set */
+} GstCudaOverlapStats;
+
+/* A build installed an engine: counting goes on (the first build makes the
+ * counters), the window starts now. */
+void gst_cuda_overlap_stats_begin (GstCudaOverlapStats * stats);
+/* PAUSED→READY: counters and trace go. */
+void gst_cuda_overlap_stats_stop (GstCudaOverlapStats * stats);
+/* Finalize: the kept structures go. */
+void gst_cuda_overlap_stats_clear (GstCudaOverlapStats * stats);
+/* Push thread: @fr (of engine frame @cf) was pushed at @push_ns; @cpu: the
+ * CPU backend (no copies). */
+void gst_cuda_overlap_stats_record_frame (GstCudaOverlapStats * stats,
+    GstCudaOverlapFilterFrame * fr, CoFrame * cf, guint64 push_ns,
+    gboolean cpu);
+
+/* These build and post messages of @self. */
+void gst_cuda_overlap_stats_post (GstCudaOverlapFilter * self,
+    gboolean whole_run);
+/* A window's message once `stats-interval` has passed since the last. */
+void gst_cuda_overlap_stats_maybe_post (GstCudaOverlapFilter * self,
+    guint64 now);
+/* At EOS, once drained: the last window, then the whole run. */
+void gst_cuda_overlap_stats_post_eos (GstCudaOverlapFilter * self);
+/* After a build: the passport of the engine installed. */
+void gst_cuda_overlap_stats_post_passport (GstCudaOverlapFilter * self,
+    GstCaps * caps, gsize frame_bytes);
+/* READY→PAUSED: opens the `trace-file` (a warning when it cannot). */
+void gst_cuda_overlap_stats_open_trace (GstCudaOverlapFilter * self);
+
+G_END_DECLS
+#endif
