@@ -417,7 +417,7 @@ bench_rawmem_run (BenchRawMem * r, guint streams, guint chunks, guint warmup,
   /* device: read + write of device memory; one-way copies: the frame */
   row->gbps = row->fps * (r->kind == BENCH_RAWMEM_DEVICE ? 2.0 : 1.0) *
       r->f->lay.size / 1e9;
-  row->cpu_ms = (c1 - c0) / 1e6 / frames;
+  row->cpu_ms = bench_cpu_ms_per_frame (c0, c1, frames);
   row->invalid = row->bad > 0 || row->checked != total;
   if (row->invalid)
     g_snprintf (row->check, sizeof (row->check), "INVALID %" G_GUINT64_FORMAT

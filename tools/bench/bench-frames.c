@@ -682,6 +682,20 @@ bench_checker_wait_idle (BenchChecker * c)
   g_mutex_unlock (&c->lock);
 }
 
+/* CPU ms per frame between two readings of bench_cpu_ns () less
+ * bench_checker_cpu_ns ().  The process's clock (getrusage) and the checker
+ * threads' clocks are read one after the other and count a running thread
+ * at different moments, so a run that costs the process less CPU time than
+ * that skew (the control: identity, a few microseconds a frame) can read
+ * less at its end than at its start: not measured (NAN, an empty cell). */
+gdouble
+bench_cpu_ms_per_frame (guint64 c0, guint64 c1, guint64 frames)
+{
+  if (c1 < c0 || frames == 0)
+    return NAN;
+  return (c1 - c0) / 1e6 / frames;
+}
+
 /* CPU time the checker threads have used so far. */
 guint64
 bench_checker_cpu_ns (BenchChecker * c)

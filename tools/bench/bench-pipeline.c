@@ -926,11 +926,11 @@ done:
       /* paced: the output rate, first to last timed output */
       row->fps = (frames - 1) * 1e9 / (gdouble) (st.t_last - st.t_out[1]);
       row->gbps = row->fps * 2.0 * bench_gst.fr.lay.size / 1e9;
-      row->cpu_ms = (st.cpu_last - c0) / 1e6 / frames;
+      row->cpu_ms = bench_cpu_ms_per_frame (c0, st.cpu_last, frames);
     } else if (ok && st.t_last > t0) {
       row->fps = frames * 1e9 / (gdouble) (st.t_last - t0);
       row->gbps = row->fps * 2.0 * bench_gst.fr.lay.size / 1e9;
-      row->cpu_ms = (st.cpu_last - c0) / 1e6 / frames;
+      row->cpu_ms = bench_cpu_ms_per_frame (c0, st.cpu_last, frames);
     }
     if (sp->live_fps > 0) {
       gdouble *lat = g_new (gdouble, st.n);

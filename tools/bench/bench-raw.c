@@ -531,7 +531,7 @@ bench_raw_throughput (BenchRaw * r, guint streams, guint chunks,
 
   row->fps = frames * 1e9 / (gdouble) (t1 - t0);
   row->gbps = row->fps * 2.0 * r->f->lay.size / 1e9;
-  row->cpu_ms = (c1 - c0) / 1e6 / frames;
+  row->cpu_ms = bench_cpu_ms_per_frame (c0, c1, frames);
   row->t0_ns = t0;
   row->t1_ns = t1;
   finish_row (row);
@@ -575,7 +575,7 @@ bench_raw_latency (BenchRaw * r, guint streams, guint chunks, guint warmup,
   bench_checker_wait_idle (r->checker);
   row->p50_ms = bench_percentile (lat, n, 50);
   row->p99_ms = bench_percentile (lat, n, 99);
-  row->cpu_ms = (c1 - c0) / 1e6 / frames;
+  row->cpu_ms = bench_cpu_ms_per_frame (c0, c1, frames);
   if (live_fps > 0) {
     row->fps = frames * 1e9 / (gdouble) (end - start);
     row->gbps = row->fps * 2.0 * r->f->lay.size / 1e9;

@@ -162,6 +162,7 @@ G_GNUC_PRINTF (1, 2);
      void bench_checker_push (BenchChecker * c, gpointer item);
      void bench_checker_wait_idle (BenchChecker * c);
      guint64 bench_checker_cpu_ns (BenchChecker * c);
+     gdouble bench_cpu_ms_per_frame (guint64 c0, guint64 c1, guint64 frames);
      void bench_checker_free (BenchChecker * c);
 
 /* bench-raw.c: all calls exit(1) on a CUDA error, naming the call. */
