@@ -2,21 +2,29 @@
 """Compare bench runs with the committed CSV of the bench gate (docs/bench.md).
 
 Usage: bench-compare.py COMMITTED.csv RUN.csv [RUN2.csv] [--threshold 0.05]
+       bench-compare.py --median OUT.csv REPEAT.csv...
 
 A row is gated when the committed CSV gives it a ratio to its ceiling
 (x_raw: frames/s over the raw-best of the same run) and its check passed; on
 the CPU backend, which has no raw loop, the ratio to the harness control
 (x_control) stands in, and the output says so.  The raw and memcpy rows are
-the ceilings themselves and are not gated.  A run flags a gated row whose
+the ceilings themselves and are not gated; the control rows (identity in
+the element's place) are the harness control, reported for context and
+never flagged.  A run flags a gated row whose
 ratio is more than THRESHOLD (5 %) below the committed one, or that is
 missing or failed its check; with two runs a row is flagged only when both
 flag it (two consecutive runs).
+With --median, the REPEAT CSVs (the repeats of one bench run) are merged
+into OUT.csv: per row (matched as the compare matches them) every numeric
+column is the median of the repeats, the check is ok only if every repeat's
+was, and the repeats column says in how many repeats the row was.
 Exit status: 0 nothing flagged, 1 rows flagged, 2 the CSVs cannot be
 compared (unreadable, or of different backends: a GPU's committed rows
 against a run without a GPU).
 """
 import argparse
 import csv
+import statistics
 import sys
 
 
@@ -52,18 +60,82 @@ def read(path):
     return rows
 
 
+def decimals(v):
+    return len(v) - v.index(".") - 1 if "." in v else 0
+
+
+def median_cell(values):
+    """The median of the numeric cells (integers stay integers: the lower
+    median), or the first repeat's text when the column is not numeric."""
+    nums = [v for v in values if num(v) is not None]
+    if not nums:
+        return values[0]
+    if len(nums) < len(values) and any(v.strip() for v in values
+                                       if num(v) is None):
+        return values[0]
+    if all(decimals(v) == 0 and "e" not in v.lower() for v in nums):
+        return str(statistics.median_low(int(float(v)) for v in nums))
+    m = statistics.median(float(v) for v in nums)
+    return "%.*f" % (max(decimals(v) for v in nums), m)
+
+
+def merge(repeats):
+    """One row per key, in the order the repeats give them."""
+    order, by_key = [], {}
+    for rows in repeats:
+        for r in rows:
+            k = key(r)
+            if k not in by_key:
+                order.append(k)
+                by_key[k] = []
+            by_key[k].append(r)
+    fields = list(repeats[0][0])
+    out = []
+    for k in order:
+        rs = by_key[k]
+        m = {}
+        for c in fields:
+            m[c] = median_cell([r.get(c) or "" for r in rs])
+        bad = [r["check"] for r in rs if not r["check"].startswith("ok")]
+        if bad:
+            m["check"] = bad[0]
+        elif len(rs) < len(repeats):
+            m["check"] = "missing in %d of %d repeats" % (len(repeats) - len(rs),
+                                                          len(repeats))
+        else:
+            m["check"] = rs[0]["check"]
+        m["repeats"] = str(len(rs))
+        out.append(m)
+    return fields + (["repeats"] if "repeats" not in fields else []), out
+
+
+def write_median(path, paths):
+    repeats = [read(p) for p in paths]
+    if any(r is None for r in repeats):
+        return 2
+    fields, rows = merge(repeats)
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=fields, lineterminator="\n")
+        w.writeheader()
+        w.writerows(rows)
+    print("bench-compare: %s: %d rows, each the median of %d repeat(s)"
+          % (path, len(rows), len(repeats)))
+    return 0
+
+
 def ratio(r, column):
     return num(r.get(column)) if r and r["check"].startswith("ok") else None
 
 
 def gated(committed):
-    """(key, row, column) of the committed rows that carry a ratio."""
+    """(key, row, column, gate) of the committed rows that carry a ratio;
+    gate is False for the control rows (reported, never flagged)."""
     for r in committed:
         if r["name"].startswith(("raw", "memcpy")) or not r["check"].startswith("ok"):
             continue
         for column in ("x_raw", "x_control"):
             if num(r.get(column)) is not None:
-                yield key(r), r, column
+                yield key(r), r, column, r["name"] != "control"
                 break
 
 
@@ -81,7 +153,11 @@ def main():
     ap.add_argument("committed")
     ap.add_argument("runs", nargs="+", metavar="run")
     ap.add_argument("--threshold", type=float, default=0.05)
+    ap.add_argument("--median", action="store_true",
+                    help="merge the repeats given after the output CSV")
     args = ap.parse_args()
+    if args.median:
+        return write_median(args.committed, args.runs)
     if len(args.runs) > 2:
         ap.error("one or two runs")
     committed = read(args.committed)
@@ -102,7 +178,7 @@ def main():
     print("| label | row | input | streams x chunks | ratio | committed | %s | flagged |"
           % " | ".join("run %d" % (i + 1) for i in range(len(runs))))
     print("|---|---|---|---|---|--:|%s---|" % ("--:|" * len(runs)))
-    for k, r, column in gated(committed):
+    for k, r, column, gate in gated(committed):
         stand_in |= column == "x_control"
         base = num(r[column])
         cells, flags = [], []
@@ -111,13 +187,15 @@ def main():
             text, flag = verdict(base, new, args.threshold)
             cells.append("%s (%s)" % ("%.3f" % new if new is not None else "-", text))
             flags.append(flag)
-        is_flagged = all(flags)
+        is_flagged = gate and all(flags)
         flagged += is_flagged
+        what = "ratio to raw-best" if column == "x_raw" else "ratio to control"
         print("| %s | %s %s | %s | %s | %s | %.3f | %s | %s |"
               % (r.get("label", ""), r["name"], r["mode"], r["input"],
                  "%sx%s" % (r["streams"], r["chunks"]) if r["streams"] else "-",
-                 "ratio to raw-best" if column == "x_raw" else "ratio to control",
-                 base, " | ".join(cells), "FLAGGED" if is_flagged else ""))
+                 what if gate else "harness control: %s" % what.replace("ratio", "x"),
+                 base, " | ".join(cells),
+                 "FLAGGED" if is_flagged else "" if gate else "not gated"))
     if stand_in:
         print("note: rows without a raw ceiling (the CPU backend) are compared "
               "by their ratio to the harness control")
