@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # The bench gate (make bench-compare; docs/bench.md):
 #   tools/bench/compare.sh BUILD COMMITTED_CSV [WORK_DIR]
-# Runs the bench (run-bench.sh) and compares its CSV with the committed one
-# (bench-compare.py): when a row's ratio to its ceiling is more than 5 %
-# below the committed one, it runs the bench once more, and fails only on
-# the rows flagged in both runs.  The runs' CSVs stay in WORK_DIR (default
-# BUILD/bench-compare).  Two runs take under 3 minutes of device time.
+# Runs the bench (run-bench.sh: per row the median of its repeats,
+# BENCH_REPEAT, 3 on a GPU) and compares its CSV with the committed one, a
+# median too (bench-compare.py): when a gated row's ratio to its ceiling is
+# more than 5 % below the committed one, it runs the bench once more, and
+# fails only on the rows flagged in both runs.  The control rows are
+# reported, never flagged.  The runs' CSVs (and their repeats, in
+# runN.repeats/) stay in WORK_DIR (default BUILD/bench-compare).  Two runs
+# of 3 repeats take under 3 minutes of device time.
 # Exit status: 0 nothing flagged, 1 rows flagged in two consecutive runs (or
 # a run failed), 2 nothing to compare (no committed CSV, or it holds another
 # backend's rows: a GPU's rows against a run without a GPU).

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The bench gate's rows (make bench; docs/bench.md):
-#   tools/bench/run-bench.sh BUILD [CSV]
+#   tools/bench/run-bench.sh [--repeat=R] BUILD [CSV]
 # Runs BUILD's cudaoverlap-bench three times, each run a label of the CSV:
 #   main   4K RGBA frames
 #   small  640x360 RGBA frames (the per-frame costs)
@@ -11,18 +11,28 @@
 # input (pinned: the element's pool; registered: one malloc()ed ring; slots:
 # 8 slots handed back by their memory's destroy notify); the priming frames
 # and a stated sample of the timed outputs checked off the timed threads.
-# Prints the tables and writes the rows of the three runs to CSV (default
-# BUILD/bench.csv).  Nothing is built or installed: a build carried to a GPU
-# machine runs as it is.
+# The three runs are repeated R times (--repeat, or BENCH_REPEAT; default 3
+# on a GPU, 1 without): a single run of a row on a GPU can be 5-10 % off,
+# once in a while far more.  Prints the tables of every repeat, keeps each
+# repeat's rows in CSV.repeats/repeat-N.csv and writes to CSV (default
+# BUILD/bench.csv) per row the median of the repeats (every numeric column
+# its own median; the check ok only if every repeat's was; a repeats
+# column; bench-compare.py --median).  Nothing is built or installed: a
+# build carried to a GPU machine runs as it is.
 # Without a GPU (no nvidia-smi -L, or CO_BENCH_BACKEND=cpu) the same rows run
 # small and short on the CPU backend, to test the bench end to end: they are
 # the CPU backend's, not the gate's, and the output says so.
 # Exit status: 0, 1 when a check or a run failed, 2 on a usage error.
 set -u
-if [ $# -lt 1 ] || [ ! -d "$1" ]; then
-  echo "usage: $0 BUILD [CSV]" >&2
+repeat=${BENCH_REPEAT:-}
+case ${1:-} in
+  --repeat=*) repeat=${1#--repeat=}; shift ;;
+esac
+if [ $# -lt 1 ] || [ ! -d "$1" ] || ! [[ ${repeat:-1} =~ ^[1-9][0-9]*$ ]]; then
+  echo "usage: $0 [--repeat=R] BUILD [CSV]  (R >= 1, also BENCH_REPEAT)" >&2
   exit 2
 fi
+here=$(cd "$(dirname "$0")" && pwd)
 build=$(cd "$1" && pwd)
 csv=${2:-$build/bench.csv}
 bench=$build/tools/bench/cudaoverlap-bench
@@ -54,20 +64,31 @@ else
   short=(--width=320 --height=240 --frames=20 --warmup=0 --check-every=1)
   banner="NO GPU: these are the CPU backend's rows, small and short, to test the bench; they are not the gate's"
 fi
+if [ -z "$repeat" ]; then
+  if [ "$backend" = cuda ]; then repeat=3; else repeat=1; fi
+fi
 echo "== $banner"
 rc=0
-for run in main small short; do
-  declare -n opts=$run
-  extra=("--only=raw,overlap" "--input=pinned,registered,slots")
-  [ $run = short ] && extra=("--only=raw" "--input=registered,slots" --processes=1)
-  echo "== $run: cudaoverlap-bench ${common[*]} ${opts[*]} ${extra[*]}"
-  timeout 300 "$bench" "${common[@]}" "${opts[@]}" "${extra[@]}" --label=$run \
-    --csv="$work/$run.csv" || rc=1
+reps=${csv%.csv}.repeats
+rm -rf "$reps"
+mkdir -p "$reps" || exit 1
+repeats=()
+for ((r = 1; r <= repeat; r++)); do
+  for run in main small short; do
+    declare -n opts=$run
+    extra=("--only=raw,overlap" "--input=pinned,registered,slots")
+    [ $run = short ] && extra=("--only=raw" "--input=registered,slots" --processes=1)
+    echo "== repeat $r/$repeat, $run: cudaoverlap-bench ${common[*]} ${opts[*]} ${extra[*]}"
+    rm -f "$work/$run.csv"
+    timeout 300 "$bench" "${common[@]}" "${opts[@]}" "${extra[@]}" --label=$run \
+      --csv="$work/$run.csv" || rc=1
+  done
+  repeats+=("$reps/repeat-$r.csv")
+  { head -n 1 "$work/main.csv"; for run in main small short; do
+      tail -n +2 "$work/$run.csv" 2>/dev/null; done; } > "$reps/repeat-$r.csv" || rc=1
 done
-mkdir -p "$(dirname "$csv")"
-{ head -n 1 "$work/main.csv"; for run in main small short; do
-    tail -n +2 "$work/$run.csv" 2>/dev/null; done; } > "$csv" || rc=1
+python3 "$here/bench-compare.py" --median "$csv" "${repeats[@]}" || rc=1
 echo "== $banner"
-echo "== CSV: $csv ($(( $(wc -l < "$csv") - 1 )) rows)"
+echo "== CSV: $csv ($(( $(wc -l < "$csv") - 1 )) rows, each the median of $repeat repeat(s); the repeats' rows in $reps)"
 [ $rc = 0 ] || echo "== a run or a check FAILED (see above)"
 exit $rc
