@@ -12,13 +12,13 @@
 # 8 slots handed back by their memory's destroy notify); the priming frames
 # and a stated sample of the timed outputs checked off the timed threads.
 # The three runs are repeated R times (--repeat, or BENCH_REPEAT; default 3
-# on a GPU, 1 without): a single run of a row on a GPU can be 5-10 % off,
-# once in a while far more.  Prints the tables of every repeat, keeps each
-# repeat's rows in CSV.repeats/repeat-N.csv and writes to CSV (default
-# BUILD/bench.csv) per row the median of the repeats (every numeric column
-# its own median; the check ok only if every repeat's was; a repeats
-# column; bench-compare.py --median).  Nothing is built or installed: a
-# build carried to a GPU machine runs as it is.
+# on a GPU, 1 without): a single run of a row on a GPU moves by more than
+# the gate's 5 %, once in a while far more.  Prints the tables of every
+# repeat, keeps each repeat's rows in CSV.repeats/repeat-N.csv and writes
+# to CSV (default BUILD/bench.csv) per row the median of the repeats (every
+# numeric column its own median; the check ok only if every repeat's was; a
+# repeats column; bench-compare.py --median).  Nothing is built or
+# installed: a build carried to a GPU machine runs as it is.
 # Without a GPU (no nvidia-smi -L, or CO_BENCH_BACKEND=cpu) the same rows run
 # small and short on the CPU backend, to test the bench end to end: they are
 # the CPU backend's, not the gate's, and the output says so.
