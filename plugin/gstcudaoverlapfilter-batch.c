@@ -80,12 +80,6 @@ gst_cuda_overlap_batch_clear (GstCudaOverlapBatch * b)
 }
 
 void
-gst_cuda_overlap_batch_unlearn (GstCudaOverlapBatch * b)
-{
-  b->learned = G_MAXUINT;
-}
-
-void
 gst_cuda_overlap_batch_forget (GstCudaOverlapBatch * b)
 {
   b->learned = G_MAXUINT;

@@ -40,9 +40,8 @@ G_BEGIN_DECLS
 
 void gst_cuda_overlap_batch_init (GstCudaOverlapBatch * b);
 void gst_cuda_overlap_batch_clear (GstCudaOverlapBatch * b);
-/* New caps: nothing learned. */
-void gst_cuda_overlap_batch_unlearn (GstCudaOverlapBatch * b);
-/* READY: nothing learned, no pool of upstream's known. */
+/* New caps or READY: nothing learned, no pool of upstream's known (a pool
+ * reconfigured for new caps may have another maximum). */
 void gst_cuda_overlap_batch_forget (GstCudaOverlapBatch * b);
 
 /* At a build, the engine installed: @batch images per engine frame. */

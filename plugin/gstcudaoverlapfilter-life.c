@@ -911,7 +911,7 @@ _gst_cuda_overlap_filter_set_caps (GstCudaOverlapFilter * self, GstCaps * caps)
 
   _gst_cuda_overlap_filter_drain (self);
   gst_caps_replace (&priv->caps, caps);
-  gst_cuda_overlap_batch_unlearn (&priv->filling);      /* new caps */
+  gst_cuda_overlap_batch_forget (&priv->filling);       /* new caps */
   g_mutex_lock (&priv->lock);
   priv->build_failed = FALSE;   /* new caps: worth a new try */
   g_mutex_unlock (&priv->lock);
