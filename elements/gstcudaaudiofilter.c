@@ -1001,7 +1001,8 @@ install_properties (GObjectClass * gobject_class)
   g_object_class_install_property (gobject_class, PROP_GAIN_DB,
       g_param_spec_double ("gain-db", "Gain (dB)",
           "Gain of operation=gain in decibels: y = x * 10^(gain-db / 20) "
-          "(S16: rounded and saturated)", -120.0, 60.0, DEFAULT_GAIN_DB, rw));
+          "(S16: rounded and saturated)", -120.0, 60.0, DEFAULT_GAIN_DB,
+          rw | GST_PARAM_CONTROLLABLE));
   /**
    * GstCudaOverlapAudioFilter:taps:
    *

@@ -131,6 +131,7 @@
 #include "gstcudaoverlap-cudamem.h"
 #include "gstcudaoverlap-custom.h"
 #include "co-video.h"
+#include "gstcudavideofilter-gamma.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_overlap_video_filter_debug);
 #define GST_CAT_DEFAULT gst_cuda_overlap_video_filter_debug
@@ -140,7 +141,6 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_overlap_video_filter_debug);
 /* Ours that 1.22's CUDA memory (nvcodec) carries too: not GRAY8, GRAY16_LE,
  * xRGB, xBGR, which stay in system memory. */
 #define CUDA_FORMATS "{ RGBA, BGRA, ARGB, ABGR, RGBx, BGRx, NV12, I420 }"
-#define LUT_BYTES (65536 * sizeof (guint16))
 
 /* Metas tagged only with these (or with nothing) hold for the output: our
  * operations change pixel values, never the geometry. */
@@ -181,14 +181,20 @@ struct _GstCudaOverlapVideoFilter
   GstCudaOverlapCustom custom;  /* operation=custom's properties */
 
   guint batch_eff;              /* in effect since configure */
-  gdouble gamma_eff;            /* the table's, read with the operation */
   gboolean in_cuda, out_cuda;   /* memory:CUDAMemory, since configure */
+  /* streaming thread: the gamma of the buffer being handled, read once
+   * (after its controlled value was set) for both the passthrough
+   * decision and its table */
+  gdouble buffer_gamma;
+  GstCudaVideoGamma tables;     /* operation=gamma's, one per frame */
 };
 
 typedef struct
 {
   GstVideoFrame in, out;
   gboolean in_mapped, out_mapped;
+  guint table;                  /* its gamma table, or GST_CUDA_VIDEO_GAMMA_NONE */
+  gdouble gamma;
 } FramePriv;
 
 /* CUDA memory first, system memory second (gstcudaoverlapfilter.c
@@ -238,7 +244,7 @@ gst_cuda_overlap_video_filter_set_property (GObject * object, guint id,
     const GValue * value, GParamSpec * pspec)
 {
   GstCudaOverlapVideoFilter *self = GST_CUDA_OVERLAP_VIDEO_FILTER (object);
-  gboolean changed = TRUE, params_only = FALSE;
+  gboolean changed = TRUE;
 
   if (gst_cuda_overlap_custom_owns (pspec)) {
     GST_OBJECT_LOCK (self);
@@ -255,9 +261,9 @@ gst_cuda_overlap_video_filter_set_property (GObject * object, guint id,
       self->operation = g_value_get_enum (value);
       break;
     case PROP_GAMMA:
-      changed = self->gamma != g_value_get_double (value);
+      /* read for each buffer: it travels with the frame */
       self->gamma = g_value_get_double (value);
-      params_only = TRUE;       /* a new table in the constant area */
+      changed = FALSE;
       break;
     case PROP_RADIUS:
       changed = self->radius != g_value_get_uint (value);
@@ -280,9 +286,7 @@ gst_cuda_overlap_video_filter_set_property (GObject * object, guint id,
     gst_cuda_overlap_filter_set_qos_enabled (GST_CUDA_OVERLAP_FILTER (self),
         g_value_get_boolean (value));
   /* takes effect with the next frame, after the ones in flight */
-  if (changed && params_only)
-    gst_cuda_overlap_filter_mark_params_dirty (GST_CUDA_OVERLAP_FILTER (self));
-  else if (changed)
+  if (changed)
     gst_cuda_overlap_filter_mark_dirty (GST_CUDA_OVERLAP_FILTER (self));
 }
 
@@ -464,7 +468,6 @@ gst_cuda_overlap_video_filter_configure (GstCudaOverlapFilter * base,
   GST_OBJECT_LOCK (self);
   d->op = self->operation;
   d->radius = self->radius;
-  self->gamma_eff = self->gamma;
   /* a user's kernel that reads beyond kernel-halo reads zeros, on the
    * CPU backend as on a GPU (see cpu_direct) */
   d->guard_rows = d->op == CO_VIDEO_OP_CUSTOM ? CUSTOM_GUARD_ROWS : 0;
@@ -499,34 +502,12 @@ gst_cuda_overlap_video_filter_configure (GstCudaOverlapFilter * base,
     cfg->dev_in_size = d->in_image_stride * self->batch_eff;
     cfg->dev_out_size = d->out_image_stride * self->batch_eff;
   }
-  cfg->const_size = LUT_BYTES;
+  if (d->op == CO_VIDEO_OP_GAMMA)
+    gst_cuda_video_gamma_reserve (&self->tables,
+        d->planes[0].comp_bytes == 2 ? 65535 : 255, self->batch_eff, cfg);
   /* no work memory where the CPU backend works in place (see prepare) */
   cfg->cpu_direct = cpu_direct (self);
   return GST_VIDEO_INFO_SIZE (&self->info);
-}
-
-/* The gamma table into the engine's constant area (no frame in flight),
- * for gamma_eff: the value read under the same lock as the operation the
- * engine runs, so that no frame gets a gamma of one moment and an
- * operation of another (a gamma read later, after a change of operation,
- * could give a frame the operation gamma with a gamma set while another
- * operation ran). */
-static gboolean
-upload_lut (GstCudaOverlapVideoFilter * self, CoEngine * e, GError ** error)
-{
-  guint32 max = self->desc.planes[0].comp_bytes == 2 ? 65535 : 255;
-  gdouble gamma = self->gamma_eff;
-  guint16 *lut;
-  gboolean ret;
-
-  lut = g_new (guint16, max + 1);
-  co_gamma_lut_fill (lut, max, gamma);
-  ret = co_engine_set_const (e, lut, (max + 1) * sizeof (guint16), error);
-  g_free (lut);
-  /* each table in the debug log: which gamma a frame's table holds */
-  GST_DEBUG_OBJECT (self, "gamma table for %g uploaded to %p: %s", gamma,
-      co_engine_const_ptr (e), ret ? "done" : "FAILED");
-  return ret;
 }
 
 static gboolean
@@ -535,16 +516,18 @@ gst_cuda_overlap_video_filter_engine_ready (GstCudaOverlapFilter * base,
 {
   GstCudaOverlapVideoFilter *self = GST_CUDA_OVERLAP_VIDEO_FILTER (base);
 
-  self->desc.lut = co_engine_const_ptr (e);
   if (self->desc.op == CO_VIDEO_OP_CUSTOM)
     gst_cuda_overlap_custom_check_built (&self->custom, base,
         co_engine_backend (e));
   if (self->desc.op != CO_VIDEO_OP_GAMMA)
     return TRUE;
-  return upload_lut (self, e, error);
+  return gst_cuda_video_gamma_ready (&self->tables, e,
+      gst_cuda_overlap_filter_device_id (base), error);
 }
 
-/* A new gamma: a new table, same engine.  Anything else rebuilds. */
+/* The same operation, radius, kernel and batch: the same engine (gamma
+ * needs none of this: it travels with each frame).  Anything else
+ * rebuilds. */
 static gboolean
 gst_cuda_overlap_video_filter_update (GstCudaOverlapFilter * base,
     CoEngine * e, GError ** error)
@@ -558,15 +541,8 @@ gst_cuda_overlap_video_filter_update (GstCudaOverlapFilter * base,
       gst_cuda_overlap_custom_update (&self->custom) :
       (gint) self->radius == self->desc.radius)
       && effective_batch (self) == self->batch_eff;
-  if (same)
-    self->gamma_eff = self->gamma;
   GST_OBJECT_UNLOCK (self);
-  if (!same)
-    return FALSE;
-  /* tests: settings changed between the read and the table (co-fault.h) */
-  if (co_fault_update_delay_us ())
-    g_usleep (co_fault_update_delay_us ());
-  return self->desc.op != CO_VIDEO_OP_GAMMA || upload_lut (self, e, error);
+  return same;
 }
 
 /* none, gamma 1 (the table is the identity) and box-blur radius 0 (a
@@ -584,7 +560,7 @@ gst_cuda_overlap_video_filter_is_identity (GstCudaOverlapFilter * base)
   const CoVideoDesc *d = &self->desc;
 
   return d->op == CO_VIDEO_OP_NONE
-      || (d->op == CO_VIDEO_OP_GAMMA && self->gamma_eff == 1.0)
+      || (d->op == CO_VIDEO_OP_GAMMA && self->buffer_gamma == 1.0)
       || (d->op == CO_VIDEO_OP_BOX_BLUR && d->radius == 0);
 }
 
@@ -725,6 +701,12 @@ gst_cuda_overlap_video_filter_prepare (GstCudaOverlapFilter * base,
   for (i = 0; i < self->desc.n_planes && !self->in_cuda; i++)
     gst_cuda_overlap_filter_frame_check_input (fr, in.data[i],
         plane_extent (&self->desc.planes[i], in.stride[i]));
+  fp->table = GST_CUDA_VIDEO_GAMMA_NONE;
+  if (self->desc.op == CO_VIDEO_OP_GAMMA) {
+    fp->gamma = self->buffer_gamma;
+    fp->table = gst_cuda_video_gamma_plan (&self->tables, e, cf, fr->image,
+        fp->gamma, &self->desc);
+  }
   if (!co_video_plan (&self->desc, co_engine_chunks (e), fr->image, cf, &in,
           &out)) {
     GST_ELEMENT_ERROR (self, CORE, FAILED, (NULL),
@@ -733,6 +715,24 @@ gst_cuda_overlap_video_filter_prepare (GstCudaOverlapFilter * base,
             self->out_cuda ? "cuda" : "system"));
     return GST_FLOW_ERROR;
   }
+  return GST_FLOW_OK;
+}
+
+/* The buffer's gamma, once its controlled value is set (the base class
+ * syncs the controlled properties first). */
+static GstFlowReturn
+gst_cuda_overlap_video_filter_sink_buffer (GstCudaOverlapFilter * base,
+    GstBuffer * buf)
+{
+  GstCudaOverlapVideoFilter *self = GST_CUDA_OVERLAP_VIDEO_FILTER (base);
+
+  GST_OBJECT_LOCK (self);
+  self->buffer_gamma = self->gamma;
+  GST_OBJECT_UNLOCK (self);
+  /* tests: settings changed between this read and the operation's, which
+   * the rebuild reads after it (co-fault.h) */
+  if (co_fault_update_delay_us ())
+    g_usleep (co_fault_update_delay_us ());
   return GST_FLOW_OK;
 }
 
@@ -787,8 +787,13 @@ static void
 gst_cuda_overlap_video_filter_finish (GstCudaOverlapFilter * base,
     GstCudaOverlapFilterFrame * fr)
 {
+  GstCudaOverlapVideoFilter *self = GST_CUDA_OVERLAP_VIDEO_FILTER (base);
   FramePriv *fp = fr->priv;
 
+  if (fp->table != GST_CUDA_VIDEO_GAMMA_NONE)
+    gst_cuda_video_gamma_done (&self->tables, fp->table, fp->gamma,
+        fr->completed);
+  fp->table = GST_CUDA_VIDEO_GAMMA_NONE;
   if (fp->in_mapped)
     gst_video_frame_unmap (&fp->in);
   if (fp->out_mapped)
@@ -908,6 +913,7 @@ gst_cuda_overlap_video_filter_finalize (GObject * object)
   GstCudaOverlapVideoFilter *self = GST_CUDA_OVERLAP_VIDEO_FILTER (object);
 
   gst_cuda_overlap_custom_clear (&self->custom);
+  gst_cuda_video_gamma_clear (&self->tables);
   G_OBJECT_CLASS (gst_cuda_overlap_video_filter_parent_class)->finalize
       (object);
 }
@@ -926,7 +932,7 @@ install_properties (GObjectClass * gobject_class)
   g_object_class_install_property (gobject_class, PROP_GAMMA,
       g_param_spec_double ("gamma", "Gamma",
           "Exponent of operation=gamma: out = max * (in / max)^(1 / gamma)",
-          0.01, 10.0, DEFAULT_GAMMA, rw));
+          0.01, 10.0, DEFAULT_GAMMA, rw | GST_PARAM_CONTROLLABLE));
   g_object_class_install_property (gobject_class, PROP_RADIUS,
       g_param_spec_uint ("radius", "Radius",
           "Radius of operation=box-blur in pixels: the window is "
@@ -998,6 +1004,7 @@ gst_cuda_overlap_video_filter_class_init (GstCudaOverlapVideoFilterClass *
   base_class->batch_size = gst_cuda_overlap_video_filter_batch_size;
   base_class->update = gst_cuda_overlap_video_filter_update;
   base_class->is_identity = gst_cuda_overlap_video_filter_is_identity;
+  base_class->sink_buffer = gst_cuda_overlap_video_filter_sink_buffer;
   base_class->tune_input = gst_cuda_overlap_video_filter_tune_input;
   base_class->allowed_caps = gst_cuda_overlap_video_filter_allowed_caps;
   base_class->check_input = gst_cuda_overlap_video_filter_check_input;
@@ -1015,6 +1022,8 @@ gst_cuda_overlap_video_filter_init (GstCudaOverlapVideoFilter * self)
 {
   self->operation = DEFAULT_OPERATION;
   self->gamma = DEFAULT_GAMMA;
+  self->buffer_gamma = DEFAULT_GAMMA;
+  gst_cuda_video_gamma_init (&self->tables);
   gst_cuda_overlap_filter_set_qos_enabled (GST_CUDA_OVERLAP_FILTER (self),
       DEFAULT_QOS);
   self->radius = DEFAULT_RADIUS;

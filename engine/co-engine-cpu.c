@@ -304,6 +304,9 @@ co_cpu_submit (CoEngine * e, CoFrame * f, GError ** error)
    * that they follow the previous ordered frame's (made here too) */
   if (f->ordered && f->n_chunks > 0)
     co_cpu_copies_in (&f->chunks[0]);
+  /* CoFrame.pre: before any chunk runs */
+  for (i = 0; i < f->n_pre; i++)
+    co_copy_host (&f->pre[i]);
   g_mutex_lock (&c->lock);
   c->remaining[f->slot] = f->n_chunks;
   for (i = 0; i < f->n_chunks; i++) {

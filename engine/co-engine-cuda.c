@@ -662,9 +662,15 @@ co_cuda_submit_chunks (CoEngine * e, CoFrame * f, GError ** error)
       CO_CUDA_CHECK_GOTO (cudaStreamWaitEvent (s, c->ordered_done, 0), error,
           fail);
     CO_CUDA_CHECK_GOTO (cudaEventRecord (ev[CO_TS_BEGIN], s), error, fail);
-    if (!co_cuda_copies (c, ch->h2d, ch->n_h2d, cudaMemcpyHostToDevice, s,
+    if ((i == 0 && f->n_pre > 0 && !co_cuda_copies (c, f->pre, f->n_pre,
+                cudaMemcpyHostToDevice, s, error)) ||
+        !co_cuda_copies (c, ch->h2d, ch->n_h2d, cudaMemcpyHostToDevice, s,
             error) || !co_cuda_device_copies (c, ch, s, error))
       goto fail;
+    /* the frame's tables (CoFrame.pre) are in place before this kernel */
+    if (i > 0 && f->n_pre > 0 && ch->stream != f->chunks[0].stream)
+      CO_CUDA_CHECK_GOTO (cudaStreamWaitEvent (s, co_cuda_chunk_events (e, f,
+                  0)[CO_TS_H2D_DONE], 0), error, fail);
     CO_CUDA_CHECK_GOTO (cudaEventRecord (ev[CO_TS_H2D_DONE], s), error, fail);
     if (i == 0 && f->ordered)
       c->ordered_done = ev[CO_TS_H2D_DONE];

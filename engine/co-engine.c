@@ -253,6 +253,7 @@ co_engine_acquire (CoEngine * e)
   g_mutex_unlock (&e->lock);
 
   f->n_chunks = 0;
+  f->n_pre = 0;
   f->ordered = FALSE;
   g_warn_if_fail (f->host_job == NULL);
   g_clear_pointer (&f->error, g_free);

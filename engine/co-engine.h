@@ -66,6 +66,9 @@ G_BEGIN_DECLS
 #define CO_CHUNK_MAX_COPIES (CO_VIDEO_MAX_PLANES * CO_MAX_BATCH)
 /* Device-side copies of a chunk (CoChunk.d2d). */
 #define CO_CHUNK_MAX_D2D 4
+/* A frame's copies that every chunk's kernel reads (CoFrame.pre): one per
+ * image of a batch. */
+#define CO_FRAME_MAX_PRE CO_MAX_BATCH
     typedef enum
 {
   CO_BACKEND_AUTO = 0,
@@ -202,6 +205,13 @@ struct _CoFrame
    * in submission order.  A frame's own later chunks are not ordered
    * after its chunk 0. */
   gboolean ordered;
+  /* Host-to-device copies of what every chunk's kernel reads (a table that
+   * travels with the frame, such as its gamma LUT; plain copies): queued
+   * on chunk 0's stream before its own copies, and the other chunks'
+   * kernels wait for them; on the CPU backend done before any chunk runs.
+   * Counted as chunk 0's host-to-device copies.  0 after acquire. */
+  guint n_pre;
+  CoCopy pre[CO_FRAME_MAX_PRE];
   /* Host copies the frame's device work reads (staged inputs: pageable
    * memory copied into page-locked memory by co-parcopy's threads), or
    * NULL.  The thread that queues the frame's device work (the caller's in

@@ -34,10 +34,10 @@
  * (co_fault_worker_jitter_us(): one such sleep, the constant 0 in release
  * builds).
  *
- * co_test_set_update_delay_us() (exported likewise) makes an element sleep
- * that long in a change of constants without a rebuild, after it has read
- * the settings and before it applies them (co_fault_update_delay_us(), 0
- * in release builds), so that a test can change the settings in between.
+ * co_test_set_update_delay_us() (exported likewise) makes the video element
+ * sleep that long after it has read a buffer's gamma and before it reads
+ * the operation the buffer goes through (co_fault_update_delay_us(), 0 in
+ * release builds), so that a test can change the settings in between.
  *
  * co_test_set_force_staging() (exported likewise) makes the elements
  * stage every input frame they would copy from pageable memory, on the CPU

@@ -30,7 +30,9 @@ typedef struct
                                  * copied input (custom: a kernel reading
                                  * beyond its halo reads them, not the
                                  * neighbouring rows, on either backend) */
-  const guint16 *lut;           /* in the engine's constant area */
+  const guint16 *lut;           /* gamma: the frame's first image's LUT */
+  gsize lut_image_stride;       /* gamma: entries from one image's LUT to
+                                 * the next (0: one LUT for all) */
   const CoCustomParams *custom; /* custom: the element's, unchanged while
                                  * frames are in flight */
   gint height;                  /* rows of the full-resolution picture */

@@ -315,7 +315,7 @@ co_video_run_cpu (const CoVideoParams * p)
           break;
         case CO_VIDEO_OP_GAMMA:
           if (b->use_lut && b->comp_mask)
-            pointwise_band (b, p->op, p->lut);
+            pointwise_band (b, p->op, p->lut + z * b0->lut_image_stride);
           else
             copy_band (b);
           break;

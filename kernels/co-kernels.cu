@@ -137,6 +137,8 @@ co_pointwise_kernel (CoPlaneBand b, CoPattern pat, const uint16_t * lut)
 {
   b.src += (int64_t) blockIdx.z * b.src_image_stride;
   b.dst += (int64_t) blockIdx.z * b.dst_image_stride;
+  if (MODE != CO_PW_XOR)
+    lut += (int64_t) blockIdx.z * b.lut_image_stride;
   __shared__ uint32_t s_pat[12];
   __shared__ uint8_t s_lut[256];
   const int tid = threadIdx.y * blockDim.x + threadIdx.x;

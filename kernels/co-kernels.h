@@ -84,6 +84,9 @@ extern "C"
     int32_t n_images;
     int64_t src_image_stride;
     int64_t dst_image_stride;
+    /* gamma: image i's LUT at lut + i * lut_image_stride (entries; 0: one
+     * LUT for every image) */
+    int64_t lut_image_stride;
   } CoPlaneBand;
 
 /* The exact arithmetic, implemented identically by both backends:

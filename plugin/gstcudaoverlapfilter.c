@@ -1327,6 +1327,22 @@ push_through (GstCudaOverlapFilter * self, GstBuffer * buf, guint64 t0)
   return ret;
 }
 
+/* Controlled properties (gamma, gain-db) take their values for @buf's
+ * stream time, as GstBaseTransform does, before anything reads them for
+ * it.  Streaming thread. */
+static void
+sync_controlled (GstCudaOverlapFilter * self, GstBuffer * buf)
+{
+  GstSegment *seg = &PRIV (self)->segment;
+  GstClockTime st;
+
+  if (seg->format != GST_FORMAT_TIME || !GST_BUFFER_PTS_IS_VALID (buf))
+    return;
+  st = gst_segment_to_stream_time (seg, GST_FORMAT_TIME, GST_BUFFER_PTS (buf));
+  if (GST_CLOCK_TIME_IS_VALID (st))
+    gst_object_sync_values (GST_OBJECT (self), st);
+}
+
 static GstFlowReturn
 chain (GstCudaOverlapFilter * self, GstBuffer * buf)
 {
@@ -1338,6 +1354,7 @@ chain (GstCudaOverlapFilter * self, GstBuffer * buf)
   gsize size;
 
   gst_cuda_overlap_batch_post_latency (&priv->filling, GST_ELEMENT (self));
+  sync_controlled (self, buf);
 
   if (klass->sink_buffer &&
       (ret = klass->sink_buffer (self, buf)) != GST_FLOW_OK)
@@ -1444,7 +1461,9 @@ push_images (GstCudaOverlapFilter * self, GstCudaOverlapFilterFrame * frames,
     GstFlowReturn ret;
     guint64 t2, t3;
 
+    fr->completed = TRUE;
     GST_CUDA_OVERLAP_FILTER_GET_CLASS (self)->finish (self, fr);
+    fr->completed = FALSE;
     outbuf = g_steal_pointer (&fr->outbuf);
     if (_gst_cuda_overlap_filter_srcresult (self) != GST_FLOW_OK) {
       /* downstream failed or we are flushing: consume, push nothing */

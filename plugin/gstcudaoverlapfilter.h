@@ -39,6 +39,9 @@ typedef struct
   CoMemPath path;
   CoHostRef *host_ref;          /* on @inbuf's host ranges while in flight */
   guint image;                  /* its place in the slot's batch (0: first) */
+  /* TRUE while klass->finish runs for a frame whose device work completed
+   * (FALSE: the frame is dropped, its work may not have run) */
+  gboolean completed;
   gpointer priv;                /* subclass: klass->frame_priv_size bytes */
 } GstCudaOverlapFilterFrame;
 

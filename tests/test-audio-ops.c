@@ -11,6 +11,9 @@
 #include <string.h>
 #include <stdlib.h>
 
+#include <gst/controller/gstinterpolationcontrolsource.h>
+#include <gst/controller/gstdirectcontrolbinding.h>
+
 #include "co-test-audio.h"
 
 /* ------------------------------------------------------------------------ */
@@ -201,6 +204,61 @@ GST_START_TEST (test_gain)
   }
   g_byte_array_unref (out);
   g_array_unref (sizes);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+/* gain-db driven by a GstController: a linear ramp through 0 dB (where
+ * the element passes buffers through) up to +6 dB.  Every buffer must come
+ * out with the gain the control source gives for its stream time (its
+ * PTS here). */
+#define GAIN_BUFFERS 14
+#define GAIN_FRAMES 2400
+
+GST_START_TEST (test_gain_controlled)
+{
+  guint32 seed = co_test_seed ("test_gain_controlled", __i__);
+  GRand *rand = g_rand_new_with_seed (seed);
+  const GstClockTime dur = gst_util_uint64_scale_int (GAIN_FRAMES,
+      GST_SECOND, RATE);
+  Sig sigs[GAIN_BUFFERS];
+  GstControlSource *cs = gst_interpolation_control_source_new ();
+  GstTimedValueControlSource *tv = GST_TIMED_VALUE_CONTROL_SOURCE (cs);
+  GstHarness *h;
+  Stream st;
+  guint i;
+  gchar *ctx;
+
+  for (i = 0; i < GAIN_BUFFERS; i++)
+    sigs[i] = (Sig) {
+    __i__ == 1, __i__ == 1 ? 2 : 3, FALSE, 1, NULL, -9.0};
+  ctx = g_strdup_printf ("[gain-db controlled, %s backend=%s seed=0x%08x]",
+      __i__ == 1 ? "S16LE 2ch" : "F32LE 3ch", co_test_backend, seed);
+  h = make_harness (&sigs[0], &co_test_run_cfgs[__i__ % CO_TEST_N_RUNS]);
+  g_object_set (cs, "mode", GST_INTERPOLATION_MODE_LINEAR, NULL);
+  /* -9 dB at the first buffer, 0 dB at the seventh, +6 dB at the last */
+  gst_timed_value_control_source_set (tv, 0, -9.0);
+  gst_timed_value_control_source_set (tv, 6 * dur, 0.0);
+  gst_timed_value_control_source_set (tv, (GAIN_BUFFERS - 1) * dur, 6.0);
+  fail_unless (gst_object_add_control_binding (GST_OBJECT (h->element),
+          gst_direct_control_binding_new_absolute (GST_OBJECT (h->element),
+              "gain-db", cs)));
+  stream_init (&st, h, &sigs[0], rand, ctx);
+  for (i = 0; i < GAIN_BUFFERS; i++) {
+    fail_unless (gst_control_source_get_value (cs, st.pts, &sigs[i].gain_db),
+        "%s: no control value at buffer %u", ctx, i);
+    stream_set_sig (&st, &sigs[i]);
+    stream_push (&st, GAIN_FRAMES, FALSE);
+  }
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  stream_pull_all (&st);
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 0);
+  co_aref_check_stream_error (&sigs[0], &st.se, ctx);
+  stream_clear (&st);
+  gst_harness_teardown (h);
+  gst_object_unref (cs);
+  g_free (ctx);
   g_rand_free (rand);
 }
 
@@ -487,6 +545,7 @@ audio_ops_suite (void)
     co_test_add_variant (tc, test_fir_large_buffers, i,
         large_variants[i].name, large_variant_missing (i));
   tcase_add_loop_test (tc, test_gain, 0, 24);
+  tcase_add_loop_test (tc, test_gain_controlled, 0, 2);
   tcase_add_loop_test (tc, test_configs_agree, 0,
       G_N_ELEMENTS (agree_variants));
 

@@ -10,6 +10,9 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <gst/controller/gstinterpolationcontrolsource.h>
+#include <gst/controller/gstdirectcontrolbinding.h>
+
 #include "co-test-video.h"
 
 /* ------------------------------------------------------------------------ */
@@ -197,6 +200,24 @@ count_passports (GstBus * bus)
   return n;
 }
 
+/* EOS, the @n frames pushed pulled and checked, one engine build for them
+ * all (gamma changes apply without a rebuild), the harness torn down. */
+static void
+end_with_one_build (GstHarness * h, GstBus * bus, const GstVideoInfo * info,
+    GQueue * pending, guint n, const gchar * ctx)
+{
+  guint k, passports;
+
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), n);
+  for (k = 0; k < n; k++)
+    pull_and_check (h, info, pending, ctx);
+  passports = count_passports (bus);
+  fail_unless (passports == 1, "%s: %u engine builds for gamma changes only "
+      "(expected one: they apply without a rebuild)", ctx, passports);
+  teardown_harness_with_bus (h, bus);
+}
+
 static const struct
 {
   const gchar *name;
@@ -223,7 +244,7 @@ GST_START_TEST (test_gamma_updates)
   GstBus *bus = gst_bus_new ();
   GQueue pending = G_QUEUE_INIT;
   GstVideoInfo info;
-  guint g, k, n = 0, passports;
+  guint g, k, n = 0;
   gchar *ctx = g_strdup_printf ("[gamma updates, batch=%u submit-thread=%d, "
       "I420 161x93 backend=%s seed=0x%08x]", batch, submit_thread,
       co_test_backend, seed);
@@ -244,14 +265,7 @@ GST_START_TEST (test_gamma_updates)
       push_frame (h, rand, &info, &cfg, &layout_default, n * GST_SECOND / 30,
           &pending, ctx);
   }
-  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
-  fail_unless_equals_int (gst_harness_buffers_in_queue (h), n);
-  for (k = 0; k < n; k++)
-    pull_and_check (h, &info, &pending, ctx);
-  passports = count_passports (bus);
-  fail_unless (passports == 1, "%s: %u engine builds for gamma changes only "
-      "(expected one: they apply without a rebuild)", ctx, passports);
-  teardown_harness_with_bus (h, bus);
+  end_with_one_build (h, bus, &info, &pending, n, ctx);
   g_free (ctx);
   g_rand_free (rand);
 }
@@ -374,6 +388,79 @@ GST_START_TEST (test_batch_property_change)
 
 GST_END_TEST;
 
+/* gamma driven by a GstController: a linear ramp through 1.0 (where the
+ * element passes frames through) and a hold.  Every frame must come out
+ * with the gamma the control source gives for its stream time (here its
+ * PTS), whatever the batch and the frames in flight, with one engine build
+ * (the ramp needs no rebuild). */
+static const struct
+{
+  const gchar *name;
+  GstVideoFormat format;
+  guint width, height;
+  guint batch;
+} controlled_variants[] = {
+  {.name = "GRAY8-97x31-batch-1",.format = GST_VIDEO_FORMAT_GRAY8,
+      .width = 97,.height = 31,.batch = 1},
+  {.name = "RGBA-161x93-batch-4",.format = GST_VIDEO_FORMAT_RGBA,
+      .width = 161,.height = 93,.batch = 4},
+  {.name = "GRAY16_LE-75x41-batch-1",.format = GST_VIDEO_FORMAT_GRAY16_LE,
+      .width = 75,.height = 41,.batch = 1},
+  {.name = "GRAY16_LE-75x41-batch-3",.format = GST_VIDEO_FORMAT_GRAY16_LE,
+      .width = 75,.height = 41,.batch = 3},
+  {.name = "I420-161x93-batch-3",.format = GST_VIDEO_FORMAT_I420,
+      .width = 161,.height = 93,.batch = 3},
+};
+
+#define RAMP_FRAMES 20
+#define HOLD_FRAMES 7
+
+GST_START_TEST (test_gamma_controlled)
+{
+  guint32 seed = co_test_seed ("test_gamma_controlled", __i__);
+  GRand *rand = g_rand_new_with_seed (seed);
+  const GstClockTime dur = GST_SECOND / 30;
+  OpCfg cfg = { CO_REF_GAMMA, 0.5, 0 };
+  GstHarness *h = make_harness (&cfg, &co_test_run_cfgs[3]);
+  GstControlSource *cs = gst_interpolation_control_source_new ();
+  GstBus *bus = gst_bus_new ();
+  GQueue pending = G_QUEUE_INIT;
+  GstVideoInfo info;
+  guint i, n = RAMP_FRAMES + HOLD_FRAMES;
+  gchar *ctx = g_strdup_printf ("[gamma controlled, %s backend=%s "
+      "seed=0x%08x]", controlled_variants[__i__].name, co_test_backend, seed);
+
+  co_test_print_variant ("test_gamma_controlled", __i__,
+      controlled_variants[__i__].name);
+  gst_element_set_bus (h->element, bus);
+  g_object_set (h->element, "batch", controlled_variants[__i__].batch, NULL);
+  g_object_set (cs, "mode", GST_INTERPOLATION_MODE_LINEAR, NULL);
+  /* 0.5 at the first frame, 1.5 at the last of the ramp: 1.0 half way */
+  gst_timed_value_control_source_set (GST_TIMED_VALUE_CONTROL_SOURCE (cs), 0,
+      0.5);
+  gst_timed_value_control_source_set (GST_TIMED_VALUE_CONTROL_SOURCE (cs),
+      (RAMP_FRAMES - 1) * dur, 1.5);
+  gst_timed_value_control_source_set (GST_TIMED_VALUE_CONTROL_SOURCE (cs),
+      RAMP_FRAMES * dur, 2.4);
+  fail_unless (gst_object_add_control_binding (GST_OBJECT (h->element),
+          gst_direct_control_binding_new_absolute (GST_OBJECT (h->element),
+              "gamma", cs)));
+  gst_harness_set_src_caps (h, caps_of (controlled_variants[__i__].format,
+          controlled_variants[__i__].width, controlled_variants[__i__].height,
+          &info));
+  for (i = 0; i < n; i++) {
+    fail_unless (gst_control_source_get_value (cs, i * dur, &cfg.gamma),
+        "%s: no control value at frame %u", ctx, i);
+    push_frame (h, rand, &info, &cfg, &layout_default, i * dur, &pending, ctx);
+  }
+  end_with_one_build (h, bus, &info, &pending, n, ctx);
+  gst_object_unref (cs);
+  g_free (ctx);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
 /* ------------------------------------------------------------------------ */
 /* Suite                                                                     */
 /* ------------------------------------------------------------------------ */
@@ -392,6 +479,8 @@ video_properties_suite (void)
       co_test_hook_missing ("co_test_set_update_delay_us"));
   tcase_add_loop_test (tc, test_gamma_updates, 0,
       G_N_ELEMENTS (gamma_variants));
+  tcase_add_loop_test (tc, test_gamma_controlled, 0,
+      G_N_ELEMENTS (controlled_variants));
 
   return s;
 }
