@@ -7,7 +7,8 @@
 #
 #   usage: tests/run-gpu-tests.sh [BUILD_DIR]      (default: build)
 #
-# On the GPU machine start it after `source .gpu/gst/env.sh`.  Prints one
+# Where GStreamer is not installed system-wide, set up the environment of
+# a GStreamer runtime first (tools/gpu/lib.sh, GST_RUNTIME).  Prints one
 # line per program (PASS, FAIL or SKIP, with the time and, for SKIP, the
 # reason; each program is stopped after CO_GPU_TEST_TIMEOUT s, default
 # 480), keeps each program's full output in BUILD_DIR/gpu-test-logs/, and
