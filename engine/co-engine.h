@@ -209,7 +209,8 @@ struct _CoFrame
    * travels with the frame, such as its gamma LUT; plain copies): queued
    * on chunk 0's stream before its own copies, and the other chunks'
    * kernels wait for them; on the CPU backend done before any chunk runs.
-   * Counted as chunk 0's host-to-device copies.  0 after acquire. */
+   * Parameters, not frame data: the statistics do not count them as
+   * transfers (as the constant area's uploads).  0 after acquire. */
   guint n_pre;
   CoCopy pre[CO_FRAME_MAX_PRE];
   /* Host copies the frame's device work reads (staged inputs: pageable

@@ -307,8 +307,6 @@ gst_cuda_overlap_stats_record_frame (GstCudaOverlapStats * stats,
     guint64 bytes[3] = { 0, 0, 0 };
 
     if (!cpu) {
-      for (k = 0; k < (i == 0 ? cf->n_pre : 0); k++)
-        bytes[0] += cf->pre[k].width * cf->pre[k].rows;
       for (k = 0; k < ch->n_h2d; k++)
         bytes[0] += ch->h2d[k].width * ch->h2d[k].rows;
       for (k = 0; k < ch->n_d2h; k++)
