@@ -17,6 +17,7 @@
 #include "co-kernels.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -264,22 +265,69 @@ blur_band (const CoPlaneBand * b, int r)
 
 /* ---- video entry points ------------------------------------------------- */
 
+/* One entry exactly as the formula says. */
+static uint16_t
+gamma_entry (uint32_t i, uint32_t max, double gamma)
+{
+  double v = floor ((double) max * pow ((double) i / (double) max,
+          1.0 / gamma) + 0.5);
+
+  /* only reached for gamma <= 0 or NaN */
+  if (!(v >= 0.0))
+    v = 0.0;
+  if (v > (double) max)
+    v = (double) max;
+  return (uint16_t) v;
+}
+
+/* log (i / 65535) for the 16-bit tables, made once (a ramp of gamma makes
+ * a table per frame: one exp () an entry instead of one pow ()). */
+static double log16[65536];
+static pthread_once_t log16_once = PTHREAD_ONCE_INIT;
+
+static void
+log16_init (void)
+{
+  uint32_t i;
+
+  for (i = 1; i < 65536; i++)
+    log16[i] = log ((double) i / 65535.0);
+}
+
+/* The 16-bit table: max * exp (log (x) / gamma) differs from
+ * max * pow (x, 1 / gamma) by far less than 1e-6 (a few ulp of exp, log and
+ * pow, times |log (x) / gamma| < 1.2e3), so where the rounded value's
+ * fraction is farther than that from the next integer both give the same
+ * entry; the rare others (and i = 0) take the formula itself. */
+static void
+gamma_lut_fill16 (uint16_t * lut, double gamma)
+{
+  const double e = 1.0 / gamma, max = 65535.0;
+  uint32_t i;
+
+  pthread_once (&log16_once, log16_init);
+  lut[0] = gamma_entry (0, 65535, gamma);
+  for (i = 1; i < 65536; i++) {
+    double t = max * exp (log16[i] * e) + 0.5, f = floor (t);
+
+    if (t - f > 1e-6 && f + 1.0 - t > 1e-6 && f >= 0.0 && f <= max)
+      lut[i] = (uint16_t) f;
+    else
+      lut[i] = gamma_entry (i, 65535, gamma);
+  }
+}
+
 void
 co_gamma_lut_fill (uint16_t * lut, uint32_t max, double gamma)
 {
   uint32_t i;
 
-  for (i = 0; i <= max; i++) {
-    double v = floor ((double) max * pow ((double) i / (double) max,
-            1.0 / gamma) + 0.5);
-
-    /* only reached for gamma <= 0 or NaN */
-    if (!(v >= 0.0))
-      v = 0.0;
-    if (v > (double) max)
-      v = (double) max;
-    lut[i] = (uint16_t) v;
+  if (max == 65535 && gamma > 0.0) {
+    gamma_lut_fill16 (lut, gamma);
+    return;
   }
+  for (i = 0; i <= max; i++)
+    lut[i] = gamma_entry (i, max, gamma);
 }
 
 int
