@@ -10,7 +10,6 @@
 #include "co-video.h"
 
 G_BEGIN_DECLS
-
 /* One table per image of each engine slot: on the CUDA backend at the end
  * of the slot's input area, uploaded with the frame (CoFrame.pre) from a
  * page-locked host copy only when the slot's table holds another gamma;
@@ -23,7 +22,7 @@ G_BEGIN_DECLS
  * for a frame dropped before its copies ran.  Streaming thread (reserve,
  * ready, plan) and the push thread (done, for a slot only after its frame
  * completed and before the slot is acquired again). */
-typedef struct
+    typedef struct
 {
   guint32 max;                  /* 255 or 65535 */
   guint batch;                  /* images per slot */
