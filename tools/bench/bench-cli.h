@@ -24,7 +24,7 @@ extern gchar *opt_props, *opt_input, *opt_memory;
 extern gboolean opt_sweep, opt_defaults, opt_first_frame, opt_context_ms;
 extern gdouble opt_live;
 extern gint opt_pipelines, opt_processes, opt_child;
-extern gboolean opt_warm_one, opt_control;
+extern gboolean opt_warm_one, opt_control, opt_gamma_ramp;
 extern gint opt_slots, opt_check_every;
 extern gint opt_raw_frames, opt_raw_warmup;
 extern gchar *opt_label;

@@ -111,7 +111,9 @@ bench_op_ref (const BenchFrames * f, const guint8 * src, guint8 * dst)
 {
   gchar *why = NULL;
 
-  if (!f->custom) {
+  if (f->gamma > 0) {
+    bench_gamma_ref (&f->lay, src, dst, f->gamma);
+  } else if (!f->custom) {
     bench_invert_ref (&f->lay, src, dst);
   } else if (!bench_custom_ref (f->custom, &f->lay, src, dst, &why)) {
     /* it succeeded on every ring frame in bench_frames_set_custom */

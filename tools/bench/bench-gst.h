@@ -77,6 +77,10 @@ typedef struct
   BenchMemPath mem;             /* --memory; NONE: the classic rows */
   gboolean control;             /* the harness control: identity in the
                                  * element's place (--control) */
+  gboolean ramp;                /* --gamma-ramp: the element's gamma driven
+                                 * by a linear control source, BENCH_RAMP_FROM
+                                 * at the first frame to BENCH_RAMP_TO at the
+                                 * last */
 } BenchRunSpec;
 
 /* BENCH_IN_SLOTS: @n slots of pageable memory, slot k holding ring frame
@@ -176,9 +180,12 @@ GstBuffer *bench_slot_input (guint i, gint * r);
 /* BENCH_IN_SLOTS: the slots made (bench_slots_init) and freed. */
 void bench_slots_init (guint n);
 void bench_slots_clear (void);
-/* The element's properties for @sp (gst-launch syntax): streams, chunks,
- * mode unless @sp->defaults, then backend, stats-interval=0 and --props. */
+/* The element's properties for @sp (gst-launch syntax): the operation
+ * (with --op gamma its gamma), streams, chunks, mode unless @sp->defaults,
+ * then backend, stats-interval=0 and --props. */
 gchar *bench_element_props (const BenchRunSpec * sp);
+/* What the element's outputs are compared with (for the log). */
+const gchar *bench_reference_name (gboolean ramp);
 
 /* One pipeline run of 1 + @sp->frames frames.  Fills @row (if given) with
  * the figures and the checks; @pool_note (if given and NULL) gets what the

@@ -19,9 +19,16 @@
  * the malloc()ed ring frames once for the whole program.
  * One priming frame (with the element's batch > 1: a batch of them) is
  * pushed and waited for; then the timed frames, PTS =
- * frame number x duration.  appsink's callback notes the time and hands the
- * sample to checker threads (sampled checksum); the checksums are compared
- * with the expected ones after the run.
+ * frame number x duration, each with its duration, in appsrc's TIME
+ * segment (from 0: stream time = PTS).  appsink's callback notes the time
+ * and hands the sample to checker threads (sampled checksum); the checksums
+ * are compared with the expected ones after the run.
+ * --gamma-ramp: the element's gamma bound (absolute direct binding) to a
+ * linear interpolation control source, BENCH_RAMP_FROM at PTS 0 and
+ * BENCH_RAMP_TO at the last frame's PTS; the checker thread of an output
+ * asks the control source for the gamma at the output's stream time (its
+ * PTS in the sample's segment) and computes that gamma's expected checksum
+ * (bench_gamma_sum).
  */
 #include <stdio.h>
 #include <stdarg.h>
@@ -29,6 +36,7 @@
 #include <math.h>
 
 #include <gst/app/app.h>
+#include <gst/controller/controller.h>
 
 #include "tool-common.h"
 #include "bench-gst.h"
@@ -72,6 +80,9 @@ typedef struct
                                  * at appsink */
   gchar *mem_in, *mem_out;      /* the element's passport: memory-in, -out */
   gboolean timing;              /* the timed frames are being pushed */
+  GstControlSource *ramp;       /* --gamma-ramp: the element's gamma */
+  guint64 *want;                /* ramp: each output's expected checksum */
+  gdouble *gamma_of;            /* ramp: each output's gamma */
 } RunState;
 
 gboolean
@@ -154,6 +165,52 @@ expected_sum (const BenchRunSpec * sp, gint r)
   if (sp->mem == BENCH_MEM_BLUR_CUDA_IN)
     return bench_gst.sum_blur[r];
   return expect_invert (sp) ? bench_gst.fr.sum_op[r] : bench_gst.fr.sum_id[r];
+}
+
+/* The expected output of ring frame @r when it is not the input itself
+ * (g_free() it; NULL: the input): the operation's, or with a ramp the
+ * naive gamma at @gamma. */
+static guint8 *
+expected_frame (const RunState * st, gint r, gdouble gamma)
+{
+  guint8 *ref;
+
+  if (!expect_invert (st->sp))
+    return NULL;
+  ref = g_malloc (bench_gst.fr.lay.size);
+  if (st->ramp)
+    bench_gamma_ref (&bench_gst.fr.lay, bench_gst.fr.ring[r], ref, gamma);
+  else
+    bench_op_ref (&bench_gst.fr, bench_gst.fr.ring[r], ref);
+  return ref;
+}
+
+/* --gamma-ramp, on a checker thread: the gamma the control source gives
+ * at output @it's stream time (its PTS in its sample's segment) and its
+ * expected checksum (st->want); FALSE when there is none. */
+static gboolean
+ramp_expect (RunState * st, const OutItem * it)
+{
+  GstBuffer *buf = gst_sample_get_buffer (it->sample);
+  const GstSegment *seg = gst_sample_get_segment (it->sample);
+  GstClockTime t = GST_CLOCK_TIME_NONE;
+  gdouble g = 0;
+
+  if (seg && seg->format == GST_FORMAT_TIME && GST_BUFFER_PTS_IS_VALID (buf))
+    t = gst_segment_to_stream_time (seg, GST_FORMAT_TIME, GST_BUFFER_PTS (buf));
+  if (!GST_CLOCK_TIME_IS_VALID (t) ||
+      !gst_control_source_get_value (st->ramp, t, &g) || !(g > 0)) {
+    g_mutex_lock (&st->lock);
+    if (st->stray++ == 0)
+      bench_note ("check: frame %" G_GUINT64_FORMAT ": no gamma from the "
+          "control source at its stream time", it->i);
+    g_mutex_unlock (&st->lock);
+    return FALSE;
+  }
+  st->gamma_of[it->i] = g;
+  st->want[it->i] = bench_gamma_sum (&bench_gst.fr.lay,
+      bench_gst.fr.ring[st->ring_idx[it->i]], g);
+  return TRUE;
 }
 
 static void
@@ -243,10 +300,7 @@ check_cuda_output (OutItem * it, RunState * st)
       stride[p] = GST_VIDEO_FRAME_PLANE_STRIDE (&vf, p);
     }
     host_sum = bench_checksum (&bench_gst.fr.lay, data, stride);
-    if (expect_invert (st->sp)) {
-      ref = g_malloc (bench_gst.fr.lay.size);
-      bench_op_ref (&bench_gst.fr, bench_gst.fr.ring[r], ref);
-    }
+    ref = expected_frame (st, r, 0);
     same = bench_compare (&bench_gst.fr.lay, data, stride,
         ref ? ref : bench_gst.fr.ring[r], msg, sizeof (msg));
     g_free (ref);
@@ -293,16 +347,16 @@ check_output (gpointer item, gpointer user_data)
     stride[p] = GST_VIDEO_FRAME_PLANE_STRIDE (&vf, p);
   }
   st->sum[it->i] = bench_checksum (&bench_gst.fr.lay, data, stride);
+  if (st->ramp && !ramp_expect (st, it)) {
+    gst_video_frame_unmap (&vf);
+    goto out;
+  }
   if (st->sp->full_check) {
     gint r = st->ring_idx[it->i];
-    guint8 *ref = NULL;
+    guint8 *ref = expected_frame (st, r, st->ramp ? st->gamma_of[it->i] : 0);
     gchar msg[160];
     gboolean same;
 
-    if (expect_invert (st->sp)) {
-      ref = g_malloc (bench_gst.fr.lay.size);
-      bench_op_ref (&bench_gst.fr, bench_gst.fr.ring[r], ref);
-    }
     same =
         bench_compare (&bench_gst.fr.lay, data, stride,
         ref ? ref : bench_gst.fr.ring[r], msg, sizeof (msg));
@@ -556,12 +610,48 @@ bench_element_props (const BenchRunSpec * sp)
   gchar *set = sp->defaults ? g_strdup ("") :
       g_strdup_printf ("streams=%u chunks=%u mode=%s ", sp->streams,
       sp->chunks, sp->serial ? "serial" : "overlap");
-  gchar *props = g_strdup_printf ("operation=%s %sbackend=%s "
-      "stats-interval=0 %s", bench_gst.op, set, bench_gst.backend,
+  /* --op gamma: its constant gamma (a ramp's control source sets it per
+   * buffer) */
+  gchar *props = g_strdup_printf ("operation=%s %s%sbackend=%s "
+      "stats-interval=0 %s", bench_gst.op, bench_gst.fr.gamma > 0 ?
+      "gamma=" G_STRINGIFY (BENCH_GAMMA) " " : "", set, bench_gst.backend,
       bench_gst.props ? bench_gst.props : "");
 
   g_free (set);
   return props;
+}
+
+const gchar *
+bench_reference_name (gboolean ramp)
+{
+  if (bench_gst.fr.custom)
+    return "the custom kernel's CPU implementation over the whole frame";
+  if (bench_gst.fr.gamma > 0 && ramp)
+    return "a naive CPU gamma at the gamma the control source gives for the "
+        "frame's PTS (linear, " G_STRINGIFY (BENCH_RAMP_FROM) " at the first "
+        "frame to " G_STRINGIFY (BENCH_RAMP_TO) " at the last)";
+  if (bench_gst.fr.gamma > 0)
+    return "a naive CPU gamma " G_STRINGIFY (BENCH_GAMMA);
+  return "a naive CPU invert";
+}
+
+/* --gamma-ramp: the element's gamma bound to a linear interpolation
+ * control source over the run's stream time, BENCH_RAMP_FROM at the first
+ * frame (PTS 0) and BENCH_RAMP_TO at the last (PTS (n - 1) x duration). */
+static void
+ramp_attach (RunState * st)
+{
+  GstControlSource *cs = gst_interpolation_control_source_new ();
+  GstTimedValueControlSource *tv = GST_TIMED_VALUE_CONTROL_SOURCE (cs);
+
+  g_object_set (cs, "mode", GST_INTERPOLATION_MODE_LINEAR, NULL);
+  gst_timed_value_control_source_set (tv, 0, BENCH_RAMP_FROM);
+  gst_timed_value_control_source_set (tv, (st->n - 1) * bench_gst.dur,
+      BENCH_RAMP_TO);
+  gst_object_add_control_binding (GST_OBJECT (st->filter),
+      gst_direct_control_binding_new_absolute (GST_OBJECT (st->filter),
+          "gamma", cs));
+  st->ramp = cs;
 }
 
 /* After a run: what the element chose, from its passport property (the
@@ -622,6 +712,21 @@ bench_barrier_clear (BenchBarrier * b)
   g_cond_clear (&b->cond);
 }
 
+/* The first output @i of a run whose sampled checksum is not @want. */
+static void
+note_wrong_sum (const RunState * st, const BenchRow * row, guint64 i,
+    guint64 want)
+{
+  gchar g[48] = "";
+
+  if (bench_gst.fr.gamma > 0)
+    g_snprintf (g, sizeof (g), ", gamma %.6g%s", st->ramp ? st->gamma_of[i] :
+        bench_gst.fr.gamma, st->ramp ? " (ramp)" : "");
+  bench_note ("check: %s: frame %" G_GUINT64_FORMAT " (ring %d%s): sampled "
+      "checksum %016" G_GINT64_MODIFIER "x, expected %016" G_GINT64_MODIFIER
+      "x", row ? row->name : "verify", i, st->ring_idx[i], g, st->sum[i], want);
+}
+
 /* Runs one pipeline: @sp->frames + 1 frames (+ batch, with batches).
  * Fills @row (when given) with the timed figures and the checks.  FALSE on
  * a pipeline error. */
@@ -651,6 +756,8 @@ bench_run_pipeline (const BenchRunSpec * sp, BenchRow * row, gchar ** pool_note)
   st.sum = g_new0 (guint64, sp->frames + MAX_BATCH);
   st.got = g_new0 (guint8, sp->frames + MAX_BATCH);
   st.checked = g_new0 (guint8, sp->frames + MAX_BATCH);
+  st.want = g_new0 (guint64, sp->frames + MAX_BATCH);
+  st.gamma_of = g_new0 (gdouble, sp->frames + MAX_BATCH);
   g_mutex_init (&st.lock);
   g_cond_init (&st.cond);
   st.checker = bench_checker_new (BENCH_CHECK_THREADS, check_output, &st);
@@ -692,6 +799,8 @@ bench_run_pipeline (const BenchRunSpec * sp, BenchRow * row, gchar ** pool_note)
     g_object_get (st.filter, "batch", &st.prime, NULL);
     st.prime = CLAMP (st.prime, 1, MAX_BATCH);
     st.n = sp->frames + st.prime;
+    if (sp->ramp)
+      ramp_attach (&st);
   }
   g_object_set (src, "caps", src_caps, "format", GST_FORMAT_TIME, "is-live",
       sp->live_fps > 0, "do-timestamp", FALSE, "block", TRUE, "max-bytes",
@@ -853,12 +962,9 @@ done:
     if (st.checked[i] == 2)     /* arrived, not in the sample */
       continue;
     sampled++;
-    want = expected_sum (sp, st.ring_idx[i]);
+    want = st.ramp ? st.want[i] : expected_sum (sp, st.ring_idx[i]);
     if (st.sum[i] != want && bad++ == 0)
-      bench_note ("check: %s: frame %" G_GUINT64_FORMAT " (ring %d): sampled "
-          "checksum %016" G_GINT64_MODIFIER "x, expected %016"
-          G_GINT64_MODIFIER "x", row ? row->name : "verify", i, st.ring_idx[i],
-          st.sum[i], want);
+      note_wrong_sum (&st, row, i, want);
   }
   bad += st.stray;
   if (st.error)
@@ -877,11 +983,12 @@ done:
           fail && st.full_bad ? st.full_msg : "");
       bench_gst.failed |= fail;
     } else if (st.full_bad || bad || !ok) {
-      bench_note ("verify %s %s: FAILED: %" G_GUINT64_FORMAT " of %u outputs "
-          "differ from the reference byte by byte, %" G_GUINT64_FORMAT
+      bench_note ("verify %s %s%s: FAILED: %" G_GUINT64_FORMAT " of %u "
+          "outputs differ from the reference byte by byte, %" G_GUINT64_FORMAT
           " missing or with a wrong sampled checksum%s%s", sp->peer ? "peer" :
           "element", sp->peer ? "malloc" : bench_input_names[sp->input],
-          st.full_bad, st.n, bad, st.full_bad ? "; first: " : "", st.full_msg);
+          sp->ramp ? " (gamma ramp)" : "", st.full_bad, st.n, bad,
+          st.full_bad ? "; first: " : "", st.full_msg);
       bench_gst.failed = TRUE;
     } else {
       if (sp->peer || sp->control)
@@ -890,11 +997,11 @@ done:
             "control", sp->peer ? "malloc" : bench_input_names[sp->input],
             st.n, st.n);
       else
-        bench_note ("verify element %s (%s): %u/%u outputs identical, "
+        bench_note ("verify element %s (%s%s): %u/%u outputs identical, "
             "every picture byte, to %s", bench_input_names[sp->input],
             sp->defaults ? "defaults" : sp->serial ? "serial" : "overlap",
-            st.n, st.n, bench_gst.fr.custom ? "the custom kernel's CPU "
-            "implementation over the whole frame" : "a naive CPU invert");
+            sp->ramp ? ", gamma ramp" : "", st.n, st.n,
+            bench_reference_name (sp->ramp));
     }
   }
   if (row && tc0 && tc1) {
@@ -1008,6 +1115,10 @@ free:
   g_free (st.sum);
   g_free (st.got);
   g_free (st.checked);
+  g_free (st.want);
+  g_free (st.gamma_of);
+  if (st.ramp)
+    gst_object_unref (st.ramp);
   g_mutex_clear (&st.lock);
   g_cond_clear (&st.cond);
   return ok;

@@ -81,6 +81,39 @@ row_control (const BenchRow * r)
   return NAN;
 }
 
+/* A ramp row's (--gamma-ramp, mode "... ramp") constant twin: the nearest
+ * row before it of the same name and input, its mode without " ramp" and
+ * (unless chosen by the element: auto) its streams and chunks; NULL for
+ * the other rows. */
+static const BenchRow *
+row_constant (guint index)
+{
+  const BenchRow *r = &g_array_index (rows, BenchRow, index);
+  gsize n = strlen (r->mode);
+  guint i;
+
+  if (!g_str_has_suffix (r->mode, " ramp"))
+    return NULL;
+  for (i = index; i-- > 0;) {
+    const BenchRow *c = &g_array_index (rows, BenchRow, i);
+
+    if (!strcmp (c->name, r->name) && !strcmp (c->input, r->input) &&
+        strlen (c->mode) == n - 5 && !strncmp (c->mode, r->mode, n - 5) &&
+        (g_str_has_prefix (r->mode, "auto") || (c->streams == r->streams &&
+                c->chunks == r->chunks)))
+      return c->invalid || c->skipped ? NULL : c;
+  }
+  return NULL;
+}
+
+static gdouble
+row_x_constant (guint index)
+{
+  const BenchRow *c = row_constant (index);
+
+  return c ? g_array_index (rows, BenchRow, index).fps / c->fps : NAN;
+}
+
 static void
 fmt_num (gchar * buf, gsize size, gdouble v, const gchar * fmt,
     const gchar * na)
@@ -99,22 +132,23 @@ print_rows (FILE * out, gboolean csv)
 
   if (csv)
     fprintf (out, "name,mode,input,streams,chunks,fps,gbps,lat_p50_ms,"
-        "lat_p99_ms,overlap_eff,cpu_ms_per_frame,x_raw,x_control,check,"
-        "host_memory,width,height,format,frames,checked,label,backend\n");
+        "lat_p99_ms,overlap_eff,cpu_ms_per_frame,x_raw,x_control,x_constant,"
+        "check,host_memory,width,height,format,frames,checked,label,"
+        "backend\n");
   else
     fprintf (out, "| name | mode | input | streams | chunks | frames/s | "
         "GB/s | lat p50 ms | lat p99 ms | overlap eff | cpu ms/frame | "
-        "x raw | x control | check | host memory |\n|---|---|---|--:|--:|"
-        "--:|--:|--:|--:|--:|--:|--:|--:|---|---|\n");
+        "x raw | x control | x constant | check | host memory |\n"
+        "|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|---|\n");
   for (i = 0; i < rows->len; i++) {
     BenchRow *r = &g_array_index (rows, BenchRow, i);
-    gchar f[10][32];
+    gchar f[11][32];
     const gchar *na = csv ? "" : "-";
 
     if (r->skipped) {
       if (!csv)
         fprintf (out, "| %s | %s | - | - | - | - | - | - | - | - | - | - | "
-            "- | %s | - |\n", r->name, r->mode, r->check);
+            "- | - | %s | - |\n", r->name, r->mode, r->check);
       continue;
     }
     g_snprintf (f[0], 32, "%u", r->streams);
@@ -131,6 +165,7 @@ print_rows (FILE * out, gboolean csv)
     fmt_num (f[8], 32, g_str_has_prefix (r->mode, "live") ? NAN :
         r->fps / row_ceiling (r), csv ? "%.5f" : "%.3f", na);
     fmt_num (f[9], 32, r->fps / row_control (r), csv ? "%.5f" : "%.3f", na);
+    fmt_num (f[10], 32, row_x_constant (i), csv ? "%.5f" : "%.3f", na);
     fprintf (out, "%s%s%s%s%s%s", csv ? "" : "| ", r->name, sep, r->mode, sep,
         r->input);
     for (k = 0; k < G_N_ELEMENTS (f); k++)
@@ -178,6 +213,30 @@ print_staged_ceiling (FILE * out, BenchInput k, const BenchRow * r, gdouble raw)
   ceil = isnan (raw) ? mc : MIN (raw, mc);
   fprintf (out, ", %.3f x the lower of raw and memcpy-best (%.1f fps)",
       r->fps / ceil, ceil);
+}
+
+/* --gamma-ramp: each ramp row against its constant twin. */
+static void
+print_ramp_summary (FILE * out)
+{
+  guint i;
+
+  for (i = 0; i < rows->len; i++) {
+    const BenchRow *r = &g_array_index (rows, BenchRow, i);
+    const BenchRow *c = row_constant (i);
+
+    if (!g_str_has_suffix (r->mode, " ramp"))
+      continue;
+    fprintf (out, "  gamma ramp: %s %s %s %ux%u: ", r->name, r->mode,
+        r->input, r->streams, r->chunks);
+    if (r->invalid || isnan (r->fps))
+      fprintf (out, "%s\n", r->check);
+    else if (!c)
+      fprintf (out, "%.1f fps, no valid constant row\n", r->fps);
+    else
+      fprintf (out, "%.1f fps = %.3f x the constant gamma's %.1f fps\n",
+          r->fps, r->fps / c->fps, c->fps);
+  }
 }
 
 static void
@@ -257,6 +316,7 @@ print_summary (FILE * out)
     print_staged_ceiling (out, k, ov, best);
     fputc ('\n', out);
   }
+  print_ramp_summary (out);
 }
 
 /* The report on @out: the run's passport (@cmd, the command line; the GPU
@@ -322,10 +382,10 @@ bench_print_report (FILE * out, const gchar * cmd, gboolean want_cuda)
       "one to the right per sampled row (about 1/64 of the picture; padding "
       "excluded; multiply-add mix per run, FNV-1a chain; tools/bench/"
       "bench-frames.c). Before the runs, %d outputs per input compared "
-      "byte by byte with %s (the peer: with its input)\n",
-      BENCH_CHECK_THREADS, VERIFY_FRAMES, bench_gst.fr.custom ? "the custom "
-      "kernel's CPU implementation over the whole frame (--op custom)" :
-      "a naive CPU invert");
+      "byte by byte with %s (the peer: with its input)%s%s\n",
+      BENCH_CHECK_THREADS, VERIFY_FRAMES, bench_reference_name (FALSE),
+      opt_gamma_ramp ? "; the ramp rows and 32 ramped outputs per input "
+      "with " : "", opt_gamma_ramp ? bench_reference_name (TRUE) : "");
   fprintf (out, "- GB/s: bytes in + out (2 x frame bytes per frame). "
       "lat: element rows: the element's whole-run latency-p50/p99 (chain "
       "to push, so a wait for a free slot in chain is included); live "

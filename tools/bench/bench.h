@@ -3,7 +3,8 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * bench-frames.c: the frame layout, the ring of random frames, the naive CPU
- *   invert, the sampled checksum and the full comparison (no CUDA).
+ *   invert, the sampled checksum and the full comparison (no CUDA);
+ *   bench-gamma.c: the naive gamma and its expected checksums.
  * bench-raw.c: the raw ceiling, a plain CUDA loop (no GStreamer);
  *   bench-devmem.c: the raw loops of the memory paths, the device gather;
  *   bench-custom.c: the --op custom kernel.
@@ -73,6 +74,8 @@ typedef struct
    * bench_frames_set_custom the CPU implementation's */
   guint64 sum_op[BENCH_RING];
   const BenchCustom *custom;    /* NULL: the operation is invert */
+  gdouble gamma;                /* > 0: the operation is gamma, this one
+                                 * (bench_frames_set_gamma) */
   guint64 sum_id[BENCH_RING];   /* checksum of ring[i] itself (the peer) */
 } BenchFrames;
 
@@ -99,13 +102,26 @@ guint bench_bands (const BenchLayout * l, guint chunks,
     gint rows[BENCH_MAX_CHUNKS + 1]);
 gint bench_plane_row (const BenchPlane * p, gint luma_row);
 void bench_invert_ref (const BenchLayout * l, const guint8 * src, guint8 * dst);
-/* The operation's expected output of @src: invert, or the custom kernel's
- * CPU implementation over the whole frame (bench_frames_set_custom). */
+/* The operation's expected output of @src: invert, the naive gamma
+ * (bench_frames_set_gamma), or the custom kernel's CPU implementation over
+ * the whole frame (bench_frames_set_custom). */
 void bench_op_ref (const BenchFrames * f, const guint8 * src, guint8 * dst);
 /* --op custom: sum_op from @c's CPU implementation (opened); FALSE with
  * *@why when it failed on a frame. */
 gboolean bench_frames_set_custom (BenchFrames * f, const BenchCustom * c,
     gchar ** why);
+/* bench-gamma.c: the naive gamma of a frame (its colour components; not
+ * the 4:2:0 chroma planes), the expected sampled checksum of the gamma of
+ * @src (from the sampled pieces alone), and --op gamma's sum_op (FALSE
+ * when the pieces' sum is not that of the whole expected frame). */
+#define BENCH_GAMMA 2.2
+#define BENCH_RAMP_FROM 0.5
+#define BENCH_RAMP_TO 2.5
+void bench_gamma_ref (const BenchLayout * l, const guint8 * src, guint8 * dst,
+    gdouble gamma);
+guint64 bench_gamma_sum (const BenchLayout * l, const guint8 * src,
+    gdouble gamma);
+gboolean bench_frames_set_gamma (BenchFrames * f, gdouble gamma);
 /* bench-custom.c */
 void bench_custom_free (BenchCustom * c);
 gboolean bench_custom_open_cpu (BenchCustom * c, gchar ** why);

@@ -2,8 +2,9 @@
 # make check (test bench-gate): the bench gate end to end on the CPU backend,
 #   tools/bench/check-bench.sh BUILD
 # run-bench.sh --repeat=2 writes a CSV, which must hold the gate's rows (per
-# label the defaults and the 2 x 1 rows, each input's harness control), each
-# row the median of the 2 repeats kept beside it; the median merge of three
+# label the defaults and the 2 x 1 rows, each input's harness control; the
+# gamma label's constant rows and their ramp twins, each twin with its ratio
+# to the constant row), each row the median of the 2 repeats kept beside it; the median merge of three
 # doctored repeats gives per cell the middle value, and a check that failed
 # in one repeat fails the row; compared with itself nothing is flagged;
 # against a doctored copy whose ratios are 25 % higher every gated row is
@@ -39,6 +40,15 @@ for label in ("main", "small"):
 for inp in ("registered", "slots"):
     if not has(label="short", input=inp, name="processes"):
         missing.append(("short", inp, "processes"))
+for inp in ("pinned", "registered"):
+    for name, mode in (("element", "overlap"), ("defaults", "auto")):
+        for m in (mode, mode + " ramp"):
+            if not has(label="gamma", input=inp, name=name, mode=m):
+                missing.append(("gamma", inp, name, m))
+        ramp = [r for r in rows if (r["label"], r["input"], r["name"], r["mode"])
+                == ("gamma", inp, name, mode + " ramp")]
+        if not ramp or not ramp[0]["x_constant"]:
+            missing.append(("gamma", inp, name, mode + " ramp", "x_constant"))
 if missing:
     sys.exit("FAIL: rows missing or not ok: %s" % missing)
 if any(r["backend"] != "cpu" for r in rows):

@@ -9,7 +9,8 @@
  *       [--frames 600] [--warmup 30] [--backend auto|cuda|cpu]
  *       [--streams 4 --chunks 4] [--only raw,serial,overlap,pinned,
  *       registered,peer] [--sweep] [--csv FILE] [--live FPS]
- *       [--live-frames N] [--op invert|custom] [--props "PROP=VALUE ..."]
+ *       [--live-frames N] [--op invert|gamma|custom] [--gamma-ramp]
+ *       [--props "PROP=VALUE ..."]
  *       [--input pinned,registered,wrapped,fresh,app-pinned,slots]
  *       [--slots N] [--defaults] [--control] [--check-every K]
  *       [--pipelines N] [--processes N] [--first-frame]
@@ -55,6 +56,14 @@
  *  defaults     with --defaults: the element with no streams, chunks or
  *               mode set (its automatic settings; with --live also paced);
  *               the chosen values and the reason are in the log
+ *  gamma        --op gamma: the element rows run operation=gamma gamma=2.2
+ *               (the raw rows are skipped: the raw loop runs invert); with
+ *               --gamma-ramp each element row (serial, overlap, defaults,
+ *               sweep; not the paced ones) is followed by its twin, mode
+ *               "... ramp", whose gamma is driven by a GstController linear
+ *               interpolation control source over the run's stream time,
+ *               0.5 at the first frame to 2.5 at the last; the twin's
+ *               x constant column is its frames/s over the constant row's
  *  pipelines    with --pipelines N: N pipelines of the overlap (or, with
  *               --defaults, the defaults) row at once in this process, a
  *               row each and the aggregate (bench-extra.c), after a
@@ -122,8 +131,12 @@
  * runs; before them, one untimed pass of 32 frames per input
  * compares every picture byte with a naive CPU invert (--op custom: with
  * the output of the kernel's CPU implementation, kernel-cpu-library and
- * -symbol of --props, over the whole frame).  Exit status 1 when
- * anything did not match or failed.
+ * -symbol of --props, over the whole frame; --op gamma: with a naive CPU
+ * gamma, bench-gamma.c, with --gamma-ramp also 32 ramped outputs per input,
+ * each at the gamma the control source gives for its PTS, and in the
+ * timed ramp rows each checked output's expected checksum computed for its
+ * own gamma on the checker thread).  Exit status 1 when anything did not
+ * match or failed.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -148,7 +161,7 @@ gchar *opt_props, *opt_input, *opt_memory;
 gboolean opt_sweep, opt_defaults, opt_first_frame, opt_context_ms;
 gdouble opt_live;
 gint opt_pipelines, opt_processes, opt_child;
-gboolean opt_warm_one, opt_control;
+gboolean opt_warm_one, opt_control, opt_gamma_ramp;
 gint opt_slots = 8, opt_check_every = 1;
 gint opt_raw_frames = -1, opt_raw_warmup = -1;
 gchar *opt_label;
@@ -176,6 +189,8 @@ pipeline_row (const gchar * name, BenchRunSpec sp)
   else
     g_strlcpy (mode, sp.peer ? "upload+download" : sp.control ? "identity" :
         sp.defaults ? "auto" : sp.serial ? "serial" : "overlap", sizeof (mode));
+  if (sp.ramp)
+    g_strlcat (mode, " ramp", sizeof (mode));
   g_snprintf (input, sizeof (input), "%s%s", sp.peer ? "malloc" :
       bench_input_names[sp.input], sp.peer && bench_gst.peer_as ?
       " as RGBA" : "");
@@ -195,6 +210,12 @@ pipeline_row (const gchar * name, BenchRunSpec sp)
   fprintf (stderr, "[bench] %s %s %s %ux%u: %.1f frames/s, %s\n", row.name,
       row.mode, row.input, row.streams, row.chunks, row.fps, row.check);
   g_array_append_val (rows, row);
+  /* --gamma-ramp: the element row's twin, its gamma ramped */
+  if (opt_gamma_ramp && !sp.ramp && !sp.peer && !sp.control &&
+      sp.live_fps <= 0 && sp.mem == BENCH_MEM_NONE) {
+    sp.ramp = TRUE;
+    pipeline_row (name, sp);
+  }
 }
 
 /* ---- main ---------------------------------------------------------------- */
@@ -444,6 +465,28 @@ custom_expect (BenchCustom * c)
   return TRUE;
 }
 
+/* --op gamma: the expected outputs, the naive gamma of each ring frame. */
+static gboolean
+gamma_expect (void)
+{
+  if (!bench_frames_set_gamma (&bench_gst.fr, BENCH_GAMMA)) {
+    fprintf (stderr, "--op gamma: the expected checksum from the sampled "
+        "pieces differs from that of the whole expected frame\n");
+    return FALSE;
+  }
+  if (!opt_child)
+    bench_note ("--op gamma: operation=gamma gamma=%g, outputs checked "
+        "against a naive CPU gamma (floor (max * pow (c / max, 1 / gamma) + "
+        "0.5) in double, colour components, luma only for NV12 and I420)%s",
+        BENCH_GAMMA, opt_gamma_ramp ? "; --gamma-ramp: each element row "
+        "again (mode \"... ramp\") with gamma driven by a linear "
+        "interpolation control source, " G_STRINGIFY (BENCH_RAMP_FROM)
+        " at the first frame's PTS to " G_STRINGIFY (BENCH_RAMP_TO)
+        " at the last's, each checked output against the gamma the "
+        "control source gives for its stream time" : "");
+  return TRUE;
+}
+
 static GOptionEntry entries[] = {
   {"width", 0, 0, G_OPTION_ARG_INT, &opt_width, "Frame width (3840)", "W"},
   {"height", 0, 0, G_OPTION_ARG_INT, &opt_height, "Frame height (2160)",
@@ -474,11 +517,16 @@ static GOptionEntry entries[] = {
       "Also push at FPS frames/s and measure push-to-output latency", "FPS"},
   {"live-frames", 0, 0, G_OPTION_ARG_INT, &opt_live_frames,
       "Frames of each --live row (300)", "N"},
-  {"op", 0, 0, G_OPTION_ARG_STRING, &opt_op, "Operation: invert, or "
+  {"op", 0, 0, G_OPTION_ARG_STRING, &opt_op, "Operation: invert, gamma "
+        "(gamma 2.2; no raw rows), or "
         "custom with --props naming the kernel (kernel-module, "
         "kernel-name, kernel-halo, kernel-params) and its CPU "
         "implementation (kernel-cpu-library, kernel-cpu-symbol: the "
         "expected outputs; without them the kernel must invert)", "OP"},
+  {"gamma-ramp", 0, 0, G_OPTION_ARG_NONE, &opt_gamma_ramp,
+      "--op gamma: also run each element row with its gamma driven by a "
+        "linear control source, 0.5 at the first frame to 2.5 at the last "
+        "(mode \"... ramp\"; x constant: over the constant row)", NULL},
   {"props", 0, 0, G_OPTION_ARG_STRING, &opt_props,
       "More cudavideofilter properties, e.g. \"trace-file=t.json\" "
         "(they come last, so they win)", "PROPS"},
@@ -540,8 +588,17 @@ options_valid (GstVideoFormat vfmt)
   /* custom: the kernel of --props; the raw rows load the same module, the
    * checks compare with its CPU implementation (kernel-cpu-library and
    * -symbol in --props), or with invert when --props names none */
-  if (strcmp (bench_gst.op, "invert") && strcmp (bench_gst.op, "custom")) {
-    fprintf (stderr, "--op: invert or custom\n");
+  if (strcmp (bench_gst.op, "invert") && strcmp (bench_gst.op, "custom") &&
+      strcmp (bench_gst.op, "gamma")) {
+    fprintf (stderr, "--op: invert, gamma or custom\n");
+    return FALSE;
+  }
+  if (opt_gamma_ramp && strcmp (bench_gst.op, "gamma")) {
+    fprintf (stderr, "--gamma-ramp: with --op gamma only\n");
+    return FALSE;
+  }
+  if (opt_memory && !strcmp (bench_gst.op, "gamma")) {
+    fprintf (stderr, "--memory: with --op invert or custom only\n");
     return FALSE;
   }
   if (strcmp (bench_gst.backend, "auto") && strcmp (bench_gst.backend, "cuda")
@@ -613,6 +670,9 @@ verify_inputs (void)
       if (pool_note)
         bench_note ("pinned input: %s", pool_note);
       g_free (pool_note);
+      sp.ramp = TRUE;
+      if (opt_gamma_ramp)
+        bench_run_pipeline (&sp, NULL, NULL);
     }
   }
 }
@@ -804,6 +864,8 @@ main (int argc, char **argv)
   if (!strcmp (bench_gst.op, "custom") && (!(custom = custom_from_props (vfmt))
           || !custom_expect (custom)))
     return 2;
+  if (!strcmp (bench_gst.op, "gamma") && !gamma_expect ())
+    return 1;
   for (k = 0; k < BENCH_RING; k++)
     bench_gst.mem[k] =
         gst_memory_new_wrapped (0, bench_gst.fr.ring[k], bench_gst.fr.lay.size,
@@ -825,10 +887,11 @@ main (int argc, char **argv)
 
   if (k_raw && (in_use[BENCH_IN_WRAPPED] || in_use[BENCH_IN_FRESH]))
     memcpy_rows ();
-  if (k_raw && have_cuda) {
+  if (k_raw && have_cuda && bench_gst.fr.gamma <= 0) {
     raw_rows ();
   } else if (k_raw) {
-    const gchar *why = want_cuda ? "skipped: no CUDA device" :
+    const gchar *why = bench_gst.fr.gamma > 0 ? "skipped: --op gamma (the "
+        "raw loop runs invert)" : want_cuda ? "skipped: no CUDA device" :
         "skipped: backend cpu";
 
     bench_note ("raw: %s%s%s%s", why, cuda_why ? " (" : "",
