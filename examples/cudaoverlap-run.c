@@ -15,9 +15,9 @@
  *     to EOS.
  * --whole-run prints only the whole-run statistics (posted at EOS), not the
  * windows; --fields frames,fps,... only these fields of the statistics (the
- * passport is printed whole).  Other element messages are not printed.  Exit status: 0 at EOS;
- * 1 on an error message or a description that does not parse; 2 on bad
- * arguments.  pipelines/demo.sh, pipelines/stats.sh and
+ * passport is printed whole).  Other element messages are not printed.
+ * Exit status: 0 at EOS; 1 on an error message or a description that does
+ * not parse; 2 on bad arguments.  pipelines/demo.sh, pipelines/stats.sh and
  * pipelines/signal-file.sh run their pipelines with it.
  */
 #include <stdlib.h>
@@ -128,7 +128,6 @@ print_problem (GstMessage * msg)
   g_clear_error (&err);
   g_free (debug);
 }
-
 
 /* Pops the bus until @until (the pipeline's ASYNC_DONE, or EOS), EOS or an
  * error, printing on the way; with @timeout 0, only what is there. */

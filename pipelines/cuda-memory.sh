@@ -24,9 +24,19 @@
 # Needs a GPU with the NVIDIA driver and gst-plugins-bad's nvcodec.
 . "$(dirname "$0")/common.sh"
 co_build "$@"
+mode=${2:-filter}
+case $mode in
+  upload|download|filter|audio|decode-encode) ;;
+  *) echo "$co_name: unknown mode $mode" >&2; co_usage >&2; exit 2 ;;
+esac
+if [ "$mode" != audio ] && ! gst-inspect-1.0 cudaupload > /dev/null 2>&1; then
+  echo "$co_name: no cudaupload: gst-plugins-bad's nvcodec is missing, or" \
+    "registers nothing (it does only where a GPU and its driver are)" >&2
+  exit 1
+fi
 cuda='video/x-raw(memory:CUDAMemory)'
 raw="video/x-raw,format=NV12,width=3840,height=2160,framerate=60/1"
-case ${2:-filter} in
+case $mode in
   upload)
     gst-launch-1.0 videotestsrc num-buffers=300 ! "$raw" \
       ! cudavideofilter operation=none streams=4 chunks=4 ! "$cuda" \
@@ -51,5 +61,4 @@ case ${2:-filter} in
     gst-launch-1.0 filesrc location="$in" ! qtdemux ! h264parse ! nvh264dec \
       ! cudavideofilter operation=box-blur radius=4 ! nvh264enc ! h264parse \
       ! mp4mux ! filesink location="$out" && echo "wrote $out" ;;
-  *) echo "$co_name: unknown mode $2" >&2; co_usage >&2; exit 2 ;;
 esac
