@@ -19,8 +19,9 @@
 #   decode-encode  nvh264dec ! cudavideofilter ! nvh264enc, all on the GPU,
 #                  from IN.mp4 (default /tmp/cudaoverlap-in.mp4, made when
 #                  missing) to OUT.mp4 (default /tmp/cudaoverlap-out.mp4).
-#                  Needs NVDEC and NVENC (T4, A10, L4, L40, RTX; A100, H100
-#                  and H200 have no NVENC); no automated test covers it.
+#                  Needs NVDEC and NVENC (T4, A10, L4, L40, RTX; the A100
+#                  and the H100 family have no NVENC); no automated test
+#                  covers it.
 # Needs a GPU with the NVIDIA driver and gst-plugins-bad's nvcodec.
 . "$(dirname "$0")/common.sh"
 co_build "$@"
