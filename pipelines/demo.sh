@@ -31,7 +31,7 @@ printf '%s\n' "$out"
 
 # The summary, from the run's output: "key: value" lines under "passport
 # of" and "statistics of ..., whole run", "warning from" and "wall time".
-printf '%s\n' "$out" | awk -v n="$n" '
+printf '%s\n' "$out" | awk '
   function ms(x) { split(x, a, " "); return sprintf("%.1f ms", a[1] / 1e6) }
   /^passport of /   { part = "p"; next }
   /^statistics of / { part = ($0 ~ /whole run:$/) ? "s" : ""; next }
@@ -55,7 +55,7 @@ printf '%s\n' "$out" | awk -v n="$n" '
         v["p", "device-name"], v["p", "compute-capability"]
     else {
       printf "  backend:              cpu (the same results, on worker threads)\n"
-      if (("p", "backend-reason") in v)
+      if ((("p", "backend-reason") in v) && v["p", "backend-reason"] != "\"\"")
         printf "  why not the GPU:      %s\n", v["p", "backend-reason"]
       else if (warn == "")
         printf "  why not the GPU:      the element gave no reason\n"
