@@ -1,5 +1,7 @@
 # cudaoverlap: the commands.
 #   make demo   install what is missing (as root), build, run the main pipeline
+#               (pipelines/demo.sh): the passport, the statistics, the
+#               backend (on the CPU: why) and the wall time
 #   make check  install what is missing (as root), build, run every test
 #               (configured with -Dtests=enabled: a missing test dependency
 #               fails configuration, naming its Debian package)

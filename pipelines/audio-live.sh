@@ -2,14 +2,14 @@
 # Live audio through cudaaudiofilter: white noise low-pass filtered by a
 # 63-tap windowed-sinc FIR (cut-off CUTOFF Hz at 48 kHz), then played.
 #   pipelines/audio-live.sh [BUILD]
+# BUILD: the meson build folder, absolute or relative to the current folder
+#   (default: build/ at the top of the source tree).
 # Environment: CUTOFF (Hz, default 1000), TAPS (odd, default 63),
 #   NUM_BUFFERS (default -1: until interrupted), SINK (default autoaudiosink;
 #   fakesink where there is no sound card), BACKEND (auto, cuda or cpu).
 # On the CPU backend (no GPU) it runs the same, on worker threads.
-build=${1:-build}
-here=$(cd "$(dirname "$0")/.." && pwd)
-export GST_PLUGIN_PATH="$here/$build/plugin${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}"
-export GST_REGISTRY_1_0="$here/$build/demo-registry.bin"
+. "$(dirname "$0")/common.sh"
+co_build "$@"
 rate=48000
 cutoff=${CUTOFF:-1000}
 n=${TAPS:-63}

@@ -1,10 +1,11 @@
 #!/bin/sh
 # The pipeline make check runs: a few odd-sized frames through every
 # operation, ending in fakesink.  Exits non-zero if any run fails.
-#   pipelines/fakesink.sh [build]
-here=$(cd "$(dirname "$0")/.." && pwd)
-b=${1:-build}; case $b in /*) ;; *) b=$here/$b;; esac
-export GST_PLUGIN_PATH="$b/plugin${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}"
+#   pipelines/fakesink.sh [BUILD]
+# BUILD: the meson build folder, absolute or relative to the current folder
+#   (default: build/ at the top of the source tree).
+. "$(dirname "$0")/common.sh"
+co_build "$@"
 for op in invert "gamma gamma=2.2" "box-blur radius=3"; do
   gst-launch-1.0 -q videotestsrc num-buffers=10 pattern=snow \
     ! video/x-raw,format=I420,width=321,height=241 \

@@ -1,23 +1,35 @@
 #!/bin/sh
 # A signal example: a 2-channel F32LE stream (think SDR I/Q) at 2.4 MHz is
 # written to a raw file, then read back in buffers of 1 M frames, filtered
-# by cudaaudiofilter (a moving average of TAPS taps) and written to another raw file.
-# Prints both sizes (equal: no tail at EOS) and the whole-run statistics.
+# by cudaaudiofilter (a moving average of TAPS taps) and written to another
+# raw file.
+# Prints the passport, the whole-run statistics and both sizes (equal: no
+# tail at EOS).
 #   pipelines/signal-file.sh [BUILD] [SECONDS]
+# BUILD: the meson build folder, absolute or relative to the current folder
+#   (default: build/ at the top of the source tree).
+# SECONDS: the signal's length (default 4).
 # Environment: TAPS (default 255), BACKEND (auto, cuda or cpu), STREAMS,
-#   CHUNKS (default 4 and 4), MODE (overlap or serial), DIR (default: a
-#   temporary folder, removed at the end unless KEEP=1).
+#   CHUNKS (default 4 and 4), MODE (overlap or serial), DIR (the folder of
+#   the two files; default: a temporary folder, removed at the end unless
+#   KEEP=1), FIELDS (the statistics fields to print, comma-separated;
+#   default frames,fps,h2d-ns,kernel-ns,d2h-ns,overlap-efficiency).
 set -e
-build=${1:-build}
+. "$(dirname "$0")/common.sh"
+co_build "$@"
+co_need_run
 seconds=${2:-4}
-here=$(cd "$(dirname "$0")/.." && pwd)
-export GST_PLUGIN_PATH="$here/$build/plugin${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}"
-export GST_REGISTRY_1_0="$here/$build/demo-registry.bin"
 rate=2400000
 frames=1048576                  # per buffer
 bpf=8                           # 2 channels of F32
 n=${TAPS:-255}
-dir=${DIR:-$(mktemp -d)}
+if [ -n "$DIR" ]; then
+  dir=$DIR
+  mkdir -p "$dir"
+else
+  dir=$(mktemp -d)
+  [ "$KEEP" = 1 ] || trap 'rm -rf "$dir"' EXIT
+fi
 in="$dir/signal-in.f32"
 out="$dir/signal-out.f32"
 # a low-pass moving average: n taps of 1/n
@@ -34,21 +46,18 @@ gst-launch-1.0 -q audiotestsrc wave=white-noise num-buffers=$nbuf \
 echo "signal-file: filtering with $n taps"
 # (the queue puts rawaudioparse in push mode: it then keeps filesrc's
 # blocks of 1 M frames; pulling, it would read 8192 frames at a time)
-gst-launch-1.0 -m filesrc location="$in" blocksize=$((frames * bpf)) \
+"$CO_RUN" --whole-run \
+    --fields "${FIELDS:-frames,fps,h2d-ns,kernel-ns,d2h-ns,overlap-efficiency}" \
+    filesrc location="$in" blocksize=$((frames * bpf)) \
   ! queue ! rawaudioparse use-sink-caps=false format=pcm pcm-format=f32le \
       sample-rate=$rate num-channels=2 interleaved=true \
   ! cudaaudiofilter operation=fir taps="$taps" backend=${BACKEND:-auto} \
       streams=${STREAMS:-4} chunks=${CHUNKS:-4} mode=${MODE:-overlap} \
       stats-interval=0 \
-  ! filesink location="$out" 2>&1 \
-  | sed -n -e 's/^.*\(cudaoverlap-stats.*whole-run.*\)$/\1/p' \
-      -e 's/^.*\(cudaoverlap-passport.*\)$/\1/p' -e '/ERROR/p' \
-  | tr ',' '\n' | sed 's/^ //' \
-  | grep -E 'passport|stats|device-name|backend|^frames=|fps|kernel-ns|h2d-ns|d2h-ns|overlap-efficiency|ERROR' || true
+  ! filesink location="$out"
 
 isz=$(stat -c %s "$in")
 osz=$(stat -c %s "$out")
 echo "signal-file: input  $isz bytes ($((isz / bpf)) frames)"
 echo "signal-file: output $osz bytes ($((osz / bpf)) frames)"
-if [ "$KEEP" != 1 ] && [ -z "$DIR" ]; then rm -rf "$dir"; fi
 [ "$isz" = "$osz" ] || { echo "signal-file: sizes differ" >&2; exit 1; }
