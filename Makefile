@@ -16,16 +16,16 @@
 #   make bench  the bench gate's rows (docs/bench.md): prints the tables and
 #               writes BENCH_CSV (default build/bench.csv); without a GPU,
 #               the CPU backend's rows, small and short, which say so
+#   make bench-compare  the bench again against the committed
+#               BENCH_COMMITTED (default docs/perf/bench-h200.csv): fails
+#               when a row's ratio to its ceiling is more than 5 % below it
+#               in two consecutive runs
 #   make deb    the Debian packages gstreamer1.0-cudaoverlap and
 #               gstreamer1.0-cudaoverlap-dev (dpkg-buildpackage -b, debian/)
 #               into DEB_OUT (default build-deb), then tools/dev/check-deb.sh
 #               inspects them unpacked; DEB_CUDA_ARCHS=75 (or 80,90, ...)
 #               builds fewer GPU architectures than the release's all-major,
 #               DEB_BUILD_PROFILES=nocuda the CPU-only package
-#   make bench-compare  the bench again against the committed
-#               BENCH_COMMITTED (default docs/perf/bench-h200.csv): fails
-#               when a row's ratio to its ceiling is more than 5 % below it
-#               in two consecutive runs
 BUILD ?= build
 export PATH := /usr/local/cuda/bin:$(PATH)
 
@@ -39,7 +39,7 @@ OPTIONAL_DEBS = python3-gst-1.0
 PACKAGING_DEBS = debhelper dpkg-dev
 
 .PHONY: all deps build demo check install-check torture asan-check format \
-	docs-fields docs-reference bench bench-compare deb clean
+	docs-fields docs-reference bench bench-compare clean
 all: build
 
 deps:
@@ -120,6 +120,7 @@ DEB_OUT ?= build-deb
 DEB_CUDA_ARCHS ?= all-major
 DEB_JOBS ?= auto
 export DEB_CUDA_ARCHS
+.PHONY: deb
 deb:
 	@set -e; for d in "$$CUDA_PATH" "$$CUDA_HOME" /usr/local/cuda; do \
 	  if [ -n "$$d" ] && [ -x "$$d/bin/nvcc" ]; then PATH="$$PATH:$$d/bin"; fi; \
