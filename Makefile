@@ -22,6 +22,12 @@
 #               BENCH_COMMITTED (default docs/perf/bench-h200.csv): fails
 #               when a row's ratio to its ceiling is more than 5 % below it
 #               in two consecutive runs
+#   make deb    the Debian packages gstreamer1.0-cudaoverlap and
+#               gstreamer1.0-cudaoverlap-dev (dpkg-buildpackage -b, debian/)
+#               into DEB_OUT (default build-deb), then tools/dev/check-deb.sh
+#               inspects them unpacked; DEB_CUDA_ARCHS=75 (or 80,90, ...)
+#               builds fewer GPU architectures than the release's all-major,
+#               DEB_BUILD_PROFILES=nocuda the CPU-only package
 BUILD ?= build
 export PATH := /usr/local/cuda/bin:$(PATH)
 
@@ -31,6 +37,8 @@ DEBS = gcc pkg-config meson ninja-build indent python3 \
        libjson-glib-dev
 # for the Python examples' tests (skipped, with the reason, without them)
 OPTIONAL_DEBS = python3-gst-1.0
+# for make deb (besides the Build-Depends of debian/control, all in DEBS)
+PACKAGING_DEBS = debhelper dpkg-dev
 
 .PHONY: all deps build demo check install-check torture asan-check format \
 	docs-fields docs-reference bench bench-compare clean
@@ -105,6 +113,45 @@ bench: build
 
 bench-compare: build
 	tools/bench/compare.sh $(BUILD) $(BENCH_COMMITTED)
+
+# make deb: nvcc from PATH, $CUDA_PATH, $CUDA_HOME or /usr/local/cuda (the
+# toolkit is no Debian package here, so Build-Depends cannot name it).
+# dpkg-buildpackage writes into the parent folder: the packages are moved to
+# DEB_OUT and the tree is cleaned.  nocheck: make check runs the tests.
+DEB_OUT ?= build-deb
+DEB_CUDA_ARCHS ?= all-major
+DEB_JOBS ?= auto
+export DEB_CUDA_ARCHS
+.PHONY: deb
+deb:
+	@set -e; for d in "$$CUDA_PATH" "$$CUDA_HOME" /usr/local/cuda; do \
+	  if [ -n "$$d" ] && [ -x "$$d/bin/nvcc" ]; then PATH="$$PATH:$$d/bin"; fi; \
+	done; export PATH; \
+	case " $$DEB_BUILD_PROFILES " in \
+	*" nocuda "*) tools/dev/install-deps.sh $(DEBS) $(PACKAGING_DEBS) \
+	  2>/dev/null || true;; \
+	*) command -v nvcc >/dev/null || { echo "make deb: nvcc (the CUDA" \
+	  "toolkit) is not on PATH nor in \$$CUDA_PATH/bin, \$$CUDA_HOME/bin" \
+	  "or /usr/local/cuda/bin: install the toolkit or point CUDA_PATH at" \
+	  "it, or build the CPU-only package with DEB_BUILD_PROFILES=nocuda" >&2; \
+	  exit 1; }; \
+	  tools/dev/install-deps.sh $(DEBS) $(PACKAGING_DEBS);; \
+	esac; \
+	dpkg-checkbuilddeps; \
+	rm -rf $(DEB_OUT); mkdir -p $(DEB_OUT); \
+	v=$$(dpkg-parsechangelog -S Version); \
+	a=$$(dpkg-architecture -q DEB_HOST_ARCH); \
+	echo "dpkg-buildpackage -b (log: $(DEB_OUT)/build.log)"; \
+	DEB_BUILD_OPTIONS="nocheck $$DEB_BUILD_OPTIONS" dpkg-buildpackage -b \
+	  -us -uc -J$(DEB_JOBS) > $(DEB_OUT)/build.log 2>&1 || \
+	  { tail -40 $(DEB_OUT)/build.log; exit 1; }; \
+	for f in ../gstreamer1.0-cudaoverlap*_$${v}_$$a.deb \
+	    ../gstreamer1.0-cudaoverlap_$${v}_$$a.buildinfo \
+	    ../gstreamer1.0-cudaoverlap_$${v}_$$a.changes; do \
+	  if [ -e "$$f" ]; then mv "$$f" $(DEB_OUT)/; fi; \
+	done; \
+	debian/rules clean > /dev/null
+	tools/dev/check-deb.sh $(DEB_OUT)
 
 format:
 	tools/dev/gst-indent $$(git ls-files '*.c' '*.h')
