@@ -64,6 +64,125 @@ string_pspec (guint k, const gchar * nick, const gchar * blurb,
   return g_param_spec_string (names[k], nick, blurb, NULL, flags);
 }
 
+/* The kernel and what it is given.  The properties are the same on both
+ * elements: a doc block that names GstCudaOverlapFilter documents each
+ * element's property (tools/dev/cudaoverlap-reference looks a property up
+ * by its element's type, then by the parent types); kernel-halo and
+ * kernel-formats, which differ, have a block per element. */
+static void
+install_kernel_properties (GObjectClass * klass, guint first, gboolean audio,
+    GParamFlags rw)
+{
+  /**
+   * GstCudaOverlapFilter:kernel-module:
+   *
+   * operation=custom: the CUDA module (PTX, cubin or fatbin file) that
+   * holds the kernel, loaded when the engine is built.
+   * docs/custom-kernels.md is the contract between the element and the
+   * kernel.
+   */
+  g_object_class_install_property (klass, first + K_MODULE,
+      string_pspec (K_MODULE, "Kernel module", "CUDA module (PTX, cubin or "
+          "fatbin) with the custom kernel", rw));
+  /**
+   * GstCudaOverlapFilter:kernel-name:
+   *
+   * operation=custom: the kernel's name in kernel-module (declared
+   * `extern "C" __global__`).
+   */
+  g_object_class_install_property (klass, first + K_NAME,
+      string_pspec (K_NAME, "Kernel name", "Name of the custom kernel in "
+          "kernel-module", rw));
+  /**
+   * GstCudaOverlapVideoFilter:kernel-halo:
+   *
+   * operation=custom: input rows the kernel reads above and below each
+   * band (each plane in its own rows; clamped at the picture's edges).
+   */
+  /**
+   * GstCudaOverlapAudioFilter:kernel-halo:
+   *
+   * operation=custom: frames of history the kernel reads before each chunk
+   * (the stream's previous input frames).
+   */
+  g_object_class_install_property (klass, first + K_HALO,
+      g_param_spec_uint (names[K_HALO], "Kernel halo", audio ?
+          "Frames of history the custom kernel reads before each chunk" :
+          "Input rows the custom kernel reads above and below each band", 0,
+          audio ? MAX_HALO_FRAMES : MAX_HALO_ROWS, 0, rw));
+  /**
+   * GstCudaOverlapFilter:kernel-params:
+   *
+   * operation=custom: up to 64 numbers passed to the kernel by value as
+   * doubles (the launch struct's `params`), e.g. `"<1.0, 0.5, 2>"`.
+   * Integers are taken as doubles, anything else is refused with a
+   * warning; reads back as doubles.  A change takes effect after the
+   * frames in flight, without a rebuild.
+   */
+  g_object_class_install_property (klass, first + K_PARAMS,
+      gst_param_spec_array (names[K_PARAMS], "Kernel parameters",
+          "Up to 64 numbers passed to the custom kernel as doubles",
+          /* no element spec: it would refuse integers (Python's
+           * Gst.ValueArray([2, 100])); set_params converts each value */
+          NULL, rw));
+  /**
+   * GstCudaOverlapVideoFilter:kernel-formats:
+   *
+   * operation=custom: the pixel formats the kernel takes, e.g.
+   * `"RGBA, GRAY8"`: the caps are restricted to them (empty: all).
+   */
+  /**
+   * GstCudaOverlapAudioFilter:kernel-formats:
+   *
+   * operation=custom: the sample formats the kernel takes, e.g. `"F32LE"`:
+   * the caps are restricted to them (empty: all).
+   */
+  g_object_class_install_property (klass, first + K_FORMATS,
+      string_pspec (K_FORMATS, "Kernel formats", audio ?
+          "Sample formats the custom kernel takes (empty: all)" :
+          "Pixel formats the custom kernel takes (empty: all)", rw));
+}
+
+/* What runs the kernel instead of a module: a C library on the CPU
+ * backend, or the application's own launcher. */
+static void
+install_runner_properties (GObjectClass * klass, guint first, GParamFlags rw)
+{
+  /**
+   * GstCudaOverlapFilter:kernel-cpu-library:
+   *
+   * operation=custom on the CPU backend: the shared library with the
+   * kernel's C implementation (the same launch struct, by pointer).
+   */
+  g_object_class_install_property (klass, first + K_CPU_LIBRARY,
+      string_pspec (K_CPU_LIBRARY, "Kernel CPU library",
+          "Shared library with the " "custom kernel in C (CPU backend)", rw));
+  /**
+   * GstCudaOverlapFilter:kernel-cpu-symbol:
+   *
+   * operation=custom on the CPU backend: the function in
+   * kernel-cpu-library, `int fn (const GstCudaOverlapVideoLaunch *)`
+   * (cudaaudiofilter: `GstCudaOverlapAudioLaunch`).
+   */
+  g_object_class_install_property (klass, first + K_CPU_SYMBOL,
+      string_pspec (K_CPU_SYMBOL, "Kernel CPU symbol", "The custom kernel's C "
+          "function in kernel-cpu-library", rw));
+  /**
+   * GstCudaOverlapFilter:kernel-launcher:
+   *
+   * operation=custom from C: a `const GstCudaOverlapKernelLauncher *`
+   * (gst/cudaoverlap/cudaoverlap-kernel.h), copied; the element owns its
+   * `user_data` from then on.  Its functions run each launch instead of
+   * kernel-module (CUDA: on the engine's stream) or kernel-cpu-library
+   * (CPU).  NULL: none.  Write-only.
+   */
+  g_object_class_install_property (klass, first + K_LAUNCHER,
+      g_param_spec_pointer (names[K_LAUNCHER], "Kernel launcher",
+          "The application's own launch functions for the custom kernel (C "
+          "only)", G_PARAM_WRITABLE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_PLAYING));
+}
+
 void
 gst_cuda_overlap_custom_install (GObjectClass * klass, guint first,
     gboolean audio)
@@ -71,53 +190,8 @@ gst_cuda_overlap_custom_install (GObjectClass * klass, guint first,
   GParamFlags rw = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
       GST_PARAM_MUTABLE_PLAYING;
 
-  g_object_class_install_property (klass, first + K_MODULE,
-      string_pspec (K_MODULE, "Kernel module", "operation=custom: the CUDA "
-          "module (PTX, cubin or fatbin file) that holds the kernel, loaded "
-          "when the engine is built (docs/custom-kernels.md)", rw));
-  g_object_class_install_property (klass, first + K_NAME,
-      string_pspec (K_NAME, "Kernel name", "operation=custom: the kernel's "
-          "name in kernel-module (declared extern \"C\" __global__)", rw));
-  g_object_class_install_property (klass, first + K_HALO,
-      g_param_spec_uint (names[K_HALO], "Kernel halo", audio ?
-          "operation=custom: frames of history the kernel reads before each "
-          "chunk (the stream's previous input frames)" :
-          "operation=custom: input rows the kernel reads above and below "
-          "each band (each plane in its own rows; clamped at the picture's "
-          "edges)", 0, audio ? MAX_HALO_FRAMES : MAX_HALO_ROWS, 0, rw));
-  g_object_class_install_property (klass, first + K_PARAMS,
-      gst_param_spec_array (names[K_PARAMS], "Kernel parameters",
-          "operation=custom: up to 64 numbers passed to the kernel by value "
-          "as doubles (the launch struct's params), e.g. \"<1.0, 0.5, 2>\"; "
-          "integers are taken as doubles, anything else is refused with a "
-          "warning; reads back as doubles; a change takes effect after the "
-          "frames in flight, without a rebuild",
-          /* no element spec: it would refuse integers (Python's
-           * Gst.ValueArray([2, 100])); set_params converts each value */
-          NULL, rw));
-  g_object_class_install_property (klass, first + K_FORMATS,
-      string_pspec (K_FORMATS, "Kernel formats", audio ?
-          "operation=custom: the sample formats the kernel takes, e.g. "
-          "\"F32LE\" (the caps are restricted to them; empty: all)" :
-          "operation=custom: the pixel formats the kernel takes, e.g. "
-          "\"RGBA, GRAY8\" (the caps are restricted to them; empty: all)", rw));
-  g_object_class_install_property (klass, first + K_CPU_LIBRARY,
-      string_pspec (K_CPU_LIBRARY, "Kernel CPU library", "operation=custom "
-          "on the CPU backend: the shared library with the kernel's C "
-          "implementation (the same launch struct, by pointer)", rw));
-  g_object_class_install_property (klass, first + K_CPU_SYMBOL,
-      string_pspec (K_CPU_SYMBOL, "Kernel CPU symbol", "operation=custom "
-          "on the CPU backend: the function in kernel-cpu-library, "
-          "int fn (const GstCudaOverlap(Video|Audio)Launch *)", rw));
-  g_object_class_install_property (klass, first + K_LAUNCHER,
-      g_param_spec_pointer (names[K_LAUNCHER], "Kernel launcher",
-          "operation=custom from C: a const GstCudaOverlapKernelLauncher * "
-          "(gst/cudaoverlap/cudaoverlap-kernel.h), copied; the element owns "
-          "its user_data from then on.  Its functions run each launch "
-          "instead of kernel-module (CUDA: on the engine's stream) or "
-          "kernel-cpu-library (CPU); NULL: none.  Write-only",
-          G_PARAM_WRITABLE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_MUTABLE_PLAYING));
+  install_kernel_properties (klass, first, audio, rw);
+  install_runner_properties (klass, first, rw);
 }
 
 gboolean

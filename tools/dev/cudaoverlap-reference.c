@@ -2,11 +2,12 @@
  * element of the plugin, from the GStreamer registry: its metadata, pad
  * templates (caps), every property (type, range, default, flags, enum
  * values) and the fields of the messages it posts (from the one list,
- * engine/co-stats-fields.c).
+ * engine/co-stats-fields.c); and each property's long description, from
+ * its gtk-doc block in the sources.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- *   cudaoverlap-reference [OUTPUT]      (default: standard output)
+ *   cudaoverlap-reference [--sources=DIR] [OUTPUT]   (default: stdout)
  *
  * The plugin must be on GStreamer's path (GST_PLUGIN_PATH=build/plugin).
  * `make docs-reference` rewrites the page; the docs-reference test
@@ -15,6 +16,19 @@
  * are written as gst-inspect-1.0 writes them (defaults are a new
  * element's values, doubles with 7 significant digits, caps fields
  * serialized), so that the two can be compared.
+ *
+ * A property's blurb is one line; its long description is written once,
+ * in the gtk-doc block above its installation (GStreamer's convention): a
+ * comment opened with two stars whose first line is TYPE:NAME: (e.g.
+ * "GstCudaOverlapVideoFilter:batch:"), then an empty line and the text,
+ * Markdown, in paragraphs ("#GstType" becomes `GstType`).
+ *
+ * This tool reads those blocks from the .c files of plugin/ and elements/
+ * under DIR (default: the source tree it was built from) and writes each
+ * under its property.  A property is looked up as TYPE:NAME with its
+ * element's type, then with each parent type, so one block of the base
+ * type serves a property both elements install from shared code.  A
+ * property without a block, or a block of no property, fails the run.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -213,6 +227,139 @@ put_pad_templates (FILE * out, GstElementFactory * f)
   g_list_free (templates);
 }
 
+/* ---- the long descriptions: the sources' gtk-doc blocks ----------------- */
+
+/* "TYPE:NAME" -> its Markdown text, and -> the file it is in */
+static GHashTable *docs, *doc_files;
+/* the keys a property was written with */
+static GHashTable *docs_used;
+
+/* @line of a comment less its indentation and "*" (and one blank). */
+static const gchar *
+comment_text (const gchar * line)
+{
+  while (*line == ' ' || *line == '\t')
+    line++;
+  if (*line == '*' && line[1] != '/') {
+    line++;
+    if (*line == ' ')
+      line++;
+  }
+  return line;
+}
+
+/* @text appended to @out, gtk-doc's "#GstType" (a link) as `GstType`. */
+static void
+append_doc_text (GString * out, const gchar * text)
+{
+  for (; *text; text++) {
+    gsize n = 1;
+
+    if (*text != '#' || !g_ascii_isupper (text[1])) {
+      g_string_append_c (out, *text);
+      continue;
+    }
+    while (g_ascii_isalnum (text[n]) || (text[n] && strchr ("_:-", text[n])))
+      n++;
+    while (text[n - 1] == ':' || text[n - 1] == '-')
+      n--;
+    g_string_append_printf (out, "`%.*s`", (int) n - 1, text + 1);
+    text += n - 1;
+  }
+}
+
+/* Whether @line opens a doc block: "/" "**" alone. */
+static gboolean
+opens_doc_block (const gchar * line)
+{
+  while (*line == ' ' || *line == '\t')
+    line++;
+  if (strncmp (line, "/" "**", 3) != 0)
+    return FALSE;
+  for (line += 3; *line == ' ' || *line == '\t' || *line == '\r'; line++);
+  return *line == '\0';
+}
+
+/* The block of @lines from @i (the line that opens it) on: its TYPE:NAME:
+ * line and text into docs when it documents a property.  The last line
+ * read. */
+static guint
+read_block (gchar ** lines, guint i, const gchar * file, gboolean * ok)
+{
+  static GRegex *key_re;
+  GMatchInfo *m = NULL;
+  GString *text = g_string_new (NULL);
+  gchar *key = NULL;
+  gboolean blank = FALSE;
+
+  if (key_re == NULL)
+    key_re = g_regex_new ("^(Gst[A-Za-z0-9]+:[a-z][a-z0-9-]*):$", 0, 0, NULL);
+  for (i++; lines[i] && !strstr (lines[i], "*" "/"); i++) {
+    const gchar *t = comment_text (lines[i]);
+
+    if (key == NULL) {
+      if (!g_regex_match (key_re, t, 0, &m))
+        break;                  /* a section, a function, ...: not ours */
+      key = g_match_info_fetch (m, 1);
+    } else if (*t == '\0') {
+      blank = text->len > 0;
+    } else {
+      if (text->len > 0)
+        g_string_append (text, blank ? "\n\n" : "\n");
+      blank = FALSE;
+      append_doc_text (text, t);
+    }
+  }
+  g_match_info_free (m);
+  if (key && (text->len == 0 || g_hash_table_contains (docs, key))) {
+    g_printerr ("%s: the doc block of %s %s\n", file, key, text->len == 0 ?
+        "has no text" : "is not the only one");
+    *ok = FALSE;
+  }
+  if (key && *ok) {
+    g_hash_table_insert (doc_files, g_strdup (key), g_strdup (file));
+    g_hash_table_insert (docs, key, g_string_free (text, FALSE));
+  } else {
+    g_free (key);
+    g_string_free (text, TRUE);
+  }
+  return lines[i] ? i : i - 1;
+}
+
+/* The property doc blocks of the .c files of @dir. */
+static gboolean
+read_docs (const gchar * dir)
+{
+  GDir *d = g_dir_open (dir, 0, NULL);
+  const gchar *name;
+  gboolean ok = TRUE;
+
+  if (d == NULL) {
+    g_printerr ("cannot read the folder %s (--sources)\n", dir);
+    return FALSE;
+  }
+  while (ok && (name = g_dir_read_name (d))) {
+    gchar *path = g_build_filename (dir, name, NULL), *data = NULL;
+    gchar **lines;
+    guint i;
+
+    if (g_str_has_suffix (name, ".c") &&
+        !g_file_get_contents (path, &data, NULL, NULL)) {
+      g_printerr ("cannot read %s\n", path);
+      ok = FALSE;
+    }
+    lines = g_strsplit (data ? data : "", "\n", -1);
+    for (i = 0; lines[i]; i++)
+      if (opens_doc_block (lines[i]))
+        i = read_block (lines, i, path, &ok);
+    g_strfreev (lines);
+    g_free (data);
+    g_free (path);
+  }
+  g_dir_close (d);
+  return ok;
+}
+
 /* ---- properties ---------------------------------------------------------- */
 
 /* The flags as gst-inspect-1.0 writes them. */
@@ -378,10 +525,35 @@ put_values (FILE * out, GParamSpec * p)
   g_type_class_unref (klass);
 }
 
-static void
+/* The long description of @p of @element: its doc block, looked up with
+ * the element's type, then with each parent type; NULL (said) when there
+ * is none. */
+static const gchar *
+property_doc (GstElement * element, GParamSpec * p)
+{
+  GType t;
+
+  for (t = G_OBJECT_TYPE (element); t != 0; t = g_type_parent (t)) {
+    gchar *key = g_strdup_printf ("%s:%s", g_type_name (t), p->name);
+    const gchar *text = g_hash_table_lookup (docs, key);
+
+    if (text) {
+      g_hash_table_add (docs_used, key);
+      return text;
+    }
+    g_free (key);
+  }
+  g_printerr ("%s: property %s has no doc block (\"%s:%s:\" in the .c "
+      "file that installs it)\n", GST_OBJECT_NAME (gst_element_get_factory
+          (element)), p->name, g_type_name (p->owner_type), p->name);
+  return NULL;
+}
+
+static gboolean
 put_property (FILE * out, GstElement * element, GParamSpec * p)
 {
   GValue v = G_VALUE_INIT;
+  const gchar *doc = property_doc (element, p);
 
   g_value_init (&v, G_PARAM_SPEC_VALUE_TYPE (p));
   if (p->flags & G_PARAM_READABLE)
@@ -394,7 +566,11 @@ put_property (FILE * out, GstElement * element, GParamSpec * p)
   put_type (out, p, &v);
   put_flags (out, p);
   put_values (out, p);
+  /* Markdown already: not escaped */
+  if (doc)
+    fprintf (out, "\n%s\n", doc);
   g_value_unset (&v);
+  return doc != NULL;
 }
 
 /* Every property but GstObject's, by name, with a new element's values. */
@@ -403,6 +579,7 @@ put_properties (FILE * out, GstElementFactory * f)
 {
   GstElement *element = gst_element_factory_create (f, NULL);
   GParamSpec **props;
+  gboolean ok = TRUE;
   guint i, n;
 
   if (element == NULL) {
@@ -414,11 +591,30 @@ put_properties (FILE * out, GstElementFactory * f)
   fputs ("\n### Properties\n", out);
   for (i = 0; i < n; i++) {
     if (props[i]->owner_type != GST_TYPE_OBJECT)
-      put_property (out, element, props[i]);
+      ok = put_property (out, element, props[i]) && ok;
   }
   g_free (props);
   gst_object_unref (element);
-  return TRUE;
+  return ok;
+}
+
+/* Every doc block was some property's. */
+static gboolean
+check_docs_used (void)
+{
+  GHashTableIter it;
+  gpointer key, file;
+  gboolean ok = TRUE;
+
+  g_hash_table_iter_init (&it, doc_files);
+  while (g_hash_table_iter_next (&it, &key, &file)) {
+    if (!g_hash_table_contains (docs_used, key)) {
+      g_printerr ("%s: the doc block of %s documents no property of the "
+          "plugin's elements\n", (gchar *) file, (gchar *) key);
+      ok = FALSE;
+    }
+  }
+  return ok;
 }
 
 /* ---- the document -------------------------------------------------------- */
@@ -478,18 +674,46 @@ element_factories (GstPlugin * plugin)
   return g_list_sort (out, compare_features);
 }
 
+/* The doc blocks of @root's plugin/ and elements/. */
+static gboolean
+read_all_docs (const gchar * root)
+{
+  static const gchar *const folders[] = { "plugin", "elements" };
+  gboolean ok = TRUE;
+  guint i;
+
+  docs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  doc_files = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  docs_used = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  for (i = 0; i < G_N_ELEMENTS (folders) && ok; i++) {
+    gchar *dir = g_build_filename (root, folders[i], NULL);
+
+    ok = read_docs (dir);
+    g_free (dir);
+  }
+  return ok;
+}
+
 int
 main (int argc, char **argv)
 {
+  const gchar *sources = CO_SOURCE_ROOT, *output = NULL;
   GstPlugin *plugin;
   GList *factories, *l;
   FILE *out = stdout;
   gboolean ok = TRUE;
+  gint i;
 
   gst_init (&argc, &argv);
-  if (argc > 2 || (argc == 2 && argv[1][0] == '-')) {
-    g_printerr ("usage: %s [OUTPUT]\n", argv[0]);
-    return 2;
+  for (i = 1; i < argc; i++) {
+    if (g_str_has_prefix (argv[i], "--sources="))
+      sources = argv[i] + strlen ("--sources=");
+    else if (argv[i][0] != '-' && output == NULL)
+      output = argv[i];
+    else {
+      g_printerr ("usage: %s [--sources=DIR] [OUTPUT]\n", argv[0]);
+      return 2;
+    }
   }
   plugin = gst_registry_find_plugin (gst_registry_get (), PLUGIN_NAME);
   if (plugin == NULL) {
@@ -497,17 +721,20 @@ main (int argc, char **argv)
         "GST_PLUGIN_PATH (e.g. build/plugin)\n", PLUGIN_NAME);
     return 1;
   }
+  if (!read_all_docs (sources))
+    return 1;
   factories = element_factories (plugin);
-  if (argc == 2 && (out = fopen (argv[1], "w")) == NULL) {
-    perror (argv[1]);
+  if (output && (out = fopen (output, "w")) == NULL) {
+    perror (output);
     return 1;
   }
   put_plugin (out, plugin, factories);
-  for (l = factories; l && ok; l = l->next)
-    ok = put_element (out, l->data);
+  for (l = factories; l; l = l->next)
+    ok = put_element (out, l->data) && ok;
   put_messages (out, factories);
+  ok = check_docs_used () && ok;
   if (fclose (out) != 0 || !ok) {
-    g_printerr ("%s: not written\n", argc == 2 ? argv[1] : "stdout");
+    g_printerr ("%s: not written\n", output ? output : "stdout");
     ok = FALSE;
   }
   gst_plugin_feature_list_free (factories);
