@@ -89,8 +89,6 @@ TYPE_LINES = [
      lambda m: f"flags `{m[1]}`; default: `{m[2]}`"),
     (r"Boxed pointer of type \"(\S+)\"", lambda m: f"boxed `{m[1]}`"),
     (r"Object of type \"(\S+)\"", lambda m: f"object `{m[1]}`"),
-    # a pointer property (kernel-launcher; write-only ones say so)
-    (r"Pointer\.( Write only)?", lambda m: "`gpointer`"),
     (r"Default: (\".*\")\nGstValueArray of GValues of type \"(\S+)\"",
      lambda m: f"`GstValueArray` of `{m[2]}`; default: `{m[1]}`"),
     # no element spec: values of any type
