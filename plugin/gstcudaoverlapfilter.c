@@ -27,7 +27,7 @@
  * latency, or `auto`), `submit-thread`, `backend` (`auto`, `cuda`, `cpu`),
  * `cuda-device-id`,
  * `stats-interval`,
- * `post-messages`, `stats`, `passport`, `trace-file`.
+ * `post-messages`, `stats`, `passport`, `pool-budget`, `trace-file`.
  *
  * ## Messages
  *
