@@ -993,28 +993,42 @@ install_properties (GObjectClass * gobject_class)
   GParamFlags rw = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
       GST_PARAM_MUTABLE_PLAYING;
 
+  /**
+   * GstCudaOverlapAudioFilter:operation:
+   *
+   * What to compute on every buffer: `gain`, `fir` or `custom` (a kernel
+   * of the user's).  A change takes effect after the buffers in flight and
+   * resets the history.
+   */
   g_object_class_install_property (gobject_class, PROP_OPERATION,
       g_param_spec_enum ("operation", "Operation",
-          "What to compute (a change takes effect after the buffers in "
-          "flight and resets the history)", GST_TYPE_CUDA_AUDIO_OPERATION,
+          "What to compute on every buffer", GST_TYPE_CUDA_AUDIO_OPERATION,
           DEFAULT_OPERATION, rw));
+  /**
+   * GstCudaOverlapAudioFilter:gain-db:
+   *
+   * Gain of operation=gain in decibels: `y = x · 10^(gain-db / 20)`, the
+   * gain as a float (S16: rounded half to even and saturated to
+   * [−32768, 32767]).  0 is the identity: the buffers pass through.
+   * Controllable (GstController): each buffer takes the value for its
+   * stream time.
+   */
   g_object_class_install_property (gobject_class, PROP_GAIN_DB,
       g_param_spec_double ("gain-db", "Gain (dB)",
-          "Gain of operation=gain in decibels: y = x * 10^(gain-db / 20) "
-          "(S16: rounded and saturated)", -120.0, 60.0, DEFAULT_GAIN_DB,
+          "Gain of operation=gain in decibels", -120.0, 60.0, DEFAULT_GAIN_DB,
           rw | GST_PARAM_CONTROLLABLE));
   /**
    * GstCudaOverlapAudioFilter:taps:
    *
    * The FIR coefficients h[0] … h[n−1] of operation=fir, 1 to 4096 of
-   * them, used as floats: y[n] = Σₖ h[k] · x[n − k].  From gst-launch:
+   * them, used as floats: `y[n] = Σₖ h[k] · x[n − k]`.  From gst-launch:
    * `taps="<0.25, 0.5, 0.25>"`.  A change takes effect after the buffers in
-   * flight and resets the history.
+   * flight and resets the history.  The one tap `<1.0>` is the identity:
+   * the buffers pass through.
    */
   g_object_class_install_property (gobject_class, PROP_TAPS,
       gst_param_spec_array ("taps", "Taps",
-          "FIR coefficients h[0] ... h[n-1] of operation=fir (1 to 4096), "
-          "e.g. \"<0.25, 0.5, 0.25>\": y[n] = sum_k h[k] * x[n - k]",
+          "FIR coefficients of operation=fir, e.g. \"<0.25, 0.5, 0.25>\"",
           g_param_spec_double ("tap", "Tap", "One FIR coefficient",
               -G_MAXFLOAT, G_MAXFLOAT, 0.0,
               G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS), rw));
@@ -1031,10 +1045,7 @@ install_properties (GObjectClass * gobject_class)
    */
   g_object_class_install_property (gobject_class, PROP_QOS,
       g_param_spec_boolean ("qos", "QoS",
-          "Handle Quality-of-Service events from downstream: drop input "
-          "buffers that are already late. Off by default: the buffer after "
-          "a dropped one restarts the FIR history from zeros and carries "
-          "DISCONT", DEFAULT_QOS, rw));
+          "Handle Quality-of-Service events from downstream", DEFAULT_QOS, rw));
   /* operation=custom: kernel-module, kernel-name, kernel-halo, ... */
   gst_cuda_overlap_custom_install (gobject_class, PROP_KERNEL_FIRST, TRUE);
 }
@@ -1058,11 +1069,8 @@ gst_cuda_overlap_audio_filter_class_init (GstCudaOverlapAudioFilterClass *
   gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class,
       "CUDA overlapped audio filter", "Filter/Effect/Audio/Hardware",
-      "Applies a gain, a FIR filter or a kernel of the user's, continuous "
-      "across buffers, to "
-      "interleaved audio or signal samples on a CUDA GPU, with chunked "
-      "host/device copies overlapped against compute over several streams",
-      "cudaoverlap developers");
+      "Applies a gain, a FIR filter or a custom kernel to raw audio on a "
+      "CUDA GPU", "cudaoverlap developers");
 
   base_class->frame_priv_size = sizeof (FramePriv);
   base_class->configure = gst_cuda_overlap_audio_filter_configure;

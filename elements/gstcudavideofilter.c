@@ -924,33 +924,63 @@ install_properties (GObjectClass * gobject_class)
   GParamFlags rw = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
       GST_PARAM_MUTABLE_PLAYING;
 
+  /**
+   * GstCudaOverlapVideoFilter:operation:
+   *
+   * What to compute on every frame: `invert`, `gamma`, `box-blur`,
+   * `custom` (a kernel of the user's) or `none` (copies only).  A change
+   * takes effect after the frames in flight.
+   */
   g_object_class_install_property (gobject_class, PROP_OPERATION,
       g_param_spec_enum ("operation", "Operation",
-          "What to compute on every frame (a change takes effect after the "
-          "frames in flight)", GST_TYPE_CUDA_VIDEO_OPERATION,
+          "What to compute on every frame", GST_TYPE_CUDA_VIDEO_OPERATION,
           DEFAULT_OPERATION, rw));
+  /**
+   * GstCudaOverlapVideoFilter:gamma:
+   *
+   * Exponent of operation=gamma: `out = floor (max · (in / max)^(1 / gamma)
+   * + 0.5)`, through a table built in double precision (NV12, I420: luma
+   * only).  1 is the identity: the buffers pass through.  Controllable
+   * (GstController): each buffer takes the value for its stream time and
+   * its frame carries its own table, so a ramp needs no pause.
+   */
   g_object_class_install_property (gobject_class, PROP_GAMMA,
-      g_param_spec_double ("gamma", "Gamma",
-          "Exponent of operation=gamma: out = max * (in / max)^(1 / gamma)",
+      g_param_spec_double ("gamma", "Gamma", "Gamma of operation=gamma",
           0.01, 10.0, DEFAULT_GAMMA, rw | GST_PARAM_CONTROLLABLE));
+  /**
+   * GstCudaOverlapVideoFilter:radius:
+   *
+   * Radius of operation=box-blur in pixels: each colour component becomes
+   * `(sum + n / 2) / n` over the (2 radius + 1)² window around it, n =
+   * (2 radius + 1)², borders replicated.  0 is the identity: the buffers
+   * pass through.
+   */
   g_object_class_install_property (gobject_class, PROP_RADIUS,
       g_param_spec_uint ("radius", "Radius",
-          "Radius of operation=box-blur in pixels: the window is "
-          "(2 radius + 1) squared", 0, CO_BLUR_MAX_RADIUS, DEFAULT_RADIUS, rw));
+          "Radius of operation=box-blur in pixels", 0, CO_BLUR_MAX_RADIUS,
+          DEFAULT_RADIUS, rw));
+  /**
+   * GstCudaOverlapVideoFilter:batch:
+   *
+   * Frames per device submission: their copies are queued together and
+   * one kernel launch and one set of timing events serve all of them.  For
+   * small frames at high rates, where the per-frame host calls are the
+   * bottleneck.
+   *
+   * A partial batch goes once no frame has come for min (one frame
+   * duration, 20 ms) (2 ms without a frame rate), and before any
+   * serialized event or DRAIN; the latency query reports (batch − 1) such
+   * waits.  With buffers from upstream's own pool the batch shrinks to
+   * what upstream can fill (half a pool with a maximum; halved at each
+   * batch that times out before it filled).
+   *
+   * 0: automatic: 8, 4, 2 under 1, 2, 4 MiB when a non-live source's first
+   * frames show the host is the bound, else 1.
+   */
   g_object_class_install_property (gobject_class, PROP_BATCH,
       g_param_spec_uint ("batch", "Batch",
-          "Frames per device submission: their copies are queued together "
-          "and one kernel launch and one set of timing events serve all of "
-          "them. For small frames at high rates, where the per-frame host "
-          "calls are the bottleneck. A partial batch goes once no frame has "
-          "come for min (one frame duration, 20 ms) (2 ms without a frame "
-          "rate), and before any serialized event or DRAIN; the latency "
-          "query reports (batch - 1) such waits. With buffers from "
-          "upstream's own pool the batch shrinks to what upstream can fill "
-          "(half a pool with a maximum; halved at each batch that times "
-          "out before it filled). 0: automatic: 8, 4, 2 under 1, 2, 4 MiB "
-          "when a non-live source's first frames show the host is the "
-          "bound, else 1", 0, CO_MAX_BATCH, DEFAULT_BATCH, rw));
+          "Frames per device submission (0: automatic)", 0, CO_MAX_BATCH,
+          DEFAULT_BATCH, rw));
   /**
    * GstCudaOverlapVideoFilter:qos:
    *
@@ -962,9 +992,7 @@ install_properties (GObjectClass * gobject_class)
    */
   g_object_class_install_property (gobject_class, PROP_QOS,
       g_param_spec_boolean ("qos", "QoS",
-          "Handle Quality-of-Service events from downstream: drop input "
-          "frames that are already too late to be shown (a QOS message for "
-          "each; the next frame carries DISCONT)", DEFAULT_QOS, rw));
+          "Handle Quality-of-Service events from downstream", DEFAULT_QOS, rw));
   /* operation=custom: kernel-module, kernel-name, kernel-halo, ... */
   gst_cuda_overlap_custom_install (gobject_class, PROP_KERNEL_FIRST, FALSE);
 }
@@ -986,10 +1014,8 @@ gst_cuda_overlap_video_filter_class_init (GstCudaOverlapVideoFilterClass *
   gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class,
       "CUDA overlapped video filter", "Filter/Effect/Video/Hardware",
-      "Inverts, gamma-corrects or blurs raw video, or runs a kernel of the "
-      "user's, on a CUDA GPU, with "
-      "chunked host/device copies overlapped against compute over several "
-      "streams", "cudaoverlap developers");
+      "Inverts, gamma-corrects or blurs raw video, or runs a custom kernel, "
+      "on a CUDA GPU", "cudaoverlap developers");
 
   base_class->frame_priv_size = sizeof (FramePriv);
   base_class->configure = gst_cuda_overlap_video_filter_configure;

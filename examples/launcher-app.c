@@ -1,7 +1,8 @@
 /* cudaoverlap example: a C application that runs its own code on the
- * overlap engine through the kernel-launcher property
- * (GstCudaOverlapKernelLauncher, gst/cudaoverlap/cudaoverlap-kernel.h;
- * docs/custom-kernels.md, "Your own launcher").
+ * overlap engine through the kernel-launcher property, a boxed type of
+ * the struct GstCudaOverlapKernelLauncher (C only;
+ * gst/cudaoverlap/cudaoverlap-kernel.h; docs/custom-kernels.md, "Your own
+ * launcher").
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
@@ -13,8 +14,9 @@
  * stream, on the CPU backend with invert_cpu below.  Every output byte is
  * compared with a naive invert of the input; the launcher must have seen
  * every chunk of a frame, and its destroy must run once, when the element
- * is finalized.  Then a launcher without a CPU function on the CPU backend
- * must be refused with a message that says so.
+ * is finalized (the copy read back from the property shares the user_data
+ * and is freed first).  Then a launcher without a CPU function on the CPU
+ * backend must be refused with a message that says so.
  *
  * The backend: CO_TEST_BACKEND (cpu or cuda; default cpu).  Exit status 0;
  * 1 on a failure; 77 (skipped) for cuda without a CUDA device.
@@ -104,6 +106,7 @@ make_pipeline (const gchar * backend, const GstCudaOverlapKernelLauncher * l)
       backend, CHUNKS);
   GError *err = NULL;
   GstElement *p = gst_parse_launch (desc, &err);
+  GstCudaOverlapKernelLauncher *copy = NULL;
   GstElement *f;
 
   g_free (desc);
@@ -114,6 +117,16 @@ make_pipeline (const gchar * backend, const GstCudaOverlapKernelLauncher * l)
   f = gst_bin_get_by_name (GST_BIN (p), "f");
   /* the element copies the struct: it may live on the stack */
   g_object_set (f, "kernel-launcher", l, NULL);
+  /* reading it back gives a copy that shares the user_data: freeing it
+   * leaves the element's launcher alone (the type is registered: the
+   * plugin is loaded) */
+  g_object_get (f, "kernel-launcher", &copy, NULL);
+  if (!copy || copy == l || copy->user_data != l->user_data) {
+    fprintf (stderr, "launcher-app: kernel-launcher reads back %p\n",
+        (void *) copy);
+    exit (1);
+  }
+  g_boxed_free (GST_CUDA_OVERLAP_TYPE_KERNEL_LAUNCHER, copy);
   gst_object_unref (f);
   return p;
 }

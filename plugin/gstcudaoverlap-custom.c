@@ -15,6 +15,8 @@
 #define MAX_HALO_ROWS 4096
 #define MAX_HALO_FRAMES (1 << 20)
 
+#define LAUNCHER_TYPE (gst_cuda_overlap_kernel_launcher_get_type ())
+
 enum
 {
   K_MODULE,
@@ -52,16 +54,210 @@ gst_cuda_overlap_custom_clear (GstCudaOverlapCustom * c)
   g_free (c->formats);
   g_clear_pointer (&c->params, g_array_unref);
   g_clear_pointer (&c->launcher, co_custom_launcher_unref);
+  if (c->launcher_copy)
+    g_boxed_free (LAUNCHER_TYPE, c->launcher_copy);
+  c->launcher_copy = NULL;
   g_clear_pointer (&c->spec_launcher, co_custom_launcher_unref);
   for (i = 0; i < G_N_ELEMENTS (c->spec_strings); i++)
     g_clear_pointer (&c->spec_strings[i], g_free);
 }
+
+/* ---- kernel-launcher: the boxed GstCudaOverlapKernelLauncher ------------ */
+
+/* Every copy the type makes is registered with the CoCustomLauncher (the
+ * engine's holder of the launcher, whose last reference calls destroy) it
+ * shares: a copy of a copy takes another reference of the same holder, so
+ * however many copies GObject, the element and the application make,
+ * destroy runs once, after the last one is freed.  A copy of a struct that
+ * is none of the type's copies (the application's own, e.g. on its stack)
+ * gets a new holder: it adopts the user_data.  A struct of an ABI version
+ * the plugin does not know is copied without a holder (its destroy is
+ * never called) and refused where it is set. */
+static GMutex launchers_lock;
+/* a copy -> its holder (a reference) [launchers_lock] */
+static GHashTable *launchers;
+
+static GstCudaOverlapKernelLauncher *
+launcher_copy (const GstCudaOverlapKernelLauncher * l)
+{
+  GstCudaOverlapKernelLauncher *copy = g_new0 (GstCudaOverlapKernelLauncher,
+      1);
+  CoCustomLauncher *cl;
+
+  /* no more than the application's struct has, the version fields at least */
+  memcpy (copy, l, CLAMP (l->struct_size, 2 * sizeof (guint32),
+          sizeof (*copy)));
+  g_mutex_lock (&launchers_lock);
+  if (launchers == NULL)
+    launchers = g_hash_table_new (NULL, NULL);
+  cl = co_custom_launcher_ref (g_hash_table_lookup (launchers, l));
+  if (cl == NULL)
+    cl = co_custom_launcher_new (copy, NULL);
+  if (cl)
+    g_hash_table_insert (launchers, copy, cl);
+  g_mutex_unlock (&launchers_lock);
+  return copy;
+}
+
+static void
+launcher_free (GstCudaOverlapKernelLauncher * l)
+{
+  CoCustomLauncher *cl;
+
+  g_mutex_lock (&launchers_lock);
+  cl = g_hash_table_lookup (launchers, l);
+  g_hash_table_remove (launchers, l);
+  g_mutex_unlock (&launchers_lock);
+  /* the last reference calls destroy */
+  co_custom_launcher_unref (cl);
+  g_free (l);
+}
+
+G_DEFINE_BOXED_TYPE (GstCudaOverlapKernelLauncher,
+    gst_cuda_overlap_kernel_launcher, launcher_copy, launcher_free);
+
+/* A reference of the holder of @l, a copy of the type; NULL when it has
+ * none (an unknown ABI version). */
+static CoCustomLauncher *
+launcher_holder (const GstCudaOverlapKernelLauncher * l)
+{
+  CoCustomLauncher *cl;
+
+  g_mutex_lock (&launchers_lock);
+  cl = co_custom_launcher_ref (g_hash_table_lookup (launchers, l));
+  g_mutex_unlock (&launchers_lock);
+  return cl;
+}
+
+/* ---- the properties ------------------------------------------------------ */
 
 static GParamSpec *
 string_pspec (guint k, const gchar * nick, const gchar * blurb,
     GParamFlags flags)
 {
   return g_param_spec_string (names[k], nick, blurb, NULL, flags);
+}
+
+/* The kernel and what it is given.  The properties are the same on both
+ * elements: a doc block that names GstCudaOverlapFilter documents each
+ * element's property (tools/dev/cudaoverlap-reference looks a property up
+ * by its element's type, then by the parent types); kernel-halo and
+ * kernel-formats, which differ, have a block per element. */
+static void
+install_kernel_properties (GObjectClass * klass, guint first, gboolean audio,
+    GParamFlags rw)
+{
+  /**
+   * GstCudaOverlapFilter:kernel-module:
+   *
+   * operation=custom: the CUDA module (PTX, cubin or fatbin file) that
+   * holds the kernel, loaded when the engine is built.
+   * docs/custom-kernels.md is the contract between the element and the
+   * kernel.
+   */
+  g_object_class_install_property (klass, first + K_MODULE,
+      string_pspec (K_MODULE, "Kernel module", "CUDA module (PTX, cubin or "
+          "fatbin) with the custom kernel", rw));
+  /**
+   * GstCudaOverlapFilter:kernel-name:
+   *
+   * operation=custom: the kernel's name in kernel-module (declared
+   * `extern "C" __global__`).
+   */
+  g_object_class_install_property (klass, first + K_NAME,
+      string_pspec (K_NAME, "Kernel name", "Name of the custom kernel in "
+          "kernel-module", rw));
+  /**
+   * GstCudaOverlapVideoFilter:kernel-halo:
+   *
+   * operation=custom: input rows the kernel reads above and below each
+   * band (each plane in its own rows; clamped at the picture's edges).
+   */
+  /**
+   * GstCudaOverlapAudioFilter:kernel-halo:
+   *
+   * operation=custom: frames of history the kernel reads before each chunk
+   * (the stream's previous input frames).
+   */
+  g_object_class_install_property (klass, first + K_HALO,
+      g_param_spec_uint (names[K_HALO], "Kernel halo", audio ?
+          "Frames of history the custom kernel reads before each chunk" :
+          "Input rows the custom kernel reads above and below each band", 0,
+          audio ? MAX_HALO_FRAMES : MAX_HALO_ROWS, 0, rw));
+  /**
+   * GstCudaOverlapFilter:kernel-params:
+   *
+   * operation=custom: up to 64 numbers passed to the kernel by value as
+   * doubles (the launch struct's `params`), e.g. `"<1.0, 0.5, 2>"`.
+   * Integers are taken as doubles, anything else is refused with a
+   * warning; reads back as doubles.  A change takes effect after the
+   * frames in flight, without a rebuild.
+   */
+  g_object_class_install_property (klass, first + K_PARAMS,
+      gst_param_spec_array (names[K_PARAMS], "Kernel parameters",
+          "Up to 64 numbers passed to the custom kernel as doubles",
+          /* no element spec: it would refuse integers (Python's
+           * Gst.ValueArray([2, 100])); set_params converts each value */
+          NULL, rw));
+  /**
+   * GstCudaOverlapVideoFilter:kernel-formats:
+   *
+   * operation=custom: the pixel formats the kernel takes, e.g.
+   * `"RGBA, GRAY8"`: the caps are restricted to them (empty: all).
+   */
+  /**
+   * GstCudaOverlapAudioFilter:kernel-formats:
+   *
+   * operation=custom: the sample formats the kernel takes, e.g. `"F32LE"`:
+   * the caps are restricted to them (empty: all).
+   */
+  g_object_class_install_property (klass, first + K_FORMATS,
+      string_pspec (K_FORMATS, "Kernel formats", audio ?
+          "Sample formats the custom kernel takes (empty: all)" :
+          "Pixel formats the custom kernel takes (empty: all)", rw));
+}
+
+/* What runs the kernel instead of a module: a C library on the CPU
+ * backend, or the application's own launcher. */
+static void
+install_runner_properties (GObjectClass * klass, guint first, GParamFlags rw)
+{
+  /**
+   * GstCudaOverlapFilter:kernel-cpu-library:
+   *
+   * operation=custom on the CPU backend: the shared library with the
+   * kernel's C implementation (the same launch struct, by pointer).
+   */
+  g_object_class_install_property (klass, first + K_CPU_LIBRARY,
+      string_pspec (K_CPU_LIBRARY, "Kernel CPU library",
+          "Shared library with the " "custom kernel in C (CPU backend)", rw));
+  /**
+   * GstCudaOverlapFilter:kernel-cpu-symbol:
+   *
+   * operation=custom on the CPU backend: the function in
+   * kernel-cpu-library, `int fn (const GstCudaOverlapVideoLaunch *)`
+   * (cudaaudiofilter: `GstCudaOverlapAudioLaunch`).
+   */
+  g_object_class_install_property (klass, first + K_CPU_SYMBOL,
+      string_pspec (K_CPU_SYMBOL, "Kernel CPU symbol", "The custom kernel's C "
+          "function in kernel-cpu-library", rw));
+  /**
+   * GstCudaOverlapFilter:kernel-launcher:
+   *
+   * operation=custom from C: a `GstCudaOverlapKernelLauncher`
+   * (gst/cudaoverlap/cudaoverlap-kernel.h), a boxed type: functions of the
+   * application's own, run for each launch instead of kernel-module (CUDA:
+   * on the engine's stream) or kernel-cpu-library (CPU).  Setting it
+   * copies the struct; the copies share its `user_data`, whose `destroy`
+   * runs once, after the last copy is freed.  Reading it gives a copy
+   * (free it with `g_boxed_free`).  NULL: none.
+   *
+   * C only: a language binding cannot make the struct's functions.
+   */
+  g_object_class_install_property (klass, first + K_LAUNCHER,
+      g_param_spec_boxed (names[K_LAUNCHER], "Kernel launcher",
+          "The application's own launch functions for the custom kernel (C "
+          "only)", LAUNCHER_TYPE, rw));
 }
 
 void
@@ -71,53 +267,9 @@ gst_cuda_overlap_custom_install (GObjectClass * klass, guint first,
   GParamFlags rw = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
       GST_PARAM_MUTABLE_PLAYING;
 
-  g_object_class_install_property (klass, first + K_MODULE,
-      string_pspec (K_MODULE, "Kernel module", "operation=custom: the CUDA "
-          "module (PTX, cubin or fatbin file) that holds the kernel, loaded "
-          "when the engine is built (docs/custom-kernels.md)", rw));
-  g_object_class_install_property (klass, first + K_NAME,
-      string_pspec (K_NAME, "Kernel name", "operation=custom: the kernel's "
-          "name in kernel-module (declared extern \"C\" __global__)", rw));
-  g_object_class_install_property (klass, first + K_HALO,
-      g_param_spec_uint (names[K_HALO], "Kernel halo", audio ?
-          "operation=custom: frames of history the kernel reads before each "
-          "chunk (the stream's previous input frames)" :
-          "operation=custom: input rows the kernel reads above and below "
-          "each band (each plane in its own rows; clamped at the picture's "
-          "edges)", 0, audio ? MAX_HALO_FRAMES : MAX_HALO_ROWS, 0, rw));
-  g_object_class_install_property (klass, first + K_PARAMS,
-      gst_param_spec_array (names[K_PARAMS], "Kernel parameters",
-          "operation=custom: up to 64 numbers passed to the kernel by value "
-          "as doubles (the launch struct's params), e.g. \"<1.0, 0.5, 2>\"; "
-          "integers are taken as doubles, anything else is refused with a "
-          "warning; reads back as doubles; a change takes effect after the "
-          "frames in flight, without a rebuild",
-          /* no element spec: it would refuse integers (Python's
-           * Gst.ValueArray([2, 100])); set_params converts each value */
-          NULL, rw));
-  g_object_class_install_property (klass, first + K_FORMATS,
-      string_pspec (K_FORMATS, "Kernel formats", audio ?
-          "operation=custom: the sample formats the kernel takes, e.g. "
-          "\"F32LE\" (the caps are restricted to them; empty: all)" :
-          "operation=custom: the pixel formats the kernel takes, e.g. "
-          "\"RGBA, GRAY8\" (the caps are restricted to them; empty: all)", rw));
-  g_object_class_install_property (klass, first + K_CPU_LIBRARY,
-      string_pspec (K_CPU_LIBRARY, "Kernel CPU library", "operation=custom "
-          "on the CPU backend: the shared library with the kernel's C "
-          "implementation (the same launch struct, by pointer)", rw));
-  g_object_class_install_property (klass, first + K_CPU_SYMBOL,
-      string_pspec (K_CPU_SYMBOL, "Kernel CPU symbol", "operation=custom "
-          "on the CPU backend: the function in kernel-cpu-library, "
-          "int fn (const GstCudaOverlap(Video|Audio)Launch *)", rw));
-  g_object_class_install_property (klass, first + K_LAUNCHER,
-      g_param_spec_pointer (names[K_LAUNCHER], "Kernel launcher",
-          "operation=custom from C: a const GstCudaOverlapKernelLauncher * "
-          "(gst/cudaoverlap/cudaoverlap-kernel.h), copied; the element owns "
-          "its user_data from then on.  Its functions run each launch "
-          "instead of kernel-module (CUDA: on the engine's stream) or "
-          "kernel-cpu-library (CPU); NULL: none.  Write-only",
-          G_PARAM_WRITABLE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_MUTABLE_PLAYING));
+  install_kernel_properties (klass, first, audio, rw);
+  install_runner_properties (klass, first, rw);
+  gst_type_mark_as_plugin_api (LAUNCHER_TYPE, 0);
 }
 
 gboolean
@@ -176,26 +328,38 @@ set_params (GstCudaOverlapCustom * c, GObject * obj, const GValue * value)
       GST_CUDA_OVERLAP_CUSTOM_PARAMS;
 }
 
-/* kernel-launcher: a copy of the struct, or NULL. */
+/* kernel-launcher: a copy of the boxed struct, sharing its user_data, or
+ * NULL.  The same launcher again (a copy of the one set) changes nothing. */
 static GstCudaOverlapCustomChange
 set_launcher (GstCudaOverlapCustom * c, GObject * obj, const GValue * value)
 {
-  const GstCudaOverlapKernelLauncher *l = g_value_get_pointer (value);
-  CoCustomLauncher *cl = NULL;
+  GstCudaOverlapKernelLauncher *l = g_value_dup_boxed (value);
+  CoCustomLauncher *cl = l ? launcher_holder (l) : NULL;
   GError *err = NULL;
 
-  if (l && !(cl = co_custom_launcher_new (l, &err))) {
+  if (l && !cl) {
+    /* an ABI the plugin does not know (no holder): the check says which */
+    cl = co_custom_launcher_new (l, &err);
+    g_assert (cl == NULL);
     GST_WARNING_OBJECT (obj, "kernel-launcher not changed: %s", err->message);
     g_warning ("%s: kernel-launcher not changed: %s",
         G_OBJECT_TYPE_NAME (obj), err->message);
     g_error_free (err);
+    g_boxed_free (LAUNCHER_TYPE, l);
     return GST_CUDA_OVERLAP_CUSTOM_UNCHANGED;
   }
-  if (!cl && !c->launcher)
+  if (cl == c->launcher) {
+    co_custom_launcher_unref (cl);
+    if (l)
+      g_boxed_free (LAUNCHER_TYPE, l);
     return GST_CUDA_OVERLAP_CUSTOM_UNCHANGED;
+  }
   /* an engine that runs the old one holds its own reference */
   co_custom_launcher_unref (c->launcher);
   c->launcher = cl;
+  if (c->launcher_copy)
+    g_boxed_free (LAUNCHER_TYPE, c->launcher_copy);
+  c->launcher_copy = l;
   c->gen++;
   return GST_CUDA_OVERLAP_CUSTOM_REBUILD;
 }
@@ -240,8 +404,8 @@ gst_cuda_overlap_custom_get (GstCudaOverlapCustom * c, GParamSpec * pspec,
   gint k = index_of (pspec);
 
   if (k == K_LAUNCHER)
-    return;                     /* write-only */
-  if (k == K_PARAMS)
+    g_value_set_boxed (value, c->launcher_copy);
+  else if (k == K_PARAMS)
     gst_cuda_overlap_doubles_to_value (c->params, value);
   else if (k == K_HALO)
     g_value_set_uint (value, c->halo);

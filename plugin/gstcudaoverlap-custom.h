@@ -31,13 +31,20 @@ G_BEGIN_DECLS
 
 #define GST_CUDA_OVERLAP_CUSTOM_N_PROPS 8
 
+/* kernel-launcher's boxed type, GstCudaOverlapKernelLauncher
+ * (gst/cudaoverlap/cudaoverlap-kernel.h): copies share the user_data,
+ * whose destroy runs once, when the last copy is freed. */
+GType gst_cuda_overlap_kernel_launcher_get_type (void);
+
 typedef struct
 {
   /* properties [O] */
   gchar *module, *name, *cpu_library, *cpu_symbol, *formats;
   guint halo;
   GArray *params;               /* gdouble */
-  CoCustomLauncher *launcher;   /* kernel-launcher (write-only), or NULL */
+  /* kernel-launcher: a copy of the boxed type, or NULL, and its holder */
+  GstCudaOverlapKernelLauncher *launcher_copy;
+  CoCustomLauncher *launcher;
   guint gen;                    /* bumped by every REBUILD change */
 
   /* the engine's, from configure on (streaming thread; updated with no

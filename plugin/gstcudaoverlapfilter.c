@@ -27,7 +27,7 @@
  * latency, or `auto`), `submit-thread`, `backend` (`auto`, `cuda`, `cpu`),
  * `cuda-device-id`,
  * `stats-interval`,
- * `post-messages`, `stats`, `passport`, `trace-file`.
+ * `post-messages`, `stats`, `passport`, `pool-budget`, `trace-file`.
  *
  * ## Messages
  *
@@ -235,72 +235,179 @@ static void gst_cuda_overlap_filter_set_property (GObject * object, guint id,
 static void gst_cuda_overlap_filter_get_property (GObject * object, guint id,
     GValue * value, GParamSpec * pspec);
 
+/* How frames are spread over the device: streams, chunks, mode, frames in
+ * flight. */
+static void
+install_parallel_properties (GObjectClass * gobject_class)
+{
+  GParamFlags rw = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+      GST_PARAM_MUTABLE_PLAYING;
+
+  /**
+   * GstCudaOverlapFilter:streams:
+   *
+   * Number of CUDA streams (CPU backend: worker threads) that chunks are
+   * spread over (overlap mode).  0: automatic: the copy engines + 1 (at
+   * least 2), two per chunk for live sources; CPU backend: one per core,
+   * at most 8.  Elements of one process on one device share its 8
+   * hardware queues (CPU backend: the cores).
+   */
+  g_object_class_install_property (gobject_class, PROP_STREAMS,
+      g_param_spec_uint ("streams", "Streams",
+          "Streams (CPU: worker threads) the chunks are spread over "
+          "(0: automatic)", 0, CO_MAX_STREAMS, DEFAULT_STREAMS, rw));
+  /**
+   * GstCudaOverlapFilter:chunks:
+   *
+   * Number of chunks each frame is split into, each copied and computed
+   * on its own stream (overlap mode; fewer when the frame is too small).
+   * 0: automatic: 1 for throughput while the kernel is cheaper than the
+   * copies (measured on the first frames), else and for live sources one
+   * per 4 MiB of frame, at most 4; CPU backend: one per worker for frames
+   * of 256 KiB or more.
+   */
+  g_object_class_install_property (gobject_class, PROP_CHUNKS,
+      g_param_spec_uint ("chunks", "Chunks",
+          "Chunks each frame is cut into (0: automatic)", 0, CO_MAX_CHUNKS,
+          DEFAULT_CHUNKS, rw));
+  /**
+   * GstCudaOverlapFilter:mode:
+   *
+   * `overlap`, or `serial`: the sequential control (one stream, one chunk,
+   * wait for each frame before taking the next).
+   */
+  g_object_class_install_property (gobject_class, PROP_MODE,
+      g_param_spec_enum ("mode", "Mode",
+          "overlap, or serial: one stream, one chunk, one frame at a time",
+          GST_TYPE_CUDA_OVERLAP_MODE, DEFAULT_MODE, rw));
+  /**
+   * GstCudaOverlapFilter:max-in-flight:
+   *
+   * Most frames queued on the device at once (overlap mode).  Each holds
+   * its own device memory; more hides more jitter, fewer keeps latency
+   * under load low.  0: automatic, max (4, streams + 2).
+   */
+  g_object_class_install_property (gobject_class, PROP_MAX_IN_FLIGHT,
+      g_param_spec_uint ("max-in-flight", "Frames in flight",
+          "Most frames queued on the device at once (0: automatic)",
+          0, MAX_MAX_IN_FLIGHT, DEFAULT_MAX_IN_FLIGHT, rw));
+}
+
 /* The engine's settings: where and how frames run. */
 static void
 install_engine_properties (GObjectClass * gobject_class)
 {
   GParamFlags rw = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS;
 
-  g_object_class_install_property (gobject_class, PROP_STREAMS,
-      g_param_spec_uint ("streams", "Streams",
-          "Number of CUDA streams (CPU backend: worker threads) that chunks "
-          "are spread over (overlap mode). 0: automatic: the copy engines "
-          "+ 1 (at least 2), two per chunk for live sources; CPU backend: "
-          "one per core, at most 8; elements of one process on one device "
-          "share its 8 hardware queues (CPU backend: the cores)", 0,
-          CO_MAX_STREAMS, DEFAULT_STREAMS, rw | GST_PARAM_MUTABLE_PLAYING));
-  g_object_class_install_property (gobject_class, PROP_CHUNKS,
-      g_param_spec_uint ("chunks", "Chunks",
-          "Number of chunks each frame is split into, each copied and "
-          "computed on its own stream (overlap mode; fewer when the frame is "
-          "too small). 0: automatic: 1 for throughput while the kernel is "
-          "cheaper than the copies (measured on the first frames), else and "
-          "for live sources one per 4 MiB of frame, at most 4; CPU backend: "
-          "one per worker for frames of 256 KiB or more",
-          0, CO_MAX_CHUNKS, DEFAULT_CHUNKS, rw | GST_PARAM_MUTABLE_PLAYING));
-  g_object_class_install_property (gobject_class, PROP_MODE,
-      g_param_spec_enum ("mode", "Mode",
-          "overlap, or serial: the sequential control (one stream, one "
-          "chunk, wait for each frame before taking the next)",
-          GST_TYPE_CUDA_OVERLAP_MODE, DEFAULT_MODE,
-          rw | GST_PARAM_MUTABLE_PLAYING));
-  g_object_class_install_property (gobject_class, PROP_MAX_IN_FLIGHT,
-      g_param_spec_uint ("max-in-flight", "Frames in flight",
-          "Most frames queued on the device at once (overlap mode; each "
-          "holds its own device memory; more hides more jitter, fewer keeps "
-          "latency under load low). 0: automatic, max (4, streams + 2)",
-          0, MAX_MAX_IN_FLIGHT, DEFAULT_MAX_IN_FLIGHT,
-          rw | GST_PARAM_MUTABLE_PLAYING));
+  install_parallel_properties (gobject_class);
+  /**
+   * GstCudaOverlapFilter:wait-mode:
+   *
+   * How the push thread waits for a frame's device work (CUDA backend; the
+   * CPU backend ignores it): `blocking` for throughput and low CPU, `spin`
+   * for the lowest latency (live sources), `auto` to let the element
+   * choose.
+   */
   g_object_class_install_property (gobject_class, PROP_WAIT_MODE,
       g_param_spec_enum ("wait-mode", "Wait mode",
-          "How the push thread waits for a frame's device work (CUDA "
-          "backend; the CPU backend ignores it): blocking for throughput "
-          "and low CPU, spin for the lowest latency (live sources), auto "
-          "to let the element choose",
+          "How to wait for the device: blocking, spin (lowest latency) or auto",
           GST_TYPE_CUDA_OVERLAP_WAIT_MODE, DEFAULT_WAIT_MODE,
           rw | GST_PARAM_MUTABLE_PLAYING));
+  /**
+   * GstCudaOverlapFilter:submit-thread:
+   *
+   * Make the device calls that queue a frame (copies, kernels, events) on
+   * a thread of the element instead of the upstream streaming thread, so
+   * GStreamer's per-buffer work and the device calls run on two cores: for
+   * small frames at high rates, where the upstream thread is the
+   * bottleneck.  Adds a hand-over, which costs latency when the thread has
+   * to be woken (live sources).
+   *
+   * Unless set, the element turns it on by itself for a non-live source
+   * whose frames it stages (pageable memory seen once, copied into
+   * page-locked memory): the next frame's copies then run while this
+   * one's are finished and queued.
+   */
   g_object_class_install_property (gobject_class, PROP_SUBMIT_THREAD,
       g_param_spec_boolean ("submit-thread", "Submit thread",
-          "Make the device calls that queue a frame (copies, kernels, "
-          "events) on a thread of the element instead of the upstream "
-          "streaming thread, so GStreamer's per-buffer work and the device "
-          "calls run on two cores: for small frames at high rates, where "
-          "the upstream thread is the bottleneck. Adds a hand-over, which "
-          "costs latency when the thread has to be woken (live sources). "
-          "Unless set, the element turns it on by itself for a non-live "
-          "source whose frames it stages (pageable memory seen once, "
-          "copied into page-locked memory): the next frame's copies then "
-          "run while this one's are finished and queued",
+          "Queue the device work on a thread of the element's own",
           DEFAULT_SUBMIT_THREAD, rw | GST_PARAM_MUTABLE_PLAYING));
+  /**
+   * GstCudaOverlapFilter:backend:
+   *
+   * Where the work runs: `auto` picks CUDA when a device is usable and the
+   * CPU otherwise, `cuda` insists on a device (an error if none is
+   * usable), `cpu` runs the same operations on worker threads with the
+   * same results.  The passport's `backend` says which one runs.
+   */
   g_object_class_install_property (gobject_class, PROP_BACKEND,
       g_param_spec_enum ("backend", "Backend",
           "Where the work runs: auto picks CUDA when a device is usable",
           GST_TYPE_CUDA_OVERLAP_BACKEND, DEFAULT_BACKEND,
           rw | GST_PARAM_MUTABLE_READY));
+  /**
+   * GstCudaOverlapFilter:cuda-device-id:
+   *
+   * The CUDA device to use, by its CUDA index (-1: the first one).  The
+   * CPU backend uses no device.
+   */
   g_object_class_install_property (gobject_class, PROP_DEVICE_ID,
       g_param_spec_int ("cuda-device-id", "CUDA device id",
           "CUDA device to use (-1: the first one)", -1, 1023,
           DEFAULT_DEVICE_ID, rw | GST_PARAM_MUTABLE_READY));
+}
+
+/* Statistics and passport. */
+static void
+install_stats_properties (GObjectClass * gobject_class)
+{
+  GParamFlags rw = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS;
+  GParamFlags ro = G_PARAM_READABLE | G_PARAM_STATIC_STRINGS;
+
+  /**
+   * GstCudaOverlapFilter:stats-interval:
+   *
+   * Interval between `cudaoverlap-stats` messages, in nanoseconds.  0:
+   * only the whole-run message at EOS (`whole-run` TRUE), which is posted
+   * in any case.
+   */
+  g_object_class_install_property (gobject_class, PROP_STATS_INTERVAL,
+      g_param_spec_uint64 ("stats-interval", "Statistics interval",
+          "Interval between cudaoverlap-stats messages in ns (0: only at EOS)",
+          0, G_MAXUINT64, DEFAULT_STATS_INTERVAL,
+          rw | GST_PARAM_MUTABLE_PLAYING));
+  /**
+   * GstCudaOverlapFilter:post-messages:
+   *
+   * Post the `cudaoverlap-stats` and `cudaoverlap-passport` element
+   * messages on the bus.  The `stats` and `passport` properties hold the
+   * same structures either way.
+   */
+  g_object_class_install_property (gobject_class, PROP_POST_MESSAGES,
+      g_param_spec_boolean ("post-messages", "Post messages",
+          "Post cudaoverlap-stats and cudaoverlap-passport messages on the bus",
+          DEFAULT_POST_MESSAGES, rw | GST_PARAM_MUTABLE_PLAYING));
+  /**
+   * GstCudaOverlapFilter:stats:
+   *
+   * The latest `cudaoverlap-stats` structure, as posted (NULL before the
+   * first).  docs/stats.md describes its fields.
+   */
+  g_object_class_install_property (gobject_class, PROP_STATS,
+      g_param_spec_boxed ("stats", "Statistics",
+          "The latest cudaoverlap-stats structure (NULL before the first)",
+          GST_TYPE_STRUCTURE, ro));
+  /**
+   * GstCudaOverlapFilter:passport:
+   *
+   * The `cudaoverlap-passport` structure of the current run: the device,
+   * the versions and the settings in effect (NULL before streaming
+   * starts).  docs/stats.md describes its fields.
+   */
+  g_object_class_install_property (gobject_class, PROP_PASSPORT,
+      g_param_spec_boxed ("passport", "Passport",
+          "The cudaoverlap-passport of the current run (NULL before streaming)",
+          GST_TYPE_STRUCTURE, ro));
 }
 
 /* Statistics, passport, trace and memory. */
@@ -309,42 +416,36 @@ install_output_properties (GObjectClass * gobject_class)
 {
   GParamFlags rw = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS;
 
-  g_object_class_install_property (gobject_class, PROP_STATS_INTERVAL,
-      g_param_spec_uint64 ("stats-interval", "Statistics interval",
-          "Interval between cudaoverlap-stats messages in ns (0: only the "
-          "whole-run message at EOS)", 0, G_MAXUINT64,
-          DEFAULT_STATS_INTERVAL, rw | GST_PARAM_MUTABLE_PLAYING));
-  g_object_class_install_property (gobject_class, PROP_POST_MESSAGES,
-      g_param_spec_boolean ("post-messages", "Post messages",
-          "Post cudaoverlap-stats and cudaoverlap-passport element messages "
-          "on the bus", DEFAULT_POST_MESSAGES, rw | GST_PARAM_MUTABLE_PLAYING));
-  g_object_class_install_property (gobject_class, PROP_STATS,
-      g_param_spec_boxed ("stats", "Statistics",
-          "The latest cudaoverlap-stats structure (NULL before the first)",
-          GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
-  g_object_class_install_property (gobject_class, PROP_PASSPORT,
-      g_param_spec_boxed ("passport", "Passport",
-          "The cudaoverlap-passport structure of the current run: device, "
-          "versions and settings (NULL before streaming starts)",
-          GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+  install_stats_properties (gobject_class);
+  /**
+   * GstCudaOverlapFilter:pool-budget:
+   *
+   * Most bytes of page-locked output buffers (CUDA backend).  When
+   * downstream holds buffers (an encoder's look-ahead, a tee branch, an
+   * application), the output pool grows up to this instead of waiting;
+   * past it, output buffers are plain memory (one warning), whose
+   * device-to-host copies are synchronous.
+   *
+   * The pool makes 2 buffers before the first frame and the rest as frames
+   * need them (at least those in flight); at READY they go to the
+   * process's keep of page-locked memory, for the next pipeline (freed
+   * after 10 s unused).
+   */
   g_object_class_install_property (gobject_class, PROP_POOL_BUDGET,
       g_param_spec_uint64 ("pool-budget", "Output pool budget",
-          "Most bytes of page-locked output buffers (CUDA backend). When "
-          "downstream holds buffers (an encoder's look-ahead, a tee branch, "
-          "an application), the output pool grows up to this instead of "
-          "waiting; past it, output buffers are plain memory (one warning), "
-          "whose device-to-host copies are synchronous. The pool makes 2 "
-          "buffers before the first frame and the rest as frames need them "
-          "(at least those in flight); at READY they go to the process's "
-          "keep of page-locked memory, for the next pipeline (freed after "
-          "10 s unused)",
+          "Most bytes of page-locked output buffers (CUDA backend)",
           0, G_MAXUINT64, DEFAULT_POOL_BUDGET, rw | GST_PARAM_MUTABLE_PLAYING));
+  /**
+   * GstCudaOverlapFilter:trace-file:
+   *
+   * Write a Chrome trace-event JSON timeline (Perfetto,
+   * chrome://tracing) of every copy, kernel and host step to this file
+   * (NULL: none).
+   */
   g_object_class_install_property (gobject_class, PROP_TRACE_FILE,
       g_param_spec_string ("trace-file", "Trace file",
-          "Write a Chrome trace-event JSON timeline (Perfetto, "
-          "chrome://tracing) of every copy, kernel and host step to this "
-          "file (NULL: none)", NULL, rw | GST_PARAM_MUTABLE_READY));
-
+          "Chrome trace-event JSON timeline file of the work (NULL: none)",
+          NULL, rw | GST_PARAM_MUTABLE_READY));
 }
 
 static void

@@ -14,6 +14,11 @@ and it says what gst-inspect-1.0 says.
    GstObject's name and parent) with its blurb, flags, type, range,
    default and enum values.  A gst-inspect-1.0 line this script cannot
    read fails the test too (teach it, and the tool, the new type).
+3. The conventions of GStreamer's own elements, as gst-inspect-1.0 shows
+   them: each property's blurb is one line of at most BLURB_MAX characters,
+   and so is each element's description; the detail is in the property's
+   long description (its gtk-doc block in the sources, which the tool
+   writes into the page), which every property has.
 
 The plugin must be on GStreamer's path (the test's environment).
 """
@@ -24,6 +29,7 @@ import sys
 
 PLUGIN = "cudaoverlap"
 GOBJECT_PROPERTIES = {"name", "parent"}
+BLURB_MAX = 100
 TYPE_NAMES = {
     "Integer": "gint", "Unsigned Integer": "guint",
     "Integer64": "gint64", "Unsigned Integer64": "guint64",
@@ -83,8 +89,6 @@ TYPE_LINES = [
      lambda m: f"flags `{m[1]}`; default: `{m[2]}`"),
     (r"Boxed pointer of type \"(\S+)\"", lambda m: f"boxed `{m[1]}`"),
     (r"Object of type \"(\S+)\"", lambda m: f"object `{m[1]}`"),
-    # a pointer property (kernel-launcher; write-only ones say so)
-    (r"Pointer\.( Write only)?", lambda m: "`gpointer`"),
     (r"Default: (\".*\")\nGstValueArray of GValues of type \"(\S+)\"",
      lambda m: f"`GstValueArray` of `{m[2]}`; default: `{m[1]}`"),
     # no element spec: values of any type
@@ -151,6 +155,24 @@ def page_property(body):
     return unescape(m.group(1)), m.group(3), m.group(2), rows
 
 
+def page_description(body):
+    """The long description of a "#### `name`" section: its text after the
+    type, flags and enum values."""
+    rest = re.split(r"^- flags: .*\n", body, maxsplit=1, flags=re.M)[-1]
+    return "\n".join(line for line in rest.splitlines()
+                     if not line.startswith("|")).strip()
+
+
+def check_short(element, props, description):
+    """Blurbs and the element's description: one line, at most BLURB_MAX."""
+    for what, text in [("description", description)] + \
+            [(f"property {n} blurb", p[0]) for n, p in sorted(props.items())]:
+        if text is None or len(text) > BLURB_MAX:
+            fail(f"{element}: {what}: {len(text or '')} characters, more than "
+                 f"{BLURB_MAX} (the detail goes into the long description): "
+                 f"{text!r}")
+
+
 def check_element(element, body):
     text = inspect(element)
     d = details(text.split("Plugin Details:")[0])
@@ -175,6 +197,9 @@ def check_element(element, body):
         if have != props[name]:
             fail(f"{element}: property {name}: gst-inspect-1.0 says\n  {props[name]}\n"
                  f"the page says\n  {have}")
+        if not page_description(page_props[name]):
+            fail(f"{element}: property {name}: no long description in the page")
+    check_short(element, props, d.get("Description"))
 
 
 def check_plugin(page):

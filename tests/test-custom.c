@@ -6,7 +6,9 @@
  * (sharing no code with the examples), over odd sizes, chunk counts 1..7
  * and streams 1..4; the launch struct checked field by field
  * (tests/kernels/abi-check-cpu.c); switches between custom and built-in
- * operations while playing; kernel-params changes; kernel-formats; and
+ * operations while playing; kernel-params changes; kernel-formats;
+ * kernel-launcher, the boxed struct of the application's own functions
+ * (copies, shared user_data, one destroy, a switch while playing); and
  * the errors: a missing or bad module, a missing symbol, an architecture
  * mismatch, a kernel that faults, a CPU backend without a CPU function, a
  * missing CPU library or symbol, a CPU function that fails.
@@ -1102,6 +1104,264 @@ GST_START_TEST (test_params_types)
 
 GST_END_TEST;
 
+/* ------------------------------------------------------------------------ */
+/* kernel-launcher: the boxed GstCudaOverlapKernelLauncher                   */
+/* ------------------------------------------------------------------------ */
+
+#define LAUNCHER_TYPE GST_CUDA_OVERLAP_TYPE_KERNEL_LAUNCHER
+/* what the filling launcher writes */
+#define FILL_BYTE 0x5a
+
+/* A launcher's user_data: how often its destroy ran. */
+typedef struct
+{
+  gint destroyed;
+} LState;
+
+static void
+lstate_destroy (void *user_data)
+{
+  g_atomic_int_inc (&((LState *) user_data)->destroyed);
+}
+
+static gint
+destroyed (LState * st)
+{
+  return g_atomic_int_get (&st->destroyed);
+}
+
+/* The band of the plane a launch writes: @fill, every byte FILL_BYTE, else
+ * a copy of its input. */
+static int
+band_cpu (const GstCudaOverlapVideoLaunch * a, gboolean fill)
+{
+  const GstCudaOverlapKernelPlane *p = &a->planes[a->plane];
+  gsize row = (gsize) p->width * p->pixel_bytes;
+  gint y;
+
+  for (y = 0; y < p->rows; y++) {
+    if (fill)
+      memset (p->dst + y * p->dst_pitch, FILL_BYTE, row);
+    else
+      memcpy (p->dst + y * p->dst_pitch, p->src + y * p->src_pitch, row);
+  }
+  return 0;
+}
+
+/* The same on the engine's stream (stream-ordered copies, no kernel). */
+static int
+band_cuda (void *stream, const GstCudaOverlapVideoLaunch * a, gboolean fill)
+{
+  const GstCudaOverlapKernelPlane *p = &a->planes[a->plane];
+  gsize row = (gsize) p->width * p->pixel_bytes;
+
+  if (fill)
+    return (int) cudaMemset2DAsync (p->dst, p->dst_pitch, FILL_BYTE, row,
+        p->rows, (cudaStream_t) stream);
+  return (int) cudaMemcpy2DAsync (p->dst, p->dst_pitch, p->src, p->src_pitch,
+      row, p->rows, cudaMemcpyDeviceToDevice, (cudaStream_t) stream);
+}
+
+static int
+copy_cpu (const GstCudaOverlapVideoLaunch * a, void *user_data)
+{
+  return band_cpu (a, FALSE);
+}
+
+static int
+fill_cpu (const GstCudaOverlapVideoLaunch * a, void *user_data)
+{
+  return band_cpu (a, TRUE);
+}
+
+static int
+copy_cuda (void *stream, const GstCudaOverlapVideoLaunch * a, void *user_data)
+{
+  return band_cuda (stream, a, FALSE);
+}
+
+static int
+fill_cuda (void *stream, const GstCudaOverlapVideoLaunch * a, void *user_data)
+{
+  return band_cuda (stream, a, TRUE);
+}
+
+/* A launcher that copies (or, @fill, fills) with @st as its user_data. */
+static GstCudaOverlapKernelLauncher
+make_launcher (gboolean fill, LState * st)
+{
+  GstCudaOverlapKernelLauncher l = { GST_CUDA_OVERLAP_KERNEL_ABI_VERSION,
+    sizeof (GstCudaOverlapKernelLauncher), fill ? fill_cuda : copy_cuda,
+    NULL, fill ? fill_cpu : copy_cpu, NULL, st, lstate_destroy
+  };
+
+  return l;
+}
+
+/* The property's type is the boxed type the header names; setting it
+ * copies the struct (the application's may go at once), reading it gives
+ * a copy that shares the user_data, and destroy runs once, after the last
+ * copy: here the one read back, after the element is gone. */
+GST_START_TEST (test_launcher_boxed)
+{
+  GstElement *e = gst_element_factory_make ("cudavideofilter", NULL);
+  GParamSpec *p = g_object_class_find_property (G_OBJECT_GET_CLASS (e),
+      "kernel-launcher");
+  LState st = { 0 };
+  GstCudaOverlapKernelLauncher l = make_launcher (FALSE, &st);
+  GstCudaOverlapKernelLauncher *got = NULL, *again = NULL;
+
+  fail_unless (G_IS_PARAM_SPEC_BOXED (p));
+  fail_unless_equals_string (g_type_name (p->value_type),
+      GST_CUDA_OVERLAP_KERNEL_LAUNCHER_TYPE_NAME);
+  fail_unless (p->value_type == LAUNCHER_TYPE);
+  fail_unless ((p->flags & G_PARAM_READWRITE) == G_PARAM_READWRITE);
+  g_object_get (e, "kernel-launcher", &got, NULL);
+  fail_unless (got == NULL);
+
+  g_object_set (e, "kernel-launcher", &l, NULL);
+  memset (&l, 0, sizeof (l));
+  g_object_get (e, "kernel-launcher", &got, NULL);
+  fail_unless (got != NULL && got != &l);
+  fail_unless (got->abi_version == GST_CUDA_OVERLAP_KERNEL_ABI_VERSION &&
+      got->video_cpu == copy_cpu && got->video == copy_cuda &&
+      got->user_data == &st && got->destroy == lstate_destroy);
+  /* the same launcher again: nothing changes, nothing is destroyed */
+  g_object_set (e, "kernel-launcher", got, NULL);
+  g_boxed_free (LAUNCHER_TYPE, got);
+  g_object_get (e, "kernel-launcher", &again, NULL);
+  fail_unless (again != NULL && again->user_data == &st);
+  fail_unless_equals_int (destroyed (&st), 0);
+  gst_object_unref (e);
+  fail_unless_equals_int (destroyed (&st), 0);
+  g_boxed_free (LAUNCHER_TYPE, again);
+  fail_unless_equals_int (destroyed (&st), 1);
+}
+
+GST_END_TEST;
+
+/* One copy set on two elements shares its user_data between them: destroy
+ * runs once, when the last of them lets it go (replaced with NULL). */
+GST_START_TEST (test_launcher_shared)
+{
+  GstElement *v = gst_element_factory_make ("cudavideofilter", NULL);
+  GstElement *a = gst_element_factory_make ("cudaaudiofilter", NULL);
+  LState st = { 0 };
+  GstCudaOverlapKernelLauncher l = make_launcher (FALSE, &st);
+  GstCudaOverlapKernelLauncher *shared = g_boxed_copy (LAUNCHER_TYPE, &l);
+
+  g_object_set (v, "kernel-launcher", shared, NULL);
+  g_object_set (a, "kernel-launcher", shared, NULL);
+  g_boxed_free (LAUNCHER_TYPE, shared);
+  fail_unless_equals_int (destroyed (&st), 0);
+  gst_object_unref (v);
+  fail_unless_equals_int (destroyed (&st), 0);
+  g_object_set (a, "kernel-launcher", NULL, NULL);
+  fail_unless_equals_int (destroyed (&st), 1);
+  gst_object_unref (a);
+  fail_unless_equals_int (destroyed (&st), 1);
+}
+
+GST_END_TEST;
+
+/* A struct of an unknown ABI version, or shorter than this ABI's: refused
+ * with a warning, the launcher set before stays, and the refused one's
+ * destroy never runs (its user_data stays the application's). */
+GST_START_TEST (test_launcher_refused)
+{
+  GstElement *e = gst_element_factory_make ("cudavideofilter", NULL);
+  LState st = { 0 }, bad = { 0 };
+  GstCudaOverlapKernelLauncher l = make_launcher (FALSE, &st);
+  GstCudaOverlapKernelLauncher wrong = make_launcher (TRUE, &bad);
+  GstCudaOverlapKernelLauncher *got = NULL;
+
+  g_object_set (e, "kernel-launcher", &l, NULL);
+  wrong.abi_version = GST_CUDA_OVERLAP_KERNEL_ABI_VERSION + 1;
+  ASSERT_WARNING (g_object_set (e, "kernel-launcher", &wrong, NULL));
+  wrong.abi_version = GST_CUDA_OVERLAP_KERNEL_ABI_VERSION;
+  wrong.struct_size = G_STRUCT_OFFSET (GstCudaOverlapKernelLauncher, destroy);
+  ASSERT_WARNING (g_object_set (e, "kernel-launcher", &wrong, NULL));
+  g_object_get (e, "kernel-launcher", &got, NULL);
+  fail_unless (got != NULL && got->user_data == &st);
+  g_boxed_free (LAUNCHER_TYPE, got);
+  gst_object_unref (e);
+  fail_unless_equals_int (destroyed (&st), 1);
+  fail_unless_equals_int (destroyed (&bad), 0);
+}
+
+GST_END_TEST;
+
+/* The next output of @h against @in: a copy of it, or (@fill) every byte
+ * FILL_BYTE. */
+static void
+check_launcher_output (GstHarness * h, GstBuffer * in, gboolean fill,
+    const gchar * ctx)
+{
+  GstBuffer *out = co_test_pull_buffer (h, ctx);
+  GstMapInfo mi, mo;
+  gsize i;
+
+  fail_unless (gst_buffer_map (in, &mi, GST_MAP_READ));
+  fail_unless (gst_buffer_map (out, &mo, GST_MAP_READ));
+  fail_unless_equals_int (mo.size, mi.size);
+  for (i = 0; i < mo.size; i++)
+    if (mo.data[i] != (fill ? FILL_BYTE : mi.data[i]))
+      fail ("%s: byte %" G_GSIZE_FORMAT " is 0x%02x, the %s launcher writes "
+          "0x%02x", ctx, i, mo.data[i], fill ? "filling" : "copying",
+          fill ? FILL_BYTE : mi.data[i]);
+  gst_buffer_unmap (in, &mi);
+  gst_buffer_unmap (out, &mo);
+  gst_buffer_unref (out);
+}
+
+/* A launcher replaced while playing: the frames pushed before run the old
+ * one, those after the new one; the old one's destroy runs once the engine
+ * that ran it is gone, the new one's when the element is. */
+GST_START_TEST (test_launcher_switch)
+{
+  const gchar *caps = "video/x-raw,format=RGBA,width=67,height=41,"
+      "framerate=30/1";
+  guint32 seed = co_test_seed ("test_launcher_switch", 0);
+  gchar *ctx = g_strdup_printf ("[launcher switch backend=%s seed=0x%08x]",
+      co_test_backend, seed);
+  GstHarness *h = video_harness (caps, 2, 3);
+  GRand *rand = g_rand_new_with_seed (seed);
+  LState st_copy = { 0 }, st_fill = { 0 };
+  GstCudaOverlapKernelLauncher copy = make_launcher (FALSE, &st_copy);
+  GstCudaOverlapKernelLauncher fill = make_launcher (TRUE, &st_fill);
+  GstBuffer *in[8];
+  guint i;
+
+  g_object_set (h->element, "kernel-launcher", &copy, "kernel-formats",
+      "RGBA", NULL);
+  gst_util_set_object_arg (G_OBJECT (h->element), "operation", "custom");
+  for (i = 0; i < G_N_ELEMENTS (in); i++) {
+    GstMapInfo map;
+
+    if (i == G_N_ELEMENTS (in) / 2)
+      g_object_set (h->element, "kernel-launcher", &fill, NULL);
+    in[i] = gst_buffer_new_allocate (NULL, 67 * 41 * 4, NULL);
+    gst_buffer_map (in[i], &map, GST_MAP_WRITE);
+    co_test_fill_random (rand, map.data, map.size);
+    gst_buffer_unmap (in[i], &map);
+    fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in[i])),
+        GST_FLOW_OK);
+  }
+  for (i = 0; i < G_N_ELEMENTS (in); i++) {
+    check_launcher_output (h, in[i], i >= G_N_ELEMENTS (in) / 2, ctx);
+    gst_buffer_unref (in[i]);
+  }
+  fail_unless_equals_int (destroyed (&st_copy), 1);
+  fail_unless_equals_int (destroyed (&st_fill), 0);
+  gst_harness_teardown (h);
+  fail_unless_equals_int (destroyed (&st_copy), 1);
+  fail_unless_equals_int (destroyed (&st_fill), 1);
+  g_rand_free (rand);
+  g_free (ctx);
+}
+
+GST_END_TEST;
+
 /* The CUDA backend: a missing file, a file that is no module, a missing
  * kernel, a cubin for another GPU. */
 GST_START_TEST (test_errors_cuda)
@@ -1206,6 +1466,12 @@ custom_suite (void)
   tcase_add_test (tc, test_kernel_formats);
   tcase_add_test (tc, test_halo_overreach);
   tcase_add_test (tc, test_params_types);
+
+  tc = co_test_new_tcase (s, "launcher", leaks_teardown);
+  tcase_add_test (tc, test_launcher_boxed);
+  tcase_add_test (tc, test_launcher_shared);
+  tcase_add_test (tc, test_launcher_refused);
+  tcase_add_test (tc, test_launcher_switch);
 
   tc = co_test_new_tcase (s, "audio", leaks_teardown);
   tcase_add_loop_test (tc, test_biquad, 0, 6);

@@ -204,11 +204,25 @@ extern "C"
 
 /* A host-side launcher: an application's or a plugin's own code run by the
  * engine per launch, instead of a module (the elements' kernel-launcher
- * property, a pointer to this struct; docs/custom-kernels.md, "Your own
- * launcher").  The element copies the struct when the property is set and
- * owns @user_data from then on: it calls @destroy (if not NULL) once,
- * after the last call of the functions, when the launcher is replaced
- * (set again, or NULL) or the element is finalized.
+ * property; docs/custom-kernels.md, "Your own launcher").  From C only: a
+ * language binding cannot make the functions.
+ *
+ * The property's type is a GLib boxed type of this struct, named
+ * GST_CUDA_OVERLAP_KERNEL_LAUNCHER_TYPE_NAME and registered when the plugin
+ * loads (GST_CUDA_OVERLAP_TYPE_KERNEL_LAUNCHER, with <glib-object.h>, once
+ * an element has been made).  g_object_set (filter, "kernel-launcher", &l,
+ * NULL) copies the struct (it may live on the stack), and the copy takes
+ * over @user_data.  Copies of that copy (the element's, one read back from
+ * the property) share it: @destroy (if not NULL) runs once, after the last
+ * of them is freed and the last call of the functions, i.e. when the
+ * launcher is replaced (set again, or NULL) and no engine uses it any
+ * more, or when the element is finalized.  Reading the property gives a
+ * copy (g_boxed_free it).  To share one launcher between elements, make
+ * one copy with g_boxed_copy (), set it on each and free it: setting the
+ * application's own struct on two elements would hand its @user_data
+ * over twice.  The copies are read-only: the engine runs the struct as it
+ * was first copied.  A struct of an unknown @abi_version, or a smaller
+ * @struct_size, is refused where it is set, and its @destroy never runs.
  *
  * The launch structs, the bands, the halo and the order of the calls are
  * exactly those of a module's kernel: one call per plane of a video band,
@@ -241,6 +255,13 @@ extern "C"
     void *user_data;
     void (*destroy) (void *user_data);
   } GstCudaOverlapKernelLauncher;
+
+/* The name of the boxed type of GstCudaOverlapKernelLauncher, the
+ * kernel-launcher property's type, and the type itself (expand it where
+ * <glib-object.h> is included, after the plugin has loaded: 0 before). */
+#define GST_CUDA_OVERLAP_KERNEL_LAUNCHER_TYPE_NAME "GstCudaOverlapKernelLauncher"
+#define GST_CUDA_OVERLAP_TYPE_KERNEL_LAUNCHER \
+  (g_type_from_name (GST_CUDA_OVERLAP_KERNEL_LAUNCHER_TYPE_NAME))
 
 #ifdef __cplusplus
 }
