@@ -377,6 +377,17 @@ gst_cuda_overlap_stats_record_frame (GstCudaOverlapStats * stats,
   co_stats_add_frame (stats->counts, ops, n, push_ns - fr->chain_ns, fr->path);
 }
 
+/* Whether @a and @b give a PTS the same running and stream time: all but
+ * the position and duration, which a segment sent again may update. */
+static gboolean
+same_mapping (const GstSegment * a, const GstSegment * b)
+{
+  return a->format == b->format && a->flags == b->flags &&
+      a->rate == b->rate && a->applied_rate == b->applied_rate &&
+      a->base == b->base && a->offset == b->offset && a->start == b->start &&
+      a->stop == b->stop && a->time == b->time;
+}
+
 /* Widens @span by a frame at @pts + @duration in @segment; a frame of
  * another segment than the span's starts it anew. */
 static void
@@ -386,7 +397,7 @@ span_add (GstCudaOverlapStatsSpan * span, const GstSegment * segment,
   GstClockTime end = pts + (GST_CLOCK_TIME_IS_VALID (duration) ? duration : 0);
 
   if (!GST_CLOCK_TIME_IS_VALID (span->first)
-      || !gst_segment_is_equal (&span->segment, segment)) {
+      || !same_mapping (&span->segment, segment)) {
     gst_segment_copy_into (segment, &span->segment);
     span->first = pts;
     span->end = end;

@@ -716,6 +716,8 @@ typedef enum
 {
   NEW_SEGMENT,                  /* a segment, frames, another, frames */
   FLUSH,                        /* the same with a flush between */
+  SAME_AGAIN,                   /* the first segment sent again (a new
+                                 * position): one span */
   NO_PTS,                       /* frames without a PTS */
 } SegCase;
 
@@ -727,20 +729,24 @@ static const struct
 } seg_cases[] = {
   {"video-new-segment", &timed[0], NEW_SEGMENT},
   {"video-flush", &timed[0], FLUSH},
+  {"video-same-segment-again", &timed[0], SAME_AGAIN},
   {"video-no-pts", &timed[0], NO_PTS},
   {"audio-new-segment", &timed[1], NEW_SEGMENT},
   {"audio-flush", &timed[1], FLUSH},
+  {"audio-same-segment-again", &timed[1], SAME_AGAIN},
   {"audio-no-pts", &timed[1], NO_PTS},
 };
 
 /* A new segment (after a flush, or between buffers) starts the span anew:
  * the whole run's times are those of the frames of the last segment, in
- * it.  Frames without a PTS: every time field GST_CLOCK_TIME_NONE. */
+ * it; the same segment sent again does not.  Frames without a PTS: every
+ * time field GST_CLOCK_TIME_NONE. */
 GST_START_TEST (test_time_fields_segments)
 {
   const TimedElement *t = seg_cases[__i__].element;
   const SegCase what = seg_cases[__i__].what;
   const GstClockTime pts_b = seg_b.start + GST_SECOND / 2;
+  const GstClockTime pts_a2 = seg_a.start + 4 * t->duration;
   GstBus *bus;
   GstHarness *h = timed_harness (t, "stats-interval=0", &bus);
   GstStructure *st = NULL;
@@ -751,15 +757,31 @@ GST_START_TEST (test_time_fields_segments)
     fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
     fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
   }
-  if (what != NO_PTS)
+  if (what == SAME_AGAIN) {
+    GstSegment seg;
+
+    gst_segment_init (&seg, GST_FORMAT_TIME);
+    seg.start = seg_a.start;
+    seg.base = seg_a.base;
+    seg.time = seg_a.time;
+    seg.position = pts_a2;
+    fail_unless (gst_harness_push_event (h, gst_event_new_segment (&seg)));
+    push_timed (h, t, 5, pts_a2);
+  } else if (what != NO_PTS) {
     push_segment (h, &seg_b);
-  push_timed (h, t, 5, what == NO_PTS ? GST_CLOCK_TIME_NONE : pts_b);
+    push_timed (h, t, 5, pts_b);
+  } else {
+    push_timed (h, t, 5, GST_CLOCK_TIME_NONE);
+  }
   fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
   g_object_get (filter (h), "stats", &st, NULL);
   fail_unless (st != NULL, "%s: no stats", seg_cases[__i__].name);
   fail_unless (gst_structure_has_field (st, "whole-run"));
   fail_unless_equals_uint64 (u64 (st, "frames"), 9);
-  check_times (st, t, what == NO_PTS ? NULL : &seg_b, pts_b, 5);
+  if (what == SAME_AGAIN)
+    check_times (st, t, &seg_a, seg_a.start, 9);
+  else
+    check_times (st, t, what == NO_PTS ? NULL : &seg_b, pts_b, 5);
   gst_structure_free (st);
   gst_element_set_bus (filter (h), NULL);
   gst_element_set_bus (h->element, NULL);
