@@ -22,10 +22,31 @@
       const char *: CO_FIELD_STRING,                                    \
       bool: CO_FIELD_BOOLEAN), src, offsetof (T, m)
 #define SUMMARY(m)  MEMBER (CoStatsSummary, CO_FIELD_IN_SUMMARY, m)
+/* A GstClockTime: a uint64_t member (another type: a compile error). */
+#define TIME(m)                                                         \
+  _Generic (((CoStatsTimes *) 0)->m, uint64_t: CO_FIELD_CLOCK_TIME),    \
+      CO_FIELD_IN_TIMES, offsetof (CoStatsTimes, m)
 #define SETTINGS(m) MEMBER (CoStatsSettings, CO_FIELD_IN_SETTINGS, m)
 #define PASSPORT(m) MEMBER (CoPassport, CO_FIELD_IN_PASSPORT, m)
 
 static const CoField stats_fields[] = {
+  {"timestamp", TIME (timestamp), 0, "ns",
+      "earliest PTS of the window's frames (the run's, in the whole-run "
+        "message): the first frame's in a forward stream; "
+        "`GST_CLOCK_TIME_NONE` when no frame has one. The four time fields "
+        "cover the frames of the last segment the window reached"},
+  {"duration", TIME (duration), 0, "ns",
+      "latest end of those frames (PTS + duration; a frame without a "
+        "duration ends at its PTS) − `timestamp`; `GST_CLOCK_TIME_NONE` "
+        "when `timestamp` is"},
+  {"stream-time", TIME (stream_time), 0, "ns",
+      "`timestamp` as stream time in those frames' segment "
+        "(`gst_segment_to_stream_time`); `GST_CLOCK_TIME_NONE` when "
+        "`timestamp` is, or the segment is not in time or does not hold it"},
+  {"running-time", TIME (running_time), 0, "ns",
+      "`timestamp` as running time in that segment "
+        "(`gst_segment_to_running_time`); `GST_CLOCK_TIME_NONE` as for "
+        "`stream-time`"},
   {"frames", SUMMARY (frames), 0, "frames",
       "frames pushed in the window"},
   {"bytes-h2d", SUMMARY (bytes_h2d), 0, "bytes",
@@ -211,6 +232,8 @@ co_field_type_name (CoFieldType type)
       return "string";
     case CO_FIELD_BOOLEAN:
       return "gboolean";
+    case CO_FIELD_CLOCK_TIME:
+      return "GstClockTime";
   }
   return "?";
 }

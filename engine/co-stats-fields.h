@@ -7,8 +7,9 @@
  *
  * Each field has its name on the bus (lower-case-with-dashes), its type, its
  * unit, a one-line definition (Markdown), and where its value lives: a
- * member of CoStatsSummary (computed by co-stats), of CoStatsSettings (what
- * the element ran with, in the statistics) or of CoPassport.  The element
+ * member of CoStatsSummary (computed by co-stats), of CoStatsTimes (where
+ * the frames are in the stream), of CoStatsSettings (what the element ran
+ * with, in the statistics) or of CoPassport.  The element
  * fills those plain structs and builds each message by walking the list;
  * the field tables of docs/stats.md are generated from it and checked
  * against it (tests/test-stats-fields.c, the `stats-docs` test; `make
@@ -39,13 +40,17 @@ extern "C"
     CO_FIELD_UINT,              /* unsigned int, G_TYPE_UINT */
     CO_FIELD_INT,               /* int, G_TYPE_INT */
     CO_FIELD_STRING,            /* const char *, G_TYPE_STRING */
-    CO_FIELD_BOOLEAN            /* bool, G_TYPE_BOOLEAN */
+    CO_FIELD_BOOLEAN,           /* bool, G_TYPE_BOOLEAN */
+    CO_FIELD_CLOCK_TIME         /* uint64_t, GST_TYPE_CLOCK_TIME (a
+                                 * G_TYPE_UINT64); UINT64_MAX is
+                                 * GST_CLOCK_TIME_NONE */
   } CoFieldType;
 
 /* Which struct holds a field's value. */
   typedef enum
   {
     CO_FIELD_IN_SUMMARY,        /* CoStatsSummary */
+    CO_FIELD_IN_TIMES,          /* CoStatsTimes */
     CO_FIELD_IN_SETTINGS,       /* CoStatsSettings */
     CO_FIELD_IN_PASSPORT,       /* CoPassport */
     CO_FIELD_N_SOURCES
@@ -64,6 +69,16 @@ extern "C"
     const char *unit;           /* "" when none */
     const char *definition;     /* one line, Markdown */
   } CoField;
+
+/* Where the frames of a statistics message are in the stream, as the
+ * `level` element gives its messages' (CO_FIELD_CLOCK_TIME values). */
+  typedef struct
+  {
+    uint64_t timestamp;
+    uint64_t duration;
+    uint64_t stream_time;
+    uint64_t running_time;
+  } CoStatsTimes;
 
 /* What the element ran with, in each statistics message. */
   typedef struct
@@ -122,7 +137,7 @@ extern "C"
   extern const CoFieldList *const co_field_lists[];
 
 /* The GLib name of @type as the docs write it: "guint64", "gdouble",
- * "guint", "gint", "string", "gboolean". */
+ * "guint", "gint", "string", "gboolean", "GstClockTime". */
   const char *co_field_type_name (CoFieldType type);
 
 /* The address of @field's value, given the structs of each source (NULL

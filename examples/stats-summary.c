@@ -20,7 +20,8 @@
  *     ! cudavideofilter operation=OP backend=B streams=S chunks=C
  *       stats-interval=NS ! fakesink
  * to EOS and prints the device and settings (passport), the number of
- * statistics windows, and the whole run's rate, latencies, overlap and
+ * statistics windows, and the whole run's place in the stream (timestamp,
+ * duration, running-time, stream-time), rate, latencies, overlap and
  * memory paths.  Every message and field name comes from
  * <gst/cudaoverlap/cudaoverlap.h>.  Exit status: 0; 1 on an error message,
  * when a message or field is missing, or when the whole run does not count
@@ -185,10 +186,15 @@ print_whole_run (const GstStructure * w, guint windows, guint64 * frames)
   guint64 p50 = 0, p99 = 0, max = 0, gpu_p50 = 0, gpu_p99 = 0;
   guint64 busy = 0, h2d = 0, kernel = 0, d2h = 0, hidden = 0;
   guint64 pinned = 0, registered = 0, pageable = 0, staged = 0;
+  GstClockTime ts = 0, dur = 0, running = 0, stream = 0;
   gdouble fps = 0, efficiency = 0;
   gboolean ok;
 
   ok = gst_structure_get (w,
+      GST_CUDA_OVERLAP_STATS_TIMESTAMP, GST_TYPE_CLOCK_TIME, &ts,
+      GST_CUDA_OVERLAP_STATS_DURATION, GST_TYPE_CLOCK_TIME, &dur,
+      GST_CUDA_OVERLAP_STATS_RUNNING_TIME, GST_TYPE_CLOCK_TIME, &running,
+      GST_CUDA_OVERLAP_STATS_STREAM_TIME, GST_TYPE_CLOCK_TIME, &stream,
       GST_CUDA_OVERLAP_STATS_FRAMES, G_TYPE_UINT64, frames,
       GST_CUDA_OVERLAP_STATS_FPS, G_TYPE_DOUBLE, &fps,
       GST_CUDA_OVERLAP_STATS_LATENCY_P50, G_TYPE_UINT64, &p50,
@@ -210,6 +216,10 @@ print_whole_run (const GstStructure * w, guint windows, guint64 * frames)
     return FALSE;
   g_print ("whole run: %" G_GUINT64_FORMAT " frames at %.1f frames/s "
       "(after %u window messages)\n", *frames, fps, windows);
+  g_print ("stream:    timestamp %" GST_TIME_FORMAT " + duration %"
+      GST_TIME_FORMAT ", running-time %" GST_TIME_FORMAT ", stream-time %"
+      GST_TIME_FORMAT "\n", GST_TIME_ARGS (ts), GST_TIME_ARGS (dur),
+      GST_TIME_ARGS (running), GST_TIME_ARGS (stream));
   g_print ("latency:   host p50 %.3f ms, p99 %.3f ms, max %.3f ms; "
       "device p50 %.3f ms, p99 %.3f ms\n", p50 / 1e6, p99 / 1e6, max / 1e6,
       gpu_p50 / 1e6, gpu_p99 / 1e6);

@@ -11,12 +11,13 @@ and the plugin on GStreamer's path (installed, or GST_PLUGIN_PATH):
         --operation box-blur --stats-interval 100000000
 
 Runs videotestsrc ! video/x-raw,... ! cudavideofilter ! fakesink to EOS and
-prints the device and settings (passport), the number of statistics
-windows, and the whole run's rate, latencies, overlap and memory paths.
-docs/stats.md defines every field.  Exit status: 0; 1 on an error message,
-when a message or field is missing, or when the whole run does not count
-every frame; 2 on bad arguments; 77 (a skipped test) without PyGObject or
-GStreamer's introspection data.
+prints the device and settings (passport), each statistics window's place
+in the stream (timestamp, duration, running-time, stream-time) and rate,
+and the whole run's place, rate, latencies, overlap and memory paths.
+docs/stats.md defines every field and its unit.  Exit status: 0; 1 on an
+error message, when a message or field is missing, when the whole run does
+not count every frame or has no timestamp; 2 on bad arguments; 77 (a
+skipped test) without PyGObject or GStreamer's introspection data.
 """
 import argparse
 import sys
@@ -42,19 +43,19 @@ class Summary:
     def __init__(self):
         self.passport = None
         self.whole_run = None
-        self.windows = 0
+        self.windows = []
         self.missing = False
 
     def take(self, s):
-        """Keeps the passport and the whole-run statistics; counts the
-        windows (whole-run is present, and TRUE, only at EOS)."""
+        """Keeps the passport, the windows' statistics and the whole
+        run's (whole-run is present, and TRUE, only at EOS)."""
         if s.has_name(PASSPORT):
             self.passport = s.copy()
         elif s.has_name(STATS):
             if s.has_field("whole-run") and s.get_value("whole-run"):
                 self.whole_run = s.copy()
             else:
-                self.windows += 1
+                self.windows.append(s.copy())
 
     def get(self, s, field, gtype):
         """The value of @field, which must be of @gtype; marks the summary
@@ -67,6 +68,23 @@ class Summary:
 
     def ms(self, s, field):
         return self.get(s, field, GObject.TYPE_UINT64) / 1e6
+
+    def time(self, s, field):
+        """A GstClockTime field (a guint64 in the structure) as
+        H:MM:SS.NNNNNNNNN, "none" for GST_CLOCK_TIME_NONE."""
+        t = self.get(s, field, GObject.TYPE_UINT64)
+        if t == Gst.CLOCK_TIME_NONE:
+            return "none"
+        sec, ns = divmod(t, Gst.SECOND)
+        return f"{sec // 3600}:{sec // 60 % 60:02}:{sec % 60:02}.{ns:09}"
+
+    def place(self, s):
+        """Where the message's frames are in the stream: the four time
+        fields of docs/stats.md."""
+        return (f"timestamp {self.time(s, 'timestamp')} + duration "
+                f"{self.time(s, 'duration')}, running-time "
+                f"{self.time(s, 'running-time')}, stream-time "
+                f"{self.time(s, 'stream-time')}")
 
 
 def parse_args():
@@ -131,8 +149,12 @@ def print_summary(summary, frames):
           f"{get(p, 'max-in-flight', uint)} frames in flight, "
           f"batch {get(p, 'batch', uint)}")
     print(f"frames:    {get(p, 'frame-bytes', u64)} bytes, {get(p, 'caps', string)}")
+    for i, win in enumerate(summary.windows):
+        print(f"window {i + 1:3}: {get(win, 'frames', u64):4} frames at "
+              f"{get(win, 'fps', dbl):9.1f} frames/s; {summary.place(win)}")
     print(f"whole run: {get(w, 'frames', u64)} frames at {get(w, 'fps', dbl):.1f} "
-          f"frames/s ({summary.windows} statistics windows before it)")
+          f"frames/s ({len(summary.windows)} statistics windows before it)")
+    print(f"stream:    {summary.place(w)}")
     print(f"latency:   host p50 {ms(w, 'latency-p50'):.3f} ms, "
           f"p99 {ms(w, 'latency-p99'):.3f} ms, max {ms(w, 'latency-max'):.3f} ms; "
           f"device p50 {ms(w, 'gpu-latency-p50'):.3f} ms, "
@@ -148,6 +170,10 @@ def print_summary(summary, frames):
     counted = get(w, "frames", u64)
     if counted != frames:
         print(f"the whole run counted {counted} frames, not {frames}",
+              file=sys.stderr)
+        return False
+    if get(w, "timestamp", u64) == Gst.CLOCK_TIME_NONE:
+        print("the whole run has no timestamp (videotestsrc's buffers have one)",
               file=sys.stderr)
         return False
     return not summary.missing

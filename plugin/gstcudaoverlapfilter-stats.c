@@ -66,6 +66,10 @@ fields_structure (const CoFieldList * list,
         g_value_init (&v, G_TYPE_STRING);
         g_value_set_string (&v, *(const char *const *) p);
         break;
+      case CO_FIELD_CLOCK_TIME:
+        g_value_init (&v, GST_TYPE_CLOCK_TIME);
+        g_value_set_uint64 (&v, *(const uint64_t *) p);
+        break;
       case CO_FIELD_BOOLEAN:
         if ((f->flags & CO_FIELD_ONLY_IF_TRUE) && !*(const bool *) p)
           continue;
@@ -78,18 +82,48 @@ fields_structure (const CoFieldList * list,
   return st;
 }
 
+static void
+span_reset (GstCudaOverlapStatsSpan * span)
+{
+  gst_segment_init (&span->segment, GST_FORMAT_UNDEFINED);
+  span->first = span->end = GST_CLOCK_TIME_NONE;
+}
+
+/* The time fields of @span, as the level element computes its own. */
+static void
+span_times (const GstCudaOverlapStatsSpan * span, CoStatsTimes * t)
+{
+  const GstSegment *seg = &span->segment;
+
+  t->timestamp = span->first;
+  t->duration = t->stream_time = t->running_time = GST_CLOCK_TIME_NONE;
+  if (!GST_CLOCK_TIME_IS_VALID (span->first))
+    return;
+  t->duration = span->end - span->first;
+  if (seg->format != GST_FORMAT_TIME)
+    return;
+  t->stream_time = gst_segment_to_stream_time (seg, GST_FORMAT_TIME,
+      span->first);
+  t->running_time = gst_segment_to_running_time (seg, GST_FORMAT_TIME,
+      span->first);
+}
+
 static GstStructure *
 stats_structure (GstCudaOverlapFilter * self, const CoStatsSummary * s,
-    gboolean whole_run)
+    const GstCudaOverlapStatsSpan * span, gboolean whole_run)
 {
   GstCudaOverlapFilterPrivate *priv = PRIV (self);
   GstCudaOverlapFilterClass *klass = GST_CUDA_OVERLAP_FILTER_GET_CLASS (self);
   CoEngine *e = priv->engine;
   CoStatsSettings set = { 0 };
+  CoStatsTimes times;
   const void *sources[CO_FIELD_N_SOURCES] = {
     [CO_FIELD_IN_SUMMARY] = s,
+    [CO_FIELD_IN_TIMES] = &times,
     [CO_FIELD_IN_SETTINGS] = &set,
   };
+
+  span_times (span, &times);
 
   set.streams = e ? co_engine_streams (e) : 0;
   set.chunks = e ? co_engine_chunks (e) : 0;
@@ -136,11 +170,14 @@ gst_cuda_overlap_stats_post (GstCudaOverlapFilter * self, gboolean whole_run)
 
   if (!priv->stats.counts)
     return;
-  if (whole_run)
+  if (whole_run) {
     co_stats_total (priv->stats.counts, &s);
-  else
+    st = stats_structure (self, &s, &priv->stats.run, TRUE);
+  } else {
     co_stats_take_window (priv->stats.counts, &s);
-  st = stats_structure (self, &s, whole_run);
+    st = stats_structure (self, &s, &priv->stats.window, FALSE);
+    span_reset (&priv->stats.window);
+  }
 
   keep_and_post (self, &priv->stats.last, st);
 }
@@ -271,8 +308,11 @@ gst_cuda_overlap_stats_open_trace (GstCudaOverlapFilter * self)
 void
 gst_cuda_overlap_stats_begin (GstCudaOverlapStats * stats)
 {
-  if (!stats->counts)
+  if (!stats->counts) {
     stats->counts = co_stats_new ();
+    span_reset (&stats->window);
+    span_reset (&stats->run);
+  }
   stats->last_post_ns = co_engine_now ();
 }
 
@@ -335,4 +375,44 @@ gst_cuda_overlap_stats_record_frame (GstCudaOverlapStats * stats,
     }
   }
   co_stats_add_frame (stats->counts, ops, n, push_ns - fr->chain_ns, fr->path);
+}
+
+/* Whether @a and @b give a PTS the same running and stream time: all but
+ * the position and duration, which a segment sent again may update. */
+static gboolean
+same_mapping (const GstSegment * a, const GstSegment * b)
+{
+  return a->format == b->format && a->flags == b->flags &&
+      a->rate == b->rate && a->applied_rate == b->applied_rate &&
+      a->base == b->base && a->offset == b->offset && a->start == b->start &&
+      a->stop == b->stop && a->time == b->time;
+}
+
+/* Widens @span by a frame at @pts + @duration in @segment; a frame of
+ * another segment than the span's starts it anew. */
+static void
+span_add (GstCudaOverlapStatsSpan * span, const GstSegment * segment,
+    GstClockTime pts, GstClockTime duration)
+{
+  GstClockTime end = pts + (GST_CLOCK_TIME_IS_VALID (duration) ? duration : 0);
+
+  if (!GST_CLOCK_TIME_IS_VALID (span->first)
+      || !same_mapping (&span->segment, segment)) {
+    gst_segment_copy_into (segment, &span->segment);
+    span->first = pts;
+    span->end = end;
+    return;
+  }
+  span->first = MIN (span->first, pts);
+  span->end = MAX (span->end, end);
+}
+
+void
+gst_cuda_overlap_stats_record_time (GstCudaOverlapStats * stats,
+    const GstSegment * segment, GstClockTime pts, GstClockTime duration)
+{
+  if (!GST_CLOCK_TIME_IS_VALID (pts))
+    return;
+  span_add (&stats->window, segment, pts, duration);
+  span_add (&stats->run, segment, pts, duration);
 }

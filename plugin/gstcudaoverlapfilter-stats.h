@@ -23,6 +23,21 @@ G_BEGIN_DECLS
   TID_STREAM0 = 100,            /* + stream * 3 + kind */
 };
 
+/* Where a message's frames are in the stream ([P], like the counters):
+ * their PTS span in the segment they were pushed in.  Frames of an earlier
+ * segment are left out: a new segment starts the span anew, so that
+ * `running-time` and `stream-time` come from the one segment the frames of
+ * `timestamp` and `duration` share.  A segment event waits until every
+ * frame before it is pushed, and a flush drops the frames in flight
+ * uncounted, so the sink pad's segment when a frame is pushed is the
+ * frame's own. */
+typedef struct
+{
+  GstSegment segment;           /* the frames' segment (valid with @first) */
+  GstClockTime first;           /* the earliest PTS; NONE: no frame yet */
+  GstClockTime end;             /* the latest PTS + duration */
+} GstCudaOverlapStatsSpan;
+
 /* [P]: written by the push thread, and by the streaming thread only while
  * nothing is in flight (at EOS, in passthrough) or once streaming stopped;
  * [O]: the element's object lock (read by the property getters). */
@@ -30,6 +45,8 @@ typedef struct
 {
   CoStats *counts;              /* [P] from the first build to READY */
   guint64 last_post_ns;         /* [P] when the last window was posted */
+  GstCudaOverlapStatsSpan window;       /* [P] the frames of the window */
+  GstCudaOverlapStatsSpan run;  /* [P] the frames of the whole run */
   GstStructure *last;           /* [O] the latest cudaoverlap-stats */
   GstStructure *passport;       /* [O] the current cudaoverlap-passport */
   CoTrace *trace;               /* [P] READY→PAUSED to PAUSED→READY, when
@@ -48,6 +65,10 @@ void gst_cuda_overlap_stats_clear (GstCudaOverlapStats * stats);
 void gst_cuda_overlap_stats_record_frame (GstCudaOverlapStats * stats,
     GstCudaOverlapFilterFrame * fr, CoFrame * cf, guint64 push_ns,
     gboolean cpu);
+/* The push thread (the streaming thread in passthrough): a frame with
+ * @pts and @duration was pushed in @segment. */
+void gst_cuda_overlap_stats_record_time (GstCudaOverlapStats * stats,
+    const GstSegment * segment, GstClockTime pts, GstClockTime duration);
 
 /* These build and post messages of @self. */
 void gst_cuda_overlap_stats_post (GstCudaOverlapFilter * self,

@@ -50,14 +50,15 @@
  *
  * `cudaoverlap-stats`:
  * <!-- fields:cudaoverlap-stats names begin -->
- * `frames`, `bytes-h2d`, `bytes-d2h`, `window-ns`, `fps`, `h2d-ns`,
- * `kernel-ns`, `d2h-ns`, `gpu-busy-ns`, `gpu-idle-ns`, `serial-ns`,
- * `overlap-efficiency`, `copy-compute-overlap-ns`, `h2d-d2h-overlap-ns`,
- * `latency-min`, `latency-mean`, `latency-p50`, `latency-p95`, `latency-p99`,
- * `latency-max`, `gpu-latency-p50`, `gpu-latency-p99`, `frames-pinned`,
- * `frames-registered`, `frames-pageable`, `frames-staged`,
- * `frames-passthrough`, `frames-device`, `streams`, `chunks`, `mode`,
- * `backend`, `operation`, `passthrough`, `whole-run`.
+ * `timestamp`, `duration`, `stream-time`, `running-time`, `frames`,
+ * `bytes-h2d`, `bytes-d2h`, `window-ns`, `fps`, `h2d-ns`, `kernel-ns`,
+ * `d2h-ns`, `gpu-busy-ns`, `gpu-idle-ns`, `serial-ns`, `overlap-efficiency`,
+ * `copy-compute-overlap-ns`, `h2d-d2h-overlap-ns`, `latency-min`,
+ * `latency-mean`, `latency-p50`, `latency-p95`, `latency-p99`, `latency-max`,
+ * `gpu-latency-p50`, `gpu-latency-p99`, `frames-pinned`, `frames-registered`,
+ * `frames-pageable`, `frames-staged`, `frames-passthrough`, `frames-device`,
+ * `streams`, `chunks`, `mode`, `backend`, `operation`, `passthrough`,
+ * `whole-run`.
  * <!-- fields:cudaoverlap-stats names end -->
  *
  * Automatic settings: `streams` and `chunks` at 0, `wait-mode=auto` (and
@@ -1419,11 +1420,14 @@ push_through (GstCudaOverlapFilter * self, GstBuffer * buf, guint64 t0)
   GstCudaOverlapFilterPrivate *priv = PRIV (self);
   GstFlowReturn ret;
   guint64 t1 = co_engine_now ();
+  GstClockTime pts = GST_BUFFER_PTS (buf), dur = GST_BUFFER_DURATION (buf);
 
   ret = gst_pad_push (srcpad_of (self), buf);
-  if (priv->stats.counts)
+  if (priv->stats.counts) {
     co_stats_add_frame (priv->stats.counts, NULL, 0, t1 - t0,
         CO_PATH_PASSTHROUGH);
+    gst_cuda_overlap_stats_record_time (&priv->stats, &priv->segment, pts, dur);
+  }
   gst_cuda_overlap_stats_maybe_post (self, t1);
   return ret;
 }
@@ -1561,11 +1565,14 @@ push_images (GstCudaOverlapFilter * self, GstCudaOverlapFilterFrame * frames,
     GstBuffer *outbuf;
     GstFlowReturn ret;
     guint64 t2, t3;
+    GstClockTime pts, dur;
 
     fr->completed = TRUE;
     GST_CUDA_OVERLAP_FILTER_GET_CLASS (self)->finish (self, fr);
     fr->completed = FALSE;
     outbuf = g_steal_pointer (&fr->outbuf);
+    pts = GST_BUFFER_PTS (outbuf);
+    dur = GST_BUFFER_DURATION (outbuf);
     if (_gst_cuda_overlap_filter_srcresult (self) != GST_FLOW_OK) {
       /* downstream failed or we are flushing: consume, push nothing */
       gst_buffer_unref (outbuf);
@@ -1588,6 +1595,8 @@ push_images (GstCudaOverlapFilter * self, GstCudaOverlapFilterFrame * frames,
     _gst_cuda_overlap_filter_release_input (fr);
     gst_cuda_overlap_stats_record_frame (&priv->stats, fr, cf, t2,
         co_engine_backend (priv->engine) == CO_BACKEND_CPU);
+    /* segment events drain first: the sink pad's segment is the frame's */
+    gst_cuda_overlap_stats_record_time (&priv->stats, &priv->segment, pts, dur);
     if (priv->stats.trace)
       co_trace_complete (priv->stats.trace, 1, TID_PUSH, "push", "host", t2,
           t3 - t2, NULL);

@@ -63,6 +63,7 @@ type_size (CoFieldType t)
 {
   switch (t) {
     case CO_FIELD_UINT64:
+    case CO_FIELD_CLOCK_TIME:
       return sizeof (uint64_t);
     case CO_FIELD_DOUBLE:
       return sizeof (double);
@@ -81,6 +82,7 @@ type_size (CoFieldType t)
 
 static const gsize source_size[CO_FIELD_N_SOURCES] = {
   [CO_FIELD_IN_SUMMARY] = sizeof (CoStatsSummary),
+  [CO_FIELD_IN_TIMES] = sizeof (CoStatsTimes),
   [CO_FIELD_IN_SETTINGS] = sizeof (CoStatsSettings),
   [CO_FIELD_IN_PASSPORT] = sizeof (CoPassport),
 };
@@ -141,13 +143,18 @@ test_list (gconstpointer data)
   g_hash_table_unref (seen);
 }
 
-/* Every member of CoStatsSummary is in the statistics message: a value that
- * co-stats computes cannot be left out of the message and the docs. */
+/* Every member of CoStatsSummary and CoStatsTimes is in the statistics
+ * message: a value that co-stats computes or a time the element fills
+ * cannot be left out of the message and the docs. */
 static void
 test_summary_covered (void)
 {
   g_assert_cmpuint (covered_bytes (&co_stats_fields, CO_FIELD_IN_SUMMARY),
       ==, sizeof (CoStatsSummary));
+  g_assert_cmpuint (covered_bytes (&co_stats_fields, CO_FIELD_IN_TIMES),
+      ==, sizeof (CoStatsTimes));
+  g_assert_cmpuint (covered_bytes (&co_passport_fields, CO_FIELD_IN_TIMES),
+      ==, 0);
   /* the others: disjoint and in bounds (padding makes them inexact) */
   covered_bytes (&co_stats_fields, CO_FIELD_IN_SETTINGS);
   g_assert_cmpuint (covered_bytes (&co_stats_fields, CO_FIELD_IN_PASSPORT),
@@ -163,16 +170,20 @@ test_values (void)
 {
   CoStatsSummary s = { 0 };
   CoStatsSettings set = { 0 };
+  CoStatsTimes t = { 0 };
   const void *sources[CO_FIELD_N_SOURCES] = {
     [CO_FIELD_IN_SUMMARY] = &s,
+    [CO_FIELD_IN_TIMES] = &t,
     [CO_FIELD_IN_SETTINGS] = &set,
   };
   gsize i;
   gboolean saw_frames = FALSE, saw_eff = FALSE, saw_op = FALSE;
+  gboolean saw_rt = FALSE;
 
   s.frames = 12;
   s.overlap_efficiency = 0.5;
   set.operation = "box-blur";
+  t.running_time = 7;
   for (i = 0; i < co_stats_fields.n_fields; i++) {
     const CoField *f = &co_stats_fields.fields[i];
     const void *p = co_field_value (f, sources);
@@ -187,9 +198,13 @@ test_values (void)
     } else if (g_str_equal (f->name, "operation")) {
       g_assert_cmpstr (*(const char *const *) p, ==, "box-blur");
       saw_op = TRUE;
+    } else if (g_str_equal (f->name, "running-time")) {
+      g_assert_cmpint (f->type, ==, CO_FIELD_CLOCK_TIME);
+      g_assert_cmpuint (*(const uint64_t *) p, ==, 7);
+      saw_rt = TRUE;
     }
   }
-  g_assert_true (saw_frames && saw_eff && saw_op);
+  g_assert_true (saw_frames && saw_eff && saw_op && saw_rt);
 }
 
 /* ---- generated text ---------------------------------------------------- */

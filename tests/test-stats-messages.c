@@ -41,6 +41,8 @@ typedef struct
 } Field;
 
 static const Field stats_fields[] = {
+  {"timestamp", G_TYPE_UINT64}, {"duration", G_TYPE_UINT64},
+  {"stream-time", G_TYPE_UINT64}, {"running-time", G_TYPE_UINT64},
   {"frames", G_TYPE_UINT64}, {"bytes-h2d", G_TYPE_UINT64},
   {"bytes-d2h", G_TYPE_UINT64}, {"window-ns", G_TYPE_UINT64},
   {"fps", G_TYPE_DOUBLE}, {"h2d-ns", G_TYPE_UINT64},
@@ -100,6 +102,7 @@ check_list (const GstStructure * s, const CoFieldList * l)
     [CO_FIELD_UINT64] = G_TYPE_UINT64,[CO_FIELD_DOUBLE] = G_TYPE_DOUBLE,
     [CO_FIELD_UINT] = G_TYPE_UINT,[CO_FIELD_INT] = G_TYPE_INT,
     [CO_FIELD_STRING] = G_TYPE_STRING,[CO_FIELD_BOOLEAN] = G_TYPE_BOOLEAN,
+    [CO_FIELD_CLOCK_TIME] = GST_TYPE_CLOCK_TIME,
   };
   gint n = gst_structure_n_fields (s), i = 0;
   gsize j;
@@ -555,6 +558,239 @@ GST_START_TEST (test_device_failure)
 
 GST_END_TEST;
 
+/* ---- the time fields: timestamp, duration, stream-time, running-time ----
+ *
+ * The references are computed here from the buffers pushed and the
+ * segment's values (rate 1: running time = PTS − start + base, stream time
+ * = PTS − start + time), not with gst_segment_*(). */
+
+typedef struct
+{
+  const gchar *name;
+  const gchar *element;         /* the launch line, %s: the backend */
+  const gchar *caps;
+  gsize bytes;                  /* of a buffer */
+  GstClockTime duration;        /* of a buffer */
+} TimedElement;
+
+static const TimedElement timed[] = {
+  {.name = "video",
+        .element = "cudavideofilter name=f backend=%s streams=2 chunks=2 "
+        "operation=invert",
+        .caps = "video/x-raw,format=RGBA,width=64,height=37,framerate=30/1",
+      .bytes = FRAME_BYTES,.duration = GST_SECOND / 30},
+  {.name = "audio",
+        .element = "cudaaudiofilter name=f backend=%s operation=gain "
+        "gain-db=6",
+        .caps = "audio/x-raw,format=S16LE,layout=interleaved,rate=48000,"
+        "channels=2",
+      .bytes = 480 * 4,.duration = 10 * GST_MSECOND},
+};
+
+/* A segment with every value that the times depend on away from 0. */
+typedef struct
+{
+  GstClockTime start, base, time;
+} Seg;
+
+static const Seg seg_a = { 10 * GST_SECOND, 3 * GST_SECOND, 100 * GST_SECOND };
+static const Seg seg_b = { 50 * GST_SECOND, 7 * GST_SECOND, 2 * GST_SECOND };
+
+static GstHarness *
+timed_harness (const TimedElement * t, const gchar * extra, GstBus ** bus)
+{
+  gchar *launch = g_strdup_printf (t->element, backend ());
+  gchar *desc = g_strdup_printf ("%s %s", launch, extra);
+  GstHarness *h = gst_harness_new_parse (desc);
+
+  g_free (desc);
+  g_free (launch);
+  *bus = gst_bus_new ();
+  gst_element_set_bus (h->element, *bus);
+  gst_element_set_bus (filter (h), *bus);
+  gst_harness_set_src_caps_str (h, t->caps);
+  return h;
+}
+
+static void
+push_segment (GstHarness * h, const Seg * v)
+{
+  GstSegment seg;
+
+  gst_segment_init (&seg, GST_FORMAT_TIME);
+  seg.start = seg.position = v->start;
+  seg.base = v->base;
+  seg.time = v->time;
+  fail_unless (gst_harness_push_event (h, gst_event_new_segment (&seg)));
+}
+
+/* Pushes and pulls @n buffers of @t; the first at @pts0 (NONE: no PTS). */
+static void
+push_timed (GstHarness * h, const TimedElement * t, guint n, GstClockTime pts0)
+{
+  guint i;
+
+  for (i = 0; i < n; i++) {
+    GstBuffer *b = gst_harness_create_buffer (h, t->bytes);
+    GstMapInfo map;
+
+    gst_buffer_map (b, &map, GST_MAP_WRITE);
+    fill_random (map.data, map.size);
+    gst_buffer_unmap (b, &map);
+    if (GST_CLOCK_TIME_IS_VALID (pts0)) {
+      GST_BUFFER_PTS (b) = pts0 + i * t->duration;
+      GST_BUFFER_DURATION (b) = t->duration;
+    }
+    fail_unless_equals_int (gst_harness_push (h, b), GST_FLOW_OK);
+    gst_buffer_unref (gst_harness_pull (h));
+  }
+}
+
+/* The four time fields of @s are those of @n frames of @t from @pts in @v;
+ * all NONE when @n is 0 or @v is NULL (no PTS). */
+static void
+check_times (const GstStructure * s, const TimedElement * t, const Seg * v,
+    GstClockTime pts, guint64 n)
+{
+  GstClockTime none = GST_CLOCK_TIME_NONE;
+  gboolean known = n > 0 && v != NULL;
+
+  fail_unless_equals_uint64 (u64 (s, "timestamp"), known ? pts : none);
+  fail_unless_equals_uint64 (u64 (s, "duration"),
+      known ? n * t->duration : none);
+  fail_unless_equals_uint64 (u64 (s, "running-time"),
+      known ? pts - v->start + v->base : none);
+  fail_unless_equals_uint64 (u64 (s, "stream-time"),
+      known ? pts - v->start + v->time : none);
+}
+
+/* Every window (stats-interval=1: about one per frame) and the whole run
+ * carry the PTS span of their own frames and its times in the segment. */
+GST_START_TEST (test_time_fields)
+{
+  const TimedElement *t = &timed[__i__];
+  const guint n = 8;
+  GstBus *bus;
+  GstHarness *h = timed_harness (t, "stats-interval=1", &bus);
+  GstMessage *m;
+  guint64 done = 0;
+  guint windows = 0;
+  gboolean whole_seen = FALSE;
+
+  push_segment (h, &seg_a);
+  push_timed (h, t, n, seg_a.start + GST_SECOND);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  while ((m = gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT))) {
+    const GstStructure *s = gst_message_get_structure (m);
+    gboolean whole = FALSE;
+    guint64 frames;
+
+    if (gst_structure_has_name (s, "cudaoverlap-stats")) {
+      frames = u64 (s, "frames");
+      gst_structure_get_boolean (s, "whole-run", &whole);
+      if (whole) {
+        check_times (s, t, &seg_a, seg_a.start + GST_SECOND, n);
+        whole_seen = TRUE;
+      } else {
+        check_times (s, t, &seg_a, seg_a.start + GST_SECOND +
+            done * t->duration, frames);
+        done += frames;
+        windows += frames > 0;
+      }
+    }
+    gst_message_unref (m);
+  }
+  fail_unless (whole_seen, "%s: no whole-run message", t->name);
+  fail_unless_equals_uint64 (done, n);
+  fail_unless (windows >= 2, "%s: %u windows with frames", t->name, windows);
+  gst_element_set_bus (filter (h), NULL);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* How the frames of a run reach the element in test_time_fields_segments. */
+typedef enum
+{
+  NEW_SEGMENT,                  /* a segment, frames, another, frames */
+  FLUSH,                        /* the same with a flush between */
+  SAME_AGAIN,                   /* the first segment sent again (a new
+                                 * position): one span */
+  NO_PTS,                       /* frames without a PTS */
+} SegCase;
+
+static const struct
+{
+  const gchar *name;
+  const TimedElement *element;
+  SegCase what;
+} seg_cases[] = {
+  {"video-new-segment", &timed[0], NEW_SEGMENT},
+  {"video-flush", &timed[0], FLUSH},
+  {"video-same-segment-again", &timed[0], SAME_AGAIN},
+  {"video-no-pts", &timed[0], NO_PTS},
+  {"audio-new-segment", &timed[1], NEW_SEGMENT},
+  {"audio-flush", &timed[1], FLUSH},
+  {"audio-same-segment-again", &timed[1], SAME_AGAIN},
+  {"audio-no-pts", &timed[1], NO_PTS},
+};
+
+/* A new segment (after a flush, or between buffers) starts the span anew:
+ * the whole run's times are those of the frames of the last segment, in
+ * it; the same segment sent again does not.  Frames without a PTS: every
+ * time field GST_CLOCK_TIME_NONE. */
+GST_START_TEST (test_time_fields_segments)
+{
+  const TimedElement *t = seg_cases[__i__].element;
+  const SegCase what = seg_cases[__i__].what;
+  const GstClockTime pts_b = seg_b.start + GST_SECOND / 2;
+  const GstClockTime pts_a2 = seg_a.start + 4 * t->duration;
+  GstBus *bus;
+  GstHarness *h = timed_harness (t, "stats-interval=0", &bus);
+  GstStructure *st = NULL;
+
+  push_segment (h, &seg_a);
+  push_timed (h, t, 4, what == NO_PTS ? GST_CLOCK_TIME_NONE : seg_a.start);
+  if (what == FLUSH) {
+    fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
+    fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
+  }
+  if (what == SAME_AGAIN) {
+    GstSegment seg;
+
+    gst_segment_init (&seg, GST_FORMAT_TIME);
+    seg.start = seg_a.start;
+    seg.base = seg_a.base;
+    seg.time = seg_a.time;
+    seg.position = pts_a2;
+    fail_unless (gst_harness_push_event (h, gst_event_new_segment (&seg)));
+    push_timed (h, t, 5, pts_a2);
+  } else if (what != NO_PTS) {
+    push_segment (h, &seg_b);
+    push_timed (h, t, 5, pts_b);
+  } else {
+    push_timed (h, t, 5, GST_CLOCK_TIME_NONE);
+  }
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  g_object_get (filter (h), "stats", &st, NULL);
+  fail_unless (st != NULL, "%s: no stats", seg_cases[__i__].name);
+  fail_unless (gst_structure_has_field (st, "whole-run"));
+  fail_unless_equals_uint64 (u64 (st, "frames"), 9);
+  if (what == SAME_AGAIN)
+    check_times (st, t, &seg_a, seg_a.start, 9);
+  else
+    check_times (st, t, what == NO_PTS ? NULL : &seg_b, pts_b, 5);
+  gst_structure_free (st);
+  gst_element_set_bus (filter (h), NULL);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 static Suite *
 stats_suite (void)
 {
@@ -567,6 +803,9 @@ stats_suite (void)
   tcase_add_test (tc, test_max_in_flight);
   tcase_add_test (tc, test_memory_path_merged);
   tcase_add_test (tc, test_trace_file);
+  tcase_add_loop_test (tc, test_time_fields, 0, G_N_ELEMENTS (timed));
+  tcase_add_loop_test (tc, test_time_fields_segments, 0,
+      G_N_ELEMENTS (seg_cases));
   co_test_add_if (tc, test_device_failure,
       co_test_hook_missing ("co_fault_arm"));
   suite_add_tcase (s, tc);

@@ -1,9 +1,10 @@
 /* cudaoverlap-reference: writes docs/reference.md, the reference of every
  * element of the plugin, from the GStreamer registry: its metadata, pad
  * templates (caps), every property (type, range, default, flags, enum
- * values) and the fields of the messages it posts (from the one list,
- * engine/co-stats-fields.c); and each property's long description, from
- * its gtk-doc block in the sources.
+ * values) and the names of the fields of the messages it posts (from the
+ * one list, engine/co-stats-fields.c; docs/stats.md has their types, units
+ * and definitions); and each property's long description, from its
+ * gtk-doc block in the sources.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
@@ -636,6 +637,7 @@ put_messages (FILE * out, GList * factories)
 {
   GList *l;
   guint i;
+  gsize j;
 
   for (i = 0; co_field_lists[i]; i++) {
     const gchar *sep = "";
@@ -650,8 +652,12 @@ put_messages (FILE * out, GList * factories)
         sep = ",";
       }
     }
-    fputs (". Its fields:\n\n", out);
-    co_field_list_write_markdown (co_field_lists[i], out);
+    /* the units and definitions are documented once, in docs/stats.md */
+    fputs (". Its fields, in order ([stats.md](stats.md) gives each one's "
+        "type, unit and definition):\n\n", out);
+    for (j = 0; j < co_field_lists[i]->n_fields; j++)
+      fprintf (out, "`%s`%s", co_field_lists[i]->fields[j].name,
+          j + 1 < co_field_lists[i]->n_fields ? ", " : ".\n");
   }
 }
 
