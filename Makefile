@@ -3,6 +3,13 @@
 #   make check  install what is missing (as root), build, run every test
 #               (configured with -Dtests=enabled: a missing test dependency
 #               fails configuration, naming its Debian package)
+#               Without the CUDA toolkit (nvcc on PATH, in $CUDA_PATH/bin,
+#               $CUDA_HOME/bin or /usr/local/cuda/bin) demo and check build
+#               the CPU-only plugin (-Dcuda=disabled) and say so.
+#   make check-nocuda  the CPU-only plugin (-Dcuda=disabled, no toolkit
+#               file used) built in NOCUDA_BUILD (default build-nocuda),
+#               and its tests run (those that need CUDA report themselves
+#               skipped)
 #   make docs-fields  rewrite the message field tables of docs/stats.md (and
 #               the element's doc comment) from engine/co-stats-fields.c
 #   make docs-reference  rewrite docs/reference.md (every element, pad
@@ -21,7 +28,12 @@
 #               when a row's ratio to its ceiling is more than 5 % below it
 #               in two consecutive runs
 BUILD ?= build
-export PATH := /usr/local/cuda/bin:$(PATH)
+NOCUDA_BUILD ?= build-nocuda
+# nvcc where meson.build looks for it; none: the CPU-only plugin
+NVCC := $(shell command -v nvcc 2>/dev/null || for d in "$$CUDA_PATH" \
+	"$$CUDA_HOME" /usr/local/cuda; do [ -n "$$d" ] && [ -x "$$d/bin/nvcc" ] && \
+	{ echo "$$d/bin/nvcc"; break; }; done)
+CUDA_OPTION := $(if $(NVCC),,-Dcuda=disabled)
 
 DEBS = gcc pkg-config meson ninja-build indent python3 \
        libglib2.0-dev libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev \
@@ -30,15 +42,15 @@ DEBS = gcc pkg-config meson ninja-build indent python3 \
 # for the Python examples' tests (skipped, with the reason, without them)
 OPTIONAL_DEBS = python3-gst-1.0
 
-.PHONY: all deps build demo check install-check torture asan-check format \
-	docs-fields docs-reference bench bench-compare clean
+.PHONY: all deps build demo check check-nocuda install-check torture \
+	asan-check format docs-fields docs-reference bench bench-compare clean
 all: build
 
 deps:
 	@tools/dev/install-deps.sh $(DEBS) --optional $(OPTIONAL_DEBS)
 
 $(BUILD)/build.ninja:
-	meson setup $(BUILD) -Dfault-injection=true -Dtests=enabled
+	meson setup $(BUILD) -Dfault-injection=true -Dtests=enabled $(CUDA_OPTION)
 
 build: deps $(BUILD)/build.ninja
 	ninja -C $(BUILD)
@@ -50,6 +62,12 @@ demo: build
 
 check: build
 	meson test -C $(BUILD) --print-errorlogs --num-processes 2
+
+check-nocuda: deps
+	[ -f $(NOCUDA_BUILD)/build.ninja ] || meson setup $(NOCUDA_BUILD) \
+	  -Dcuda=disabled -Dfault-injection=true -Dtests=enabled
+	ninja -C $(NOCUDA_BUILD)
+	meson test -C $(NOCUDA_BUILD) --print-errorlogs --num-processes 2
 
 docs-reference: build
 	GST_PLUGIN_PATH=$(BUILD)/plugin GST_REGISTRY_1_0=$(BUILD)/reference-registry.bin \
@@ -108,4 +126,4 @@ format:
 	tools/dev/gst-indent $$(git ls-files '*.c' '*.h')
 
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) $(NOCUDA_BUILD)
