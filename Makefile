@@ -105,7 +105,8 @@ ASAN_ENV = ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:print_summary=1 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 GST_REGISTRY_FORK=no
 asan-check: deps
 	[ -f $(ASAN_BUILD)/build.ninja ] || meson setup $(ASAN_BUILD) \
-	  -Db_sanitize=address,undefined -Db_lundef=false -Dfault-injection=true
+	  -Db_sanitize=address,undefined -Db_lundef=false -Dfault-injection=true \
+	  $(CUDA_OPTION)
 	ninja -C $(ASAN_BUILD)
 	$(ASAN_ENV) meson test -C $(ASAN_BUILD) --print-errorlogs \
 	  --num-processes 1 --timeout-multiplier 4 test-torture-held \
