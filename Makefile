@@ -5,6 +5,13 @@
 #   make check  install what is missing (as root), build, run every test
 #               (configured with -Dtests=enabled: a missing test dependency
 #               fails configuration, naming its Debian package)
+#               Without the CUDA toolkit (nvcc on PATH, in $CUDA_PATH/bin,
+#               $CUDA_HOME/bin or /usr/local/cuda/bin) demo and check build
+#               the CPU-only plugin (-Dcuda=disabled) and say so.
+#   make check-nocuda  the CPU-only plugin (-Dcuda=disabled, no toolkit
+#               file used) built in NOCUDA_BUILD (default build-nocuda),
+#               and its tests run (those that need CUDA report themselves
+#               skipped)
 #   make docs-fields  rewrite the message field tables of docs/stats.md (and
 #               the element's doc comment) from engine/co-stats-fields.c
 #   make docs-reference  rewrite docs/reference.md (every element, pad
@@ -29,7 +36,12 @@
 #               builds fewer GPU architectures than the release's all-major,
 #               DEB_BUILD_PROFILES=nocuda the CPU-only package
 BUILD ?= build
-export PATH := /usr/local/cuda/bin:$(PATH)
+NOCUDA_BUILD ?= build-nocuda
+# nvcc where meson.build looks for it; none: the CPU-only plugin
+NVCC := $(shell command -v nvcc 2>/dev/null || for d in "$$CUDA_PATH" \
+	"$$CUDA_HOME" /usr/local/cuda; do [ -n "$$d" ] && [ -x "$$d/bin/nvcc" ] && \
+	{ echo "$$d/bin/nvcc"; break; }; done)
+CUDA_OPTION := $(if $(NVCC),,-Dcuda=disabled)
 
 DEBS = gcc pkg-config meson ninja-build indent python3 \
        libglib2.0-dev libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev \
@@ -40,15 +52,15 @@ OPTIONAL_DEBS = python3-gst-1.0
 # for make deb (besides the Build-Depends of debian/control, all in DEBS)
 PACKAGING_DEBS = debhelper dpkg-dev
 
-.PHONY: all deps build demo check install-check torture asan-check format \
-	docs-fields docs-reference bench bench-compare clean
+.PHONY: all deps build demo check check-nocuda install-check torture \
+	asan-check format docs-fields docs-reference bench bench-compare clean
 all: build
 
 deps:
 	@tools/dev/install-deps.sh $(DEBS) --optional $(OPTIONAL_DEBS)
 
 $(BUILD)/build.ninja:
-	meson setup $(BUILD) -Dfault-injection=true -Dtests=enabled
+	meson setup $(BUILD) -Dfault-injection=true -Dtests=enabled $(CUDA_OPTION)
 
 build: deps $(BUILD)/build.ninja
 	ninja -C $(BUILD)
@@ -60,6 +72,12 @@ demo: build
 
 check: build
 	meson test -C $(BUILD) --print-errorlogs --num-processes 2
+
+check-nocuda: deps
+	[ -f $(NOCUDA_BUILD)/build.ninja ] || meson setup $(NOCUDA_BUILD) \
+	  -Dcuda=disabled -Dfault-injection=true -Dtests=enabled
+	ninja -C $(NOCUDA_BUILD)
+	meson test -C $(NOCUDA_BUILD) --print-errorlogs --num-processes 2
 
 docs-reference: build
 	GST_PLUGIN_PATH=$(BUILD)/plugin GST_REGISTRY_1_0=$(BUILD)/reference-registry.bin \
@@ -97,7 +115,8 @@ ASAN_ENV = ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:print_summary=1 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 GST_REGISTRY_FORK=no
 asan-check: deps
 	[ -f $(ASAN_BUILD)/build.ninja ] || meson setup $(ASAN_BUILD) \
-	  -Db_sanitize=address,undefined -Db_lundef=false -Dfault-injection=true
+	  -Db_sanitize=address,undefined -Db_lundef=false -Dfault-injection=true \
+	  $(CUDA_OPTION)
 	ninja -C $(ASAN_BUILD)
 	$(ASAN_ENV) meson test -C $(ASAN_BUILD) --print-errorlogs \
 	  --num-processes 1 --timeout-multiplier 4 test-torture-held \
@@ -157,4 +176,4 @@ format:
 	tools/dev/gst-indent $$(git ls-files '*.c' '*.h')
 
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) $(NOCUDA_BUILD)

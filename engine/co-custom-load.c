@@ -12,7 +12,9 @@
  * build for); a chunk that fails on the CPU returns its frame's error text.
  * Fault points (co-fault.h): "cudaLibraryLoadData" and "cudaLaunchKernel".
  */
+#ifdef CO_HAVE_CUDA
 #include <cuda_runtime.h>
+#endif
 #include <gmodule.h>
 
 #include "co-custom-load.h"
@@ -22,16 +24,6 @@ struct _CoCustomLauncher
 {
   GstCudaOverlapKernelLauncher l;
   gint ref;
-};
-
-struct _CoCustomCuda
-{
-  CoCustomLauncher *launcher;   /* kernel-launcher, or NULL: the module */
-  gchar *module;
-  gchar *name;
-  gboolean audio;
-  cudaLibrary_t lib;
-  cudaKernel_t kernel;
 };
 
 struct _CoCustomCpu
@@ -81,6 +73,28 @@ co_custom_launcher_unref (CoCustomLauncher * cl)
     cl->l.destroy (cl->l.user_data);
   g_free (cl);
 }
+
+/* Where a launch failed, for the messages: "chunk 2" (audio), "chunk 2,
+ * plane 0" (video). */
+static gchar *
+co_custom_where (gboolean audio, guint chunk, gint plane)
+{
+  if (audio)
+    return g_strdup_printf ("chunk %u", chunk);
+  return g_strdup_printf ("chunk %u, plane %d", chunk, plane);
+}
+
+/* ---- CUDA (a build without CUDA has no CUDA backend to load for) --------- */
+#ifdef CO_HAVE_CUDA
+struct _CoCustomCuda
+{
+  CoCustomLauncher *launcher;   /* kernel-launcher, or NULL: the module */
+  gchar *module;
+  gchar *name;
+  gboolean audio;
+  cudaLibrary_t lib;
+  cudaKernel_t kernel;
+};
 
 /* "operation=custom: WHAT: the CUDA message (name)", WHAT from @format
  * with @a and @b, then @hint if not NULL. */
@@ -191,16 +205,6 @@ co_custom_cuda_find_kernel (CoCustomCuda * k, gint device, GError ** error)
     return FALSE;
   }
   return TRUE;
-}
-
-/* Where a launch failed, for the messages: "chunk 2" (audio), "chunk 2,
- * plane 0" (video). */
-static gchar *
-co_custom_where (gboolean audio, guint chunk, gint plane)
-{
-  if (audio)
-    return g_strdup_printf ("chunk %u", chunk);
-  return g_strdup_printf ("chunk %u, plane %d", chunk, plane);
 }
 
 /* kernel-launcher on the CUDA backend: its video (or audio) function. */
@@ -368,6 +372,8 @@ co_custom_cuda_launch (CoCustomCuda * k, const CoChunk * ch, guint chunk,
       "(kernel-module \"%s\") failed", k->name, k->module, NULL);
   return FALSE;
 }
+
+#endif /* CO_HAVE_CUDA */
 
 /* ---- CPU ------------------------------------------------------------------- */
 

@@ -18,10 +18,12 @@
  */
 #include <unistd.h>
 
+#include "co-hostreg.h"
+#ifdef CO_HAVE_CUDA
 #include <cuda_runtime.h>
 
-#include "co-hostreg.h"
 #include "co-cuda-check.h"
+#endif
 
 typedef struct
 {
@@ -46,6 +48,7 @@ struct _CoHostRef
   GPtrArray *entries;
 };
 
+#ifdef CO_HAVE_CUDA
 /* ---- page-locked allocation ---------------------------------------------- */
 
 /* Portable memory is usable by every context; the device is selected
@@ -116,6 +119,34 @@ cuda_is_app_pinned (gconstpointer data, gsize size, gint device_id,
   return cuda_is_pinned_at (data) &&
       cuda_is_pinned_at ((const guint8 *) data + size - 1);
 }
+
+#else
+/* ---- without CUDA (-Dcuda=disabled) -------------------------------------- */
+
+/* Nothing is page-locked: every range is pageable to the registry (the
+ * allocation's stand-in is in co-nocuda.c). */
+static gboolean
+cuda_register (gpointer data, gsize size, gint device_id, gpointer user_data,
+    GError ** error)
+{
+  g_set_error_literal (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_CUDA,
+      "no page-locking: this build of cudaoverlap has no CUDA backend "
+      "(built with -Dcuda=disabled)");
+  return FALSE;
+}
+
+static void
+cuda_unregister (gpointer data, gpointer user_data)
+{
+}
+
+static gboolean
+cuda_is_app_pinned (gconstpointer data, gsize size, gint device_id,
+    gpointer user_data)
+{
+  return FALSE;
+}
+#endif /* CO_HAVE_CUDA */
 
 static gsize
 system_page_size (gpointer user_data)

@@ -77,7 +77,7 @@
 #endif
 
 #include <string.h>
-#include <nvtx3/nvToolsExt.h>
+#include "gstcudaoverlap-nvtx.h"
 
 #include "gstcudaoverlapfilter.h"
 #include "gstcudaoverlapfilter-private.h"

@@ -6,10 +6,11 @@ Usage: check-cuda-archs.py LIBRARY NVCC
 Reads the CUDA fat binaries embedded in LIBRARY (its .nv_fatbin ELF
 section; no cuobjdump needed), those that hold our kernels, and lists their machine code (cubin) and PTX
 architectures.  NVCC --list-gpu-arch gives the architectures the toolkit
-supports; each major family (7.x, 8.x, ...) needs a cubin of its lowest
-listed member, since a cubin runs on the later minors of its major (sm_80
-code on sm_86 and sm_89) but not on an earlier one, and the newest family
-needs PTX too, so that the driver can compile it for GPUs newer than the
+supports (those of compute capability 7.5 or newer count: the code needs
+it); each major family (7.x, 8.x, ...) needs a cubin of its lowest listed
+member, since a cubin runs on the later minors of its major (sm_80 code on
+sm_86 and sm_89) but not on an earlier one, and the newest family needs PTX
+too, so that the driver can compile it for GPUs newer than the
 toolkit.  Exit 1, naming what is missing, otherwise 0.
 """
 import struct
@@ -87,7 +88,10 @@ def main():
 
     listed = subprocess.run([nvcc, '--list-gpu-arch'], check=True,
                             capture_output=True, text=True).stdout.split()
-    supported = sorted(int(a.split('_')[1]) for a in listed)
+    # the code needs compute capability 7.5 or newer (meson.build): an
+    # older toolkit's list starts below it
+    supported = sorted(n for n in (int(a.split('_')[1]) for a in listed)
+                       if n >= 75)
     families = {}
     for sm in supported:
         families.setdefault(sm // 10, sm)

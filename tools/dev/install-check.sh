@@ -11,12 +11,17 @@
 #     installed ABI header, and stats-summary run with GST_PLUGIN_PATH at the
 #     installed plugin (its pluginsdir variable), which gst-inspect-1.0 must
 #     name as the one it loads, with the package's origin.
-#   tools/dev/install-check.sh [SOURCE_ROOT] [WORK_DIR]
+#   tools/dev/install-check.sh [SOURCE_ROOT] [WORK_DIR] [MESON_OPTION...]
 # WORK_DIR (default: a new temporary folder) is emptied first and kept.
+# MESON_OPTION: for the build, e.g. -Dcuda=disabled (the CPU-only plugin:
+# then no tools and no kernel through nvcc).
 set -u
 src=$(cd "${1:-$(dirname "$0")/../..}" && pwd) || exit 1
 work=${2:-$(mktemp -d)}
 case $work in /*) ;; *) work=$PWD/$work;; esac
+if [ $# -gt 2 ]; then shift 2; else set --; fi
+cuda=yes
+for o in "$@"; do [ "$o" = -Dcuda=disabled ] && cuda=no; done
 rm -rf "$work" && mkdir -p "$work" || exit 1
 prefix=$work/prefix
 fail () {
@@ -30,7 +35,7 @@ step () {
   "$@" > "$log" 2>&1 || { cat "$log"; fail "$* (log: $log)"; }
 }
 
-step setup.log meson setup "$work/build" "$src" --prefix "$prefix" -Dtests=disabled
+step setup.log meson setup "$work/build" "$src" --prefix "$prefix" -Dtests=disabled "$@"
 step install.log meson install -C "$work/build"
 
 # 2. what was installed
@@ -46,10 +51,12 @@ want=$(printf '%s\n' "./include/gstreamer-1.0/gst/cudaoverlap/cudaoverlap.h" \
 $have
 expected:
 $want"
-step tools.log meson setup "$work/build-tools" "$src" --prefix "$prefix" \
-  -Dtests=disabled -Dtools=enabled
-meson introspect "$work/build-tools" --installed | grep -q '/bin/cudaoverlap-bench"' ||
-  fail "-Dtools=enabled does not install cudaoverlap-bench"
+if [ $cuda = yes ]; then
+  step tools.log meson setup "$work/build-tools" "$src" --prefix "$prefix" \
+    -Dtests=disabled -Dtools=enabled "$@"
+  meson introspect "$work/build-tools" --installed | grep -q '/bin/cudaoverlap-bench"' ||
+    fail "-Dtools=enabled does not install cudaoverlap-bench"
+fi
 
 # 3. an application built against the installed pkg-config file
 export PKG_CONFIG_PATH="$libdir/pkgconfig"
@@ -63,10 +70,12 @@ inc=$(pkg-config --cflags-only-I gstreamer-cudaoverlap-1.0)
 # shellcheck disable=SC2086  # the flags are words
 step kernel-cc.log cc -Wall -O2 -shared -fPIC -o "$work/libco-invert-cpu.so" \
   "$src/examples/kernels/invert-cpu.c" $inc
-nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
-# shellcheck disable=SC2086
-step kernel-nvcc.log "$nvcc" -ptx -arch=compute_75 $inc -o "$work/invert.ptx" \
-  "$src/examples/kernels/invert.cu"
+if [ $cuda = yes ]; then
+  nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+  # shellcheck disable=SC2086
+  step kernel-nvcc.log "$nvcc" -ptx -arch=compute_75 $inc -o "$work/invert.ptx" \
+    "$src/examples/kernels/invert.cu"
+fi
 pluginsdir=$(pkg-config --variable=pluginsdir gstreamer-cudaoverlap-1.0)
 [ "$pluginsdir" = "$libdir/gstreamer-1.0" ] || fail "pluginsdir is $pluginsdir"
 export GST_PLUGIN_PATH="$pluginsdir"
