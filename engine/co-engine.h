@@ -290,9 +290,10 @@ typedef struct
 } CoDeviceInfo;
 
 /* Whether co_engine_new() can open an engine with @kind on @device_id (-1:
- * the first device); when not, @error says why (CO_ENGINE_ERROR_NO_DEVICE,
- * or CO_ENGINE_ERROR_CUDA when the runtime cannot count the devices).
- * CO_BACKEND_AUTO and CO_BACKEND_CPU always can. */
+ * the first device); when not, @error says why in words a user can act on
+ * (CO_ENGINE_ERROR_NO_DEVICE: as co_engine_backend_fallback_reason() says
+ * it; CO_ENGINE_ERROR_CUDA when the runtime cannot count the devices for
+ * another reason).  CO_BACKEND_AUTO and CO_BACKEND_CPU always can. */
 gboolean co_engine_backend_usable (CoBackendKind kind, gint device_id,
     GError ** error);
 /* Why CO_BACKEND_AUTO runs on the CPU backend on @device_id, in words a
