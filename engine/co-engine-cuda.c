@@ -43,6 +43,13 @@
  * after the function called ("cudaEventRecord", "cudaMalloc",
  * "co_video_launch_cuda", ...), and so are the driver's context calls.
  *
+ * Usable: the device check (co_cuda_usable()) says why a device cannot be
+ * used in words a user can act on, told apart by the driver's CUDA version
+ * against the runtime's: no driver (0), a driver too old for this build
+ * (the minimum driver of the runtime's CUDA major, from one table), no
+ * device visible, no device with that id, a device this build has no code
+ * for.  backend=cuda fails with that text and backend=auto warns with it.
+ *
  * Device context: without CoEngineConfig.device_context the backend runs in
  * the device's primary context (cudaSetDevice before its calls).  With one
  * (the CUcontext of a GstCudaContext shared with other CUDA elements: a
