@@ -5,7 +5,10 @@
  * The one place that names the backends: co_engine_new() opens the table
  * co_backend_select() returns, and the elements ask
  * co_engine_backend_usable() before they promise a backend (backend=cuda
- * with no usable device is an error there, not a fallback).
+ * with no usable device is an error there, not a fallback) and
+ * co_engine_backend_fallback_reason() when backend=auto runs on the CPU:
+ * the reason is the CUDA table's own (its usable()), so a build without
+ * CUDA, whose table is never usable, says that in the same place.
  */
 #include <string.h>
 
@@ -39,11 +42,16 @@ co_engine_probe (CoBackendKind kind, gint device_id, CoDeviceInfo * info)
 }
 
 gchar *
-co_engine_backend_fallback_note (gint device_id)
+co_engine_backend_fallback_reason (gint device_id)
 {
-  const CoBackendOps *cuda = &co_cuda_backend;
+  GError *err = NULL;
+  gchar *reason;
 
-  return cuda->fallback_note ? cuda->fallback_note (device_id) : NULL;
+  if (co_cuda_backend.usable (device_id, &err))
+    return NULL;
+  reason = g_strdup (err->message);
+  g_error_free (err);
+  return reason;
 }
 
 gboolean

@@ -43,6 +43,13 @@
  * after the function called ("cudaEventRecord", "cudaMalloc",
  * "co_video_launch_cuda", ...), and so are the driver's context calls.
  *
+ * Usable: the device check (co_cuda_usable()) says why a device cannot be
+ * used in words a user can act on, told apart by the driver's CUDA version
+ * against the runtime's: no driver (0), a driver too old for this build
+ * (the minimum driver of the runtime's CUDA major, from one table), no
+ * device visible, no device with that id, a device this build has no code
+ * for.  backend=cuda fails with that text and backend=auto warns with it.
+ *
  * Device context: without CoEngineConfig.device_context the backend runs in
  * the device's primary context (cudaSetDevice before its calls).  With one
  * (the CUcontext of a GstCudaContext shared with other CUDA elements: a
@@ -65,6 +72,10 @@
 #include "co-engine-cuda.h"
 #include "co-cuda-check.h"
 #include "co-custom-load.h"
+
+/* The oldest compute capability cudaoverlap builds for (meson.build's
+ * cuda-architectures refuses older ones), as major * 10 + minor. */
+#define CO_CUDA_MIN_CC 75
 
 /* Per chunk: the CO_TS_COUNT timing events, then (used for the frame's
  * last chunk only) the frame's done event. */
@@ -220,19 +231,131 @@ fail:
   return FALSE;
 }
 
+/* The oldest Linux driver of each CUDA major version: any runtime of that
+ * major runs on it (NVIDIA's minor version compatibility; the CUDA
+ * toolkit's release notes list them). */
+static const struct
+{
+  int cuda_major;
+  int driver;
+} co_cuda_min_drivers[] = {
+  {12, 525},
+  {13, 580},
+};
+
+/* The driver's CUDA version (e.g. 12040; 0: no driver), or the simulated
+ * one of a test build (co-fault.h). */
+static int
+co_cuda_driver_version (void)
+{
+  CoFaultCudaSim sim;
+  int v = 0;
+
+  co_fault_cuda_sim (&sim);
+  if (sim.driver_version >= 0)
+    return sim.driver_version;
+  if (cudaDriverGetVersion (&v) != cudaSuccess)
+    return 0;
+  return v;
+}
+
+/* cudaGetDeviceCount, or the test build's simulated machine: a driver too
+ * old (or none) fails as it does on a real one. */
+static cudaError_t
+co_cuda_device_count (int *n)
+{
+  CoFaultCudaSim sim;
+  int rt = 0;
+
+  co_fault_cuda_sim (&sim);
+  cudaRuntimeGetVersion (&rt);
+  if (sim.driver_version >= 0 && sim.driver_version < rt)
+    return cudaErrorInsufficientDriver;
+  if (sim.device_count >= 0) {
+    *n = sim.device_count;
+    return *n > 0 ? cudaSuccess : cudaErrorNoDevice;
+  }
+  return cudaGetDeviceCount (n);
+}
+
+/* What this build needs of the driver, e.g. "NVIDIA driver >= 580 (CUDA
+ * 13.0)".  Free it. */
+static gchar *
+co_cuda_driver_needed (int runtime_version)
+{
+  int major = runtime_version / 1000, minor = runtime_version % 1000 / 10;
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (co_cuda_min_drivers); i++)
+    if (co_cuda_min_drivers[i].cuda_major == major)
+      return g_strdup_printf ("NVIDIA driver >= %d (CUDA %d.%d)",
+          co_cuda_min_drivers[i].driver, major, minor);
+  return g_strdup_printf ("an NVIDIA driver for CUDA %d.%d or newer", major,
+      minor);
+}
+
+/* Why there is no device to count (cudaGetDeviceCount gave @r), in words
+ * a user can act on: no driver, a driver too old for this build, no
+ * device visible; else the runtime's error (CO_ENGINE_ERROR_CUDA). */
+static void
+co_cuda_no_device (cudaError_t r, GError ** error)
+{
+  int drv = co_cuda_driver_version (), rt = 0;
+  gchar *need;
+
+  cudaRuntimeGetVersion (&rt);
+  need = co_cuda_driver_needed (rt);
+  if (drv <= 0)
+    g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_NO_DEVICE,
+        "no NVIDIA driver found (cudaDriverGetVersion gives 0: libcuda.so.1 "
+        "is missing or cannot be loaded); install one: this build needs %s",
+        need);
+  else if (drv < rt)
+    g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_NO_DEVICE,
+        "the NVIDIA driver is too old: it supports CUDA %d.%d, this build "
+        "needs %s; update the driver", drv / 1000, drv % 1000 / 10, need);
+  else if (r == cudaErrorNoDevice)
+    g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_NO_DEVICE,
+        "the NVIDIA driver (CUDA %d.%d) finds no CUDA device; check that "
+        "the GPU is visible to this process (nvidia-smi, "
+        "CUDA_VISIBLE_DEVICES, a container's GPU options)", drv / 1000,
+        drv % 1000 / 10);
+  else
+    co_cuda_result (r, "cudaGetDeviceCount (&n)", __FILE__,
+        G_STRINGIFY (__LINE__), G_STRFUNC, G_LOG_LEVEL_DEBUG, error);
+  g_free (need);
+}
+
 /* A device this build cannot run: NULL, or what to say (the device, its
- * compute capability, the architectures built and what to do). */
+ * compute capability, the architectures built and what to do).  A test
+ * build may simulate the device's compute capability (co-fault.h): it is
+ * then one this build has no code for. */
 static gchar *
 co_cuda_incompatible (gint device)
 {
   struct cudaDeviceProp prop;
-  cudaError_t err = (cudaError_t) co_kernels_cuda_check_device (device);
+  cudaError_t err = cudaErrorNoKernelImageForDevice;
+  CoFaultCudaSim sim;
 
-  if (err == cudaSuccess)
+  co_fault_cuda_sim (&sim);
+  memset (&prop, 0, sizeof (prop));
+  if (sim.cc >= 0) {
+    g_strlcpy (prop.name, "simulated", sizeof (prop.name));
+    prop.major = sim.cc / 10;
+    prop.minor = sim.cc % 10;
+  } else if ((err = (cudaError_t) co_kernels_cuda_check_device (device)) ==
+      cudaSuccess) {
     return NULL;
-  if (cudaGetDeviceProperties (&prop, device) != cudaSuccess)
+  } else if (cudaGetDeviceProperties (&prop, device) != cudaSuccess) {
     return g_strdup_printf ("CUDA device %d cannot run the kernels: %s",
         device, cudaGetErrorString (err));
+  }
+  if (prop.major * 10 + prop.minor < CO_CUDA_MIN_CC)
+    return g_strdup_printf ("CUDA device %d (%s, compute capability %d.%d) "
+        "is too old for cudaoverlap, which needs compute capability %d.%d "
+        "or newer (this build has code for %s)", device, prop.name,
+        prop.major, prop.minor, CO_CUDA_MIN_CC / 10, CO_CUDA_MIN_CC % 10,
+        co_kernels_cuda_archs ());
   return g_strdup_printf ("CUDA device %d (%s, compute capability %d.%d) "
       "cannot run this build's kernels (%s), built for %s. Rebuild with "
       "meson setup -Dcuda-architectures=all-major (or %d%d)", device,
@@ -241,59 +364,35 @@ co_cuda_incompatible (gint device)
 }
 
 /* Whether @device_id (-1: the first device) exists and can run this
- * build's kernels: FALSE with @error (CO_ENGINE_ERROR_NO_DEVICE, or
- * CO_ENGINE_ERROR_CUDA when the runtime cannot count the devices) if not.
- * @present: a device exists (even if it cannot run the kernels). */
+ * build's kernels: FALSE with @error if not, which says why in words a
+ * user can act on (CO_ENGINE_ERROR_NO_DEVICE; CO_ENGINE_ERROR_CUDA when
+ * the runtime cannot count the devices for another reason). */
 static gboolean
-co_cuda_device_check (gint device_id, gboolean * present, GError ** error)
+co_cuda_usable (gint device_id, GError ** error)
 {
   int n = 0;
+  cudaError_t r;
   gchar *msg;
 
-  *present = FALSE;
-  CO_CUDA_CHECK_GOTO (cudaGetDeviceCount (&n), error, fail);
-  if (n == 0) {
-    g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_NO_DEVICE,
-        "no CUDA device found");
+  if (co_fault_hit ("cudaGetDeviceCount"))
+    return co_cuda_injected ("cudaGetDeviceCount (&n)", __FILE__,
+        G_STRINGIFY (__LINE__), G_STRFUNC, G_LOG_LEVEL_DEBUG, error);
+  r = co_cuda_device_count (&n);
+  if (r != cudaSuccess || n <= 0) {
+    co_cuda_no_device (r != cudaSuccess ? r : cudaErrorNoDevice, error);
     return FALSE;
   }
   if (device_id >= n) {
     g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_NO_DEVICE,
-        "CUDA device %d does not exist (there are %d)", device_id, n);
+        "there is no CUDA device %d (cuda-device-id): this machine has %d "
+        "(ids 0 to %d; -1 takes the first)", device_id, n, n - 1);
     return FALSE;
   }
-  *present = TRUE;
   if (!(msg = co_cuda_incompatible (MAX (device_id, 0))))
     return TRUE;
   g_set_error_literal (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_NO_DEVICE, msg);
   g_free (msg);
   return FALSE;
-
-fail:
-  return FALSE;
-}
-
-/* For backend=auto on the CPU backend: why not CUDA, when a device exists
- * but cannot run this build (NULL otherwise: no device is no news). */
-static gchar *
-co_cuda_fallback_note (gint device_id)
-{
-  GError *err = NULL;
-  gboolean present;
-  gchar *msg = NULL;
-
-  if (!co_cuda_device_check (device_id, &present, &err) && present)
-    msg = g_strdup (err->message);
-  g_clear_error (&err);
-  return msg;
-}
-
-static gboolean
-co_cuda_usable (gint device_id, GError ** error)
-{
-  gboolean present;
-
-  return co_cuda_device_check (device_id, &present, error);
 }
 
 static gsize
@@ -894,7 +993,6 @@ const CoBackendOps co_cuda_backend = {
   .name = "cuda",
   .kind = CO_BACKEND_CUDA,
   .usable = co_cuda_usable,
-  .fallback_note = co_cuda_fallback_note,
   .open = co_cuda_open,
   .close = co_cuda_close,
   .submit = co_cuda_submit,

@@ -27,12 +27,10 @@ struct _CoBackendOps
   CoBackendKind kind;
 
   /* Whether the backend can run on @device_id (-1: the first device); if
-   * not, @error says why. */
+   * not, @error says why in words a user can act on (no driver, a driver
+   * too old, no such device, a device the build has no code for): the
+   * reason backend=auto gives for running on the CPU. */
     gboolean (*usable) (gint device_id, GError ** error);
-  /* Optional: why a device that exists cannot be used (e.g. this build has
-   * no code for its architecture); NULL when it can, or when there is none.
-   * For the warning of backend=auto falling back. */
-  gchar *(*fallback_note) (gint device_id);
 
   /* Makes the backend state (CoEngine.backend_state), the constant area and
    * every slot's work memory (CoFrame.dev_in/dev_out).  On failure the

@@ -301,15 +301,17 @@ typedef struct
 } CoDeviceInfo;
 
 /* Whether co_engine_new() can open an engine with @kind on @device_id (-1:
- * the first device); when not, @error says why (CO_ENGINE_ERROR_NO_DEVICE,
- * or CO_ENGINE_ERROR_CUDA when the runtime cannot count the devices).
- * CO_BACKEND_AUTO and CO_BACKEND_CPU always can. */
+ * the first device); when not, @error says why in words a user can act on
+ * (CO_ENGINE_ERROR_NO_DEVICE: as co_engine_backend_fallback_reason() says
+ * it; CO_ENGINE_ERROR_CUDA when the runtime cannot count the devices for
+ * another reason).  CO_BACKEND_AUTO and CO_BACKEND_CPU always can. */
 gboolean co_engine_backend_usable (CoBackendKind kind, gint device_id,
     GError ** error);
-/* Why CO_BACKEND_AUTO runs on the CPU although a GPU is present (e.g. the
- * build has no code for its architecture), to warn the user; NULL when
- * there is no GPU at all or it is usable.  Free it. */
-gchar *co_engine_backend_fallback_note (gint device_id);
+/* Why CO_BACKEND_AUTO runs on the CPU backend on @device_id, in words a
+ * user can act on: no NVIDIA driver, a driver too old for this build, no
+ * device @device_id, a GPU this build has no code for, or a build without
+ * a GPU backend.  NULL when auto runs on a GPU.  Free it. */
+gchar *co_engine_backend_fallback_reason (gint device_id);
 
 /* The backend co_engine_new() would open for @kind on @device_id, and in
  * @info (zeroed first) that device's properties as co_engine_device_info()

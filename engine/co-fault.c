@@ -6,8 +6,9 @@
  * it are the code a user meets least and a test reaches hardest.  This
  * module lets a test make any named call point fail from its nth call on,
  * counts the points a run passes so that a test can fail each in turn,
- * and holds the test-only delays that widen race windows.  It exists only
- * in a -Dfault-injection build; co-fault.h has the interface.
+ * holds the test-only delays that widen race windows, and a simulated
+ * CUDA installation for the device check.  It exists only in a
+ * -Dfault-injection build; co-fault.h has the interface.
  */
 #include <string.h>
 
@@ -212,6 +213,24 @@ gboolean
 co_fault_force_staging (void)
 {
   return g_atomic_int_get (&co_fault_staging) != 0;
+}
+
+static gint co_fault_sim[3] = { -1, -1, -1 };
+
+void
+co_test_set_cuda_sim (gint driver_version, gint device_count, gint cc)
+{
+  g_atomic_int_set (&co_fault_sim[0], driver_version);
+  g_atomic_int_set (&co_fault_sim[1], device_count);
+  g_atomic_int_set (&co_fault_sim[2], cc);
+}
+
+void
+co_fault_cuda_sim (CoFaultCudaSim * sim)
+{
+  sim->driver_version = g_atomic_int_get (&co_fault_sim[0]);
+  sim->device_count = g_atomic_int_get (&co_fault_sim[1]);
+  sim->cc = g_atomic_int_get (&co_fault_sim[2]);
 }
 
 #endif /* CO_FAULT_INJECTION */

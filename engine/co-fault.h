@@ -46,6 +46,15 @@
  * the thread that submits the frame) meet flushes, rebuilds and teardowns
  * in `make check`.
  *
+ * co_test_set_cuda_sim() (exported likewise) makes the CUDA backend's
+ * device check see another machine (co_fault_cuda_sim(), "the real one"
+ * in release builds): the driver's CUDA version (0: no driver; below this
+ * build's runtime: a driver too old, whose cudaGetDeviceCount fails as a
+ * real one does), the number of devices, and the compute capability of
+ * every device, which this build then has no code for.  Each -1 leaves
+ * the real value, so that a machine without a GPU can meet each reason
+ * why backend=auto runs on the CPU.
+ *
  * co_test_set_flush_delay_us() (exported likewise) makes an element sleep
  * that long in FLUSH_START, after it has started flushing and before it
  * sends the event downstream (co_fault_flush_delay_us(), 0 in release
@@ -57,9 +66,17 @@
 #include <glib.h>
 
 G_BEGIN_DECLS
+/* A simulated CUDA installation (co_test_set_cuda_sim()); -1: real. */
+    typedef struct
+{
+  gint driver_version;
+  gint device_count;
+  gint cc;
+} CoFaultCudaSim;
+
 #ifdef CO_FAULT_INJECTION
 /* Whether this call of @point fails.  Thread-safe; counts the call. */
-    gboolean co_fault_hit (const gchar * point);
+gboolean co_fault_hit (const gchar * point);
 /* co_fault_hit() of the function that @call calls: @call is the text of a
  * call, "cudaEventRecord (ev, s)", whose point is the name before the
  * first space or parenthesis (co-cuda-check.h). */
@@ -89,6 +106,11 @@ gulong co_fault_worker_jitter_us (void);
 /* Stage every frame that would be copied from pageable memory. */
 void co_test_set_force_staging (gboolean force);
 gboolean co_fault_force_staging (void);
+/* The simulated CUDA installation, each -1 for the real value: the
+ * driver's CUDA version (e.g. 12040), the device count, and the devices'
+ * compute capability as major * 10 + minor. */
+void co_test_set_cuda_sim (gint driver_version, gint device_count, gint cc);
+void co_fault_cuda_sim (CoFaultCudaSim * sim);
 #else
 #define co_fault_hit(point) FALSE
 #define co_fault_hit_call(call) FALSE
@@ -97,6 +119,8 @@ gboolean co_fault_force_staging (void);
 #define co_fault_update_delay_us() 0
 #define co_fault_flush_delay_us() 0
 #define co_fault_force_staging() FALSE
+#define co_fault_cuda_sim(sim) \
+  ((void) ((sim)->driver_version = (sim)->device_count = (sim)->cc = -1))
 #endif
-    G_END_DECLS
+G_END_DECLS
 #endif /* __CO_FAULT_H__ */

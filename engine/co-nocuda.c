@@ -37,12 +37,6 @@ co_nocuda_usable (gint device_id, GError ** error)
   return co_nocuda_fail (error);
 }
 
-static gchar *
-co_nocuda_fallback_note (gint device_id)
-{
-  return g_strdup (CO_NO_CUDA);
-}
-
 static gboolean
 co_nocuda_open (CoEngine * e, GError ** error)
 {
@@ -72,7 +66,6 @@ const CoBackendOps co_cuda_backend = {
   .name = "cuda",
   .kind = CO_BACKEND_CUDA,
   .usable = co_nocuda_usable,
-  .fallback_note = co_nocuda_fallback_note,
   .open = co_nocuda_open,
   .close = co_nocuda_close,
   .probe = co_nocuda_probe,

@@ -164,7 +164,8 @@ static const CoField passport_fields[] = {
   {"mode", PASSPORT (mode), 0, "",
       "`mode` nick: `overlap` or `serial`"},
   {"wait-mode", PASSPORT (wait_mode), 0, "",
-      "`wait-mode` in effect: `blocking` or `spin` (`auto` resolved)"},
+      "`wait-mode` in effect: `blocking` or `spin` (`auto` resolved); "
+        "always `blocking` on the CPU backend"},
   {"submit-thread", PASSPORT (submit_thread), 0, "",
       "the submit thread in effect: the `submit-thread` property, or "
         "chosen by the element (staged input from a non-live source, "
@@ -186,6 +187,12 @@ static const CoField passport_fields[] = {
         "backend: the cores) among them"},
   {"backend", PASSPORT (backend), 0, "",
       "backend in use: `cuda` or `cpu`"},
+  {"backend-reason", PASSPORT (backend_reason), 0, "",
+      "why that backend: `backend=cpu is set`, `backend=cuda is set`, "
+        "`backend=auto: a CUDA device is usable`, or why `backend=auto` "
+        "runs on the CPU (no NVIDIA driver, a driver too old, no such "
+        "device, a GPU this build has no code for, a build without CUDA), "
+        "as the element's warning says it"},
   {"operation", PASSPORT (operation), 0, "",
       "the element's `operation` nick"},
   {"memory-in", PASSPORT (memory_in), 0, "",

@@ -113,6 +113,7 @@ extern "C"
     const char *auto_reason;
     unsigned int device_engines;
     const char *backend;
+    const char *backend_reason;
     const char *operation;
     const char *memory_in;
     const char *memory_out;

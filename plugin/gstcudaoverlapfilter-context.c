@@ -42,6 +42,7 @@ void
 gst_cuda_overlap_context_changed (GstCudaOverlapContext * context)
 {
   context->usable = 0;
+  context->warned = FALSE;
   context->gen++;
 }
 
@@ -82,14 +83,16 @@ cuda_memory_why_not (GstCudaOverlapFilter * self, CoBackendKind backend,
   if (!class_takes_cuda (self))
     return g_strdup ("this element takes system memory only");
   if (backend == CO_BACKEND_CPU)
-    return g_strdup ("backend=cpu");
-  if (!gst_cuda_overlap_cuda_lib (&lib_why))
-    return g_strdup (lib_why);
+    return g_strdup ("backend=cpu is set (CUDA memory needs the CUDA "
+        "backend)");
+  /* the engine's reason first: it says what to install */
   if (!co_engine_backend_usable (CO_BACKEND_CUDA, device_id, &err)) {
     why = g_strdup (err->message);
     g_error_free (err);
     return why;
   }
+  if (!gst_cuda_overlap_cuda_lib (&lib_why))
+    return g_strdup (lib_why);
   return NULL;
 }
 
@@ -131,6 +134,29 @@ gst_cuda_overlap_context_memory_usable (GstCudaOverlapFilter * self,
   else
     g_free (msg);
   return msg == NULL;
+}
+
+void
+gst_cuda_overlap_context_refused (GstCudaOverlapFilter * self,
+    const gchar * why)
+{
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
+  gchar *own = NULL;
+  gboolean first;
+
+  if (!why && !gst_cuda_overlap_context_memory_usable (self, &own))
+    why = own;
+  GST_OBJECT_LOCK (self);
+  first = !priv->context.warned;
+  priv->context.warned = TRUE;
+  GST_OBJECT_UNLOCK (self);
+  if (first)
+    GST_WARNING_OBJECT (self, "memory:CUDAMemory cannot be negotiated "
+        "here (caps or a link that need it fail): %s", GST_STR_NULL (why));
+  else
+    GST_DEBUG_OBJECT (self, "memory:CUDAMemory refused again: %s",
+        GST_STR_NULL (why));
+  g_free (own);
 }
 
 /* ---- the shared context ------------------------------------------------ */

@@ -20,6 +20,7 @@ G_BEGIN_DECLS
                                  * -1 no */
   guint gen;                    /* [O] bumped when backend or device change */
   gchar *why;                   /* [O] why not */
+  gboolean warned;              /* [O] a refusal was logged (at WARNING) */
 } GstCudaOverlapContext;
 
 /* With the object lock: the backend or the device changed; CUDA memory is
@@ -32,6 +33,12 @@ void gst_cuda_overlap_context_clear (GstCudaOverlapContext * context);
  * says why.  Cached until backend or cuda-device-id change.  Any thread. */
 gboolean gst_cuda_overlap_context_memory_usable (GstCudaOverlapFilter * self,
     gchar ** why);
+/* CUDA memory is offered (by a peer's caps, a CAPS event, or a link being
+ * checked) and refused for @why (NULL: the reason memory_usable gives): logged at
+ * WARNING level once per element until backend or cuda-device-id change
+ * (at DEBUG level meanwhile).  Any thread. */
+void gst_cuda_overlap_context_refused (GstCudaOverlapFilter * self,
+    const gchar * why);
 /* GstElement::set_context. */
 void gst_cuda_overlap_context_set (GstElement * element, GstContext * context);
 /* A CONTEXT query answered with our context: TRUE. */

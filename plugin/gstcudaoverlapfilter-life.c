@@ -529,23 +529,102 @@ install (GstCudaOverlapFilter * self, CoEngine * e, GstBufferPool * pool)
   g_mutex_unlock (&priv->lock);
 }
 
-/* backend=auto runs on the CPU although a GPU is there: say why, once. */
+/* The settings that only the CUDA backend uses, where they differ from
+ * what the CPU backend does ("cuda-device-id=3, wait-mode=spin"), or NULL.
+ * The CPU backend uses no device, waits by blocking, and its output pool
+ * is plain memory without a budget.  Free it. */
+static gchar *
+gpu_only_settings (GstCudaOverlapFilter * self)
+{
+  static const gchar *const names[] = { "cuda-device-id", "wait-mode",
+    "pool-budget"
+  };
+  GObjectClass *klass = G_OBJECT_GET_CLASS (self);
+  GString *s = g_string_new (NULL);
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (names); i++) {
+    GParamSpec *ps = g_object_class_find_property (klass, names[i]);
+    GValue v = G_VALUE_INIT;
+    gchar *text;
+
+    g_value_init (&v, ps->value_type);
+    g_object_get_property (G_OBJECT (self), names[i], &v);
+    if (!g_param_value_defaults (ps, &v) && !(G_VALUE_HOLDS_ENUM (&v) &&
+            g_value_get_enum (&v) == CO_WAIT_BLOCKING)) {
+      text = gst_value_serialize (&v);
+      g_string_append_printf (s, "%s%s=%s", s->len ? ", " : "", names[i], text);
+      g_free (text);
+    }
+    g_value_unset (&v);
+  }
+  return g_string_free (s, s->len == 0);
+}
+
+/* GPU-only settings @set (or NULL) on the CPU backend: say which, once per
+ * set of them. */
 static void
-warn_fallback (GstCudaOverlapFilter * self, gint device_id)
+warn_gpu_only (GstCudaOverlapFilter * self, const gchar * set)
 {
   GstCudaOverlapFilterPrivate *priv = PRIV (self);
-  gchar *note;
+  guint hash = set ? g_str_hash (set) | 1 : 0;
 
-  if (priv->warned_fallback)
+  if (set && priv->warned_gpu_only != hash)
+    GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS,
+        ("Settings for the GPU have no effect on the CPU backend: %s", set),
+        ("the CPU backend uses no CUDA device, waits by blocking, and "
+            "makes plain output buffers without a budget; the passport "
+            "shows the settings in effect"));
+  priv->warned_gpu_only = hash;
+}
+
+/* backend=auto runs on the CPU: say why, once per reason, in one warning
+ * with the GPU-only settings @set (or NULL) that have no effect then. */
+static void
+warn_fallback (GstCudaOverlapFilter * self, gint device_id,
+    const gchar * reason, const gchar * set)
+{
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
+  guint hash = g_str_hash (reason) | 1;
+
+  if (priv->warned_fallback == hash) {
+    warn_gpu_only (self, set);
     return;
-  note = co_engine_backend_fallback_note (device_id);
-  if (!note)
-    return;
-  priv->warned_fallback = TRUE;
+  }
+  priv->warned_fallback = hash;
+  priv->warned_gpu_only = set ? g_str_hash (set) | 1 : 0;
   GST_ELEMENT_WARNING (self, RESOURCE, NOT_FOUND,
-      ("The GPU cannot run this build of cudaoverlap: running on the CPU "
-          "backend (slower)."), ("%s", note));
-  g_free (note);
+      ("No usable GPU: running on the CPU backend (slower): %s. Set "
+          "backend=cpu to choose the CPU without this warning.", reason),
+      ("backend=auto, cuda-device-id=%d: %s%s%s", device_id, reason,
+          set ? "; no effect on the CPU backend: " : "", set ? set : ""));
+}
+
+/* Why engine @e runs on its backend (the passport's backend-reason), for
+ * backend @asked on @device_id; on the CPU backend, the warning a user
+ * needs: backend=auto's reason, GPU-only settings. */
+static void
+note_backend (GstCudaOverlapFilter * self, CoBackendKind asked,
+    gint device_id, CoEngine * e)
+{
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
+  gchar *reason, *set = NULL;
+
+  if (co_engine_backend (e) == CO_BACKEND_CUDA) {
+    reason = g_strdup (asked == CO_BACKEND_AUTO ?
+        "backend=auto: a CUDA device is usable" : "backend=cuda is set");
+  } else if (asked == CO_BACKEND_CPU) {
+    reason = g_strdup ("backend=cpu is set");
+    warn_gpu_only (self, (set = gpu_only_settings (self)));
+  } else {
+    if (!(reason = co_engine_backend_fallback_reason (device_id)))
+      reason = g_strdup ("no CUDA device was usable when the engine was "
+          "made");
+    warn_fallback (self, device_id, reason, (set = gpu_only_settings (self)));
+  }
+  g_free (set);
+  g_free (priv->stats.backend_reason);
+  priv->stats.backend_reason = reason;
 }
 
 /* CUDA memory on a pad: the engine must run on the CUDA backend (auto
@@ -567,6 +646,7 @@ check_cuda_memory (GstCudaOverlapFilter * self, CoEngineConfig * cfg,
   }
   if (gst_cuda_overlap_context_memory_usable (self, &why) && !why)
     why = g_strdup ("no CUDA context could be found or made");
+  gst_cuda_overlap_context_refused (self, why);
   g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_CONFIG,
       "CUDA memory needs the CUDA backend and a CUDA context: %s", why);
   g_free (why);
@@ -581,12 +661,14 @@ build (GstCudaOverlapFilter * self, GstCaps * caps)
   GstCudaOverlapFilterPrivate *priv = PRIV (self);
   GstCudaOverlapFilterClass *klass = GST_CUDA_OVERLAP_FILTER_GET_CLASS (self);
   CoEngineConfig cfg;
+  CoBackendKind asked;
   GError *err = NULL;
   CoEngine *e = NULL;
   GstBufferPool *pool = NULL;
   gsize out_size;
 
   read_config (self, &cfg);
+  asked = cfg.backend;
   gst_cuda_overlap_tune_config (self, caps, &cfg);
   out_size = check_cuda_memory (self, &cfg, &err) ?
       klass->configure (self, caps, &cfg, &err) : 0;
@@ -599,8 +681,7 @@ build (GstCudaOverlapFilter * self, GstCaps * caps)
   if (!e || (klass->engine_ready && !klass->engine_ready (self, e, &err)) ||
       !build_pool (self, e, caps, out_size, &pool, &err))
     goto build_failed;
-  if (cfg.backend == CO_BACKEND_AUTO && co_engine_backend (e) == CO_BACKEND_CPU)
-    warn_fallback (self, cfg.device_id);
+  note_backend (self, asked, cfg.device_id, e);
   frames_new (self, co_engine_max_in_flight (e));
   gst_cuda_overlap_stats_begin (&priv->stats);
   priv->warned_plain = FALSE;

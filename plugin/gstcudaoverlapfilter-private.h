@@ -100,7 +100,11 @@ typedef struct
   GstBufferPool *plain_pool;    /* [L,S] output past the budget (made when
                                  * first needed) */
   gboolean warned_plain;        /* [S] */
-  gboolean warned_fallback;     /* [S] backend=auto fell back to the CPU */
+  guint warned_fallback;        /* [S] g_str_hash | 1 of the reason why
+                                 * backend=auto runs on the CPU, last warned
+                                 * (0: none) */
+  guint warned_gpu_only;        /* [S] the same of the GPU-only settings
+                                 * warned about on the CPU backend */
   GstAllocator *allocator;      /* [S] page-locked on CUDA, else g_try_malloc */
   GstBufferPool *staging;       /* [S] input copies (CoMemPath STAGED), CUDA */
   gsize staging_size;           /* [S] */

@@ -248,7 +248,9 @@ gst_cuda_overlap_stats_post_passport (GstCudaOverlapFilter * self,
   pp.max_in_flight = co_engine_max_in_flight (priv->engine);
   pp.batch = priv->batch;
   pp.mode = gst_cuda_overlap_enum_nick (GST_TYPE_CUDA_OVERLAP_MODE, priv->mode);
-  pp.wait_mode = gst_cuda_overlap_enum_nick (GST_TYPE_CUDA_OVERLAP_WAIT_MODE,
+  /* the CPU backend waits by blocking, whatever wait-mode says */
+  pp.wait_mode = co_engine_backend (priv->engine) == CO_BACKEND_CPU ?
+      "blocking" : gst_cuda_overlap_enum_nick (GST_TYPE_CUDA_OVERLAP_WAIT_MODE,
       priv->tune.wait);
   pp.submit_thread = co_engine_submit_thread (priv->engine);
   pp.auto_settings = priv->tune.active;
@@ -256,6 +258,8 @@ gst_cuda_overlap_stats_post_passport (GstCudaOverlapFilter * self,
   pp.device_engines = priv->tune.device_engines;
   pp.backend = gst_cuda_overlap_enum_nick (GST_TYPE_CUDA_OVERLAP_BACKEND,
       co_engine_backend (priv->engine));
+  pp.backend_reason = priv->stats.backend_reason ?
+      priv->stats.backend_reason : "";
   pp.operation = klass->operation_nick (self);
   pp.memory_in = priv->in_cuda ? "cuda" : "system";
   pp.memory_out = priv->out_cuda ? "cuda" : "system";
@@ -329,6 +333,7 @@ gst_cuda_overlap_stats_clear (GstCudaOverlapStats * stats)
 {
   g_clear_pointer (&stats->last, gst_structure_free);
   g_clear_pointer (&stats->passport, gst_structure_free);
+  g_clear_pointer (&stats->backend_reason, g_free);
 }
 
 void

@@ -51,6 +51,8 @@ typedef struct
   GstStructure *passport;       /* [O] the current cudaoverlap-passport */
   CoTrace *trace;               /* [P] READY→PAUSED to PAUSED→READY, when
                                  * the `trace-file` property is set */
+  gchar *backend_reason;        /* [S] why the engine runs on its backend
+                                 * (the passport's backend-reason) */
 } GstCudaOverlapStats;
 
 /* A build installed an engine: counting goes on (the first build makes the
@@ -58,7 +60,7 @@ typedef struct
 void gst_cuda_overlap_stats_begin (GstCudaOverlapStats * stats);
 /* PAUSED→READY: counters and trace go. */
 void gst_cuda_overlap_stats_stop (GstCudaOverlapStats * stats);
-/* Finalize: the kept structures go. */
+/* Finalize: the kept structures and the backend reason go. */
 void gst_cuda_overlap_stats_clear (GstCudaOverlapStats * stats);
 /* Push thread: @fr (of engine frame @cf) was pushed at @push_ns; @cpu: the
  * CPU backend (no copies). */

@@ -44,8 +44,9 @@
  * `device-name`, `compute-capability`, `pci-bus-id`, `driver-version`,
  * `runtime-version`, `async-engine-count`, `concurrent-kernels`, `streams`,
  * `chunks`, `max-in-flight`, `batch`, `mode`, `wait-mode`, `submit-thread`,
- * `auto`, `auto-reason`, `device-engines`, `backend`, `operation`,
- * `memory-in`, `memory-out`, `caps`, `frame-bytes`, `plugin-version`.
+ * `auto`, `auto-reason`, `device-engines`, `backend`, `backend-reason`,
+ * `operation`, `memory-in`, `memory-out`, `caps`, `frame-bytes`,
+ * `plugin-version`.
  * <!-- fields:cudaoverlap-passport names end -->
  *
  * `cudaoverlap-stats`:
@@ -932,6 +933,21 @@ both_memories (GstCaps * caps)
   return res;
 }
 
+/* Whether @caps (or NULL) has a CUDA-memory structure; ANY has none. */
+static gboolean
+has_cuda (GstCaps * caps)
+{
+  guint i;
+
+  if (!caps || gst_caps_is_any (caps))
+    return FALSE;
+  for (i = 0; i < gst_caps_get_size (caps); i++)
+    if (features_are (gst_caps_get_features (caps, i),
+            GST_CUDA_OVERLAP_CAPS_FEATURE_CUDA))
+      return TRUE;
+  return FALSE;
+}
+
 /* @caps (taken) without its CUDA-memory structures. */
 static GstCaps *
 drop_cuda (GstCaps * caps)
@@ -998,6 +1014,11 @@ pad_caps (GstCudaOverlapFilter * self, GstPad * pad, GstCaps * filter,
     peer = gst_pad_peer_query_caps (other, peer_filter);
     gst_clear_caps (&peer_filter);
   }
+  /* CUDA memory offered, or a link being checked (gst-parse then says
+   * only "can't handle caps"): the log says why it is left out */
+  if (!keep_cuda && (has_cuda (peer) || has_cuda (filter) ||
+          !gst_pad_is_linked (pad)))
+    gst_cuda_overlap_context_refused (self, NULL);
   both = both_memories (peer);
   res = gst_caps_intersect_full (both, tmpl, GST_CAPS_INTERSECT_FIRST);
   gst_caps_unref (both);
@@ -1079,9 +1100,10 @@ decide_src_caps (GstCudaOverlapFilter * self, GstCaps * caps)
 
   gst_caps_unref (tmpl);
   if (in_cuda && !usable) {
+    gst_cuda_overlap_context_refused (self, why);
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
         ("The input is CUDA memory, which this element cannot take here: %s",
-            why), ("caps %" GST_PTR_FORMAT, caps));
+            why), ("%s; caps %" GST_PTR_FORMAT, why, caps));
   } else if (!gst_pad_is_linked (srcpad) ||
       gst_pad_peer_query_accept_caps (srcpad, caps)) {
     res = gst_caps_ref (caps);
@@ -1090,9 +1112,10 @@ decide_src_caps (GstCudaOverlapFilter * self, GstCaps * caps)
     res = gst_caps_ref (other);
   } else if (other_fits && !usable &&
       gst_pad_peer_query_accept_caps (srcpad, other)) {
+    gst_cuda_overlap_context_refused (self, why);
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
         ("Downstream takes only CUDA memory here, which this element cannot "
-            "give: %s", why), ("caps %" GST_PTR_FORMAT, other));
+            "give: %s", why), ("%s; caps %" GST_PTR_FORMAT, why, other));
   } else {
     res = gst_caps_ref (caps);
   }
