@@ -182,10 +182,9 @@ struct _GstCudaOverlapVideoFilter
 
   guint batch_eff;              /* in effect since configure */
   gboolean in_cuda, out_cuda;   /* memory:CUDAMemory, since configure */
-  /* streaming thread: the gamma of the buffer being handled, read once
-   * (after its controlled value was set) for both the passthrough
-   * decision and its table */
-  gdouble buffer_gamma;
+  /* object lock: the last gamma set while the operation was gamma, kept
+   * when the operation changes (see frame_gamma) */
+  gdouble gamma_at_op_change;
   GstCudaVideoGamma tables;     /* operation=gamma's, one per frame */
 };
 
@@ -258,6 +257,8 @@ gst_cuda_overlap_video_filter_set_property (GObject * object, guint id,
   switch (id) {
     case PROP_OPERATION:
       changed = self->operation != (CoVideoOp) g_value_get_enum (value);
+      if (changed && self->operation == CO_VIDEO_OP_GAMMA)
+        self->gamma_at_op_change = self->gamma;
       self->operation = g_value_get_enum (value);
       break;
     case PROP_GAMMA:
@@ -545,14 +546,32 @@ gst_cuda_overlap_video_filter_update (GstCudaOverlapFilter * base,
   return same;
 }
 
+/* The gamma a frame goes through with the running operation (gamma), in a
+ * pair of settings that was in effect after the frame came in: the gamma
+ * set now while the operation is still gamma, else the last one set while
+ * it was (the operation changed since this frame passed the rebuild check,
+ * so after it came in).  A gamma read without the operation could pair
+ * the running gamma operation with a gamma set after the operation had
+ * changed.  Called for the passthrough decision and for the table. */
+static gdouble
+frame_gamma (GstCudaOverlapVideoFilter * self)
+{
+  gdouble g;
+
+  GST_OBJECT_LOCK (self);
+  g = self->operation == self->desc.op ? self->gamma : self->gamma_at_op_change;
+  GST_OBJECT_UNLOCK (self);
+  return g;
+}
+
 /* none, gamma 1 (the table is the identity) and box-blur radius 0 (a
  * window of one pixel) leave every frame as it is (the base class passes
  * buffers through only when both pads have the same memory: between
  * system and CUDA memory the frames are copied, chunk by chunk).  Asked
- * after the engine was made to fit the settings (a rebuild, or an update
- * of the gamma table), so it answers for the settings in effect, never for
- * a property set since: every frame is then the output of the operation
- * the engine was built for, however fast the properties change. */
+ * after the engine was made to fit the settings (a rebuild), so it answers
+ * for the operation in effect, never for one set since, and for gamma with
+ * frame_gamma's pair: every frame is then the output of settings that
+ * were in effect together, however fast the properties change. */
 static gboolean
 gst_cuda_overlap_video_filter_is_identity (GstCudaOverlapFilter * base)
 {
@@ -560,7 +579,7 @@ gst_cuda_overlap_video_filter_is_identity (GstCudaOverlapFilter * base)
   const CoVideoDesc *d = &self->desc;
 
   return d->op == CO_VIDEO_OP_NONE
-      || (d->op == CO_VIDEO_OP_GAMMA && self->buffer_gamma == 1.0)
+      || (d->op == CO_VIDEO_OP_GAMMA && frame_gamma (self) == 1.0)
       || (d->op == CO_VIDEO_OP_BOX_BLUR && d->radius == 0);
 }
 
@@ -703,7 +722,10 @@ gst_cuda_overlap_video_filter_prepare (GstCudaOverlapFilter * base,
         plane_extent (&self->desc.planes[i], in.stride[i]));
   fp->table = GST_CUDA_VIDEO_GAMMA_NONE;
   if (self->desc.op == CO_VIDEO_OP_GAMMA) {
-    fp->gamma = self->buffer_gamma;
+    /* tests: settings changed just before the read (co-fault.h) */
+    if (co_fault_update_delay_us ())
+      g_usleep (co_fault_update_delay_us ());
+    fp->gamma = frame_gamma (self);
     fp->table = gst_cuda_video_gamma_plan (&self->tables, e, cf, fr->image,
         fp->gamma, &self->desc);
   }
@@ -715,24 +737,6 @@ gst_cuda_overlap_video_filter_prepare (GstCudaOverlapFilter * base,
             self->out_cuda ? "cuda" : "system"));
     return GST_FLOW_ERROR;
   }
-  return GST_FLOW_OK;
-}
-
-/* The buffer's gamma, once its controlled value is set (the base class
- * syncs the controlled properties first). */
-static GstFlowReturn
-gst_cuda_overlap_video_filter_sink_buffer (GstCudaOverlapFilter * base,
-    GstBuffer * buf)
-{
-  GstCudaOverlapVideoFilter *self = GST_CUDA_OVERLAP_VIDEO_FILTER (base);
-
-  GST_OBJECT_LOCK (self);
-  self->buffer_gamma = self->gamma;
-  GST_OBJECT_UNLOCK (self);
-  /* tests: settings changed between this read and the operation's, which
-   * the rebuild reads after it (co-fault.h) */
-  if (co_fault_update_delay_us ())
-    g_usleep (co_fault_update_delay_us ());
   return GST_FLOW_OK;
 }
 
@@ -1030,7 +1034,6 @@ gst_cuda_overlap_video_filter_class_init (GstCudaOverlapVideoFilterClass *
   base_class->batch_size = gst_cuda_overlap_video_filter_batch_size;
   base_class->update = gst_cuda_overlap_video_filter_update;
   base_class->is_identity = gst_cuda_overlap_video_filter_is_identity;
-  base_class->sink_buffer = gst_cuda_overlap_video_filter_sink_buffer;
   base_class->tune_input = gst_cuda_overlap_video_filter_tune_input;
   base_class->allowed_caps = gst_cuda_overlap_video_filter_allowed_caps;
   base_class->check_input = gst_cuda_overlap_video_filter_check_input;
@@ -1048,7 +1051,7 @@ gst_cuda_overlap_video_filter_init (GstCudaOverlapVideoFilter * self)
 {
   self->operation = DEFAULT_OPERATION;
   self->gamma = DEFAULT_GAMMA;
-  self->buffer_gamma = DEFAULT_GAMMA;
+  self->gamma_at_op_change = DEFAULT_GAMMA;
   gst_cuda_video_gamma_init (&self->tables);
   gst_cuda_overlap_filter_set_qos_enabled (GST_CUDA_OVERLAP_FILTER (self),
       DEFAULT_QOS);

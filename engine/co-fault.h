@@ -35,9 +35,9 @@
  * builds).
  *
  * co_test_set_update_delay_us() (exported likewise) makes the video element
- * sleep that long after it has read a buffer's gamma and before it reads
- * the operation the buffer goes through (co_fault_update_delay_us(), 0 in
- * release builds), so that a test can change the settings in between.
+ * sleep that long before it reads the gamma of a frame that goes through
+ * the running operation (co_fault_update_delay_us(), 0 in release builds),
+ * so that a test can change the settings in between.
  *
  * co_test_set_force_staging() (exported likewise) makes the elements
  * stage every input frame they would copy from pageable memory, on the CPU
