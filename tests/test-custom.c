@@ -742,6 +742,48 @@ GST_START_TEST (test_kernel_formats)
 
 GST_END_TEST;
 
+/* A format after those of ABI version 1, forced on a kernel whose
+ * kernel-formats is empty: not negotiated; named there, it runs (CPU
+ * backend). */
+GST_START_TEST (test_new_format_unlisted)
+{
+  const gchar *caps = "video/x-raw,format=Y42B,width=33,height=17,"
+      "framerate=30/1";
+  gchar *lib = kpath (TRUE, "libco-abi-check-cpu.so");
+  GstHarness *h = video_harness ("video/x-raw,format=GRAY8,width=8,height=8,"
+      "framerate=30/1", 1, 1);
+  GstCaps *c = gst_caps_from_string (caps);
+  GstVideoInfo info;
+  gsize size;
+
+  fail_unless (gst_video_info_from_caps (&info, c));
+  gst_caps_unref (c);
+  size = GST_VIDEO_INFO_SIZE (&info);
+
+  g_object_set (h->element, "kernel-cpu-library", lib, "kernel-cpu-symbol",
+      "co_shift_down_cpu", "kernel-halo", 1, NULL);
+  gst_util_set_object_arg (G_OBJECT (h->element), "operation", "custom");
+  gst_harness_set_src_caps_str (h, caps);
+  fail_unless_equals_int (gst_harness_push (h,
+          gst_buffer_new_allocate (NULL, size, NULL)), GST_FLOW_NOT_NEGOTIATED);
+  gst_harness_teardown (h);
+  if (on_cuda ()) {
+    g_free (lib);
+    return;                     /* the rest runs a CPU function */
+  }
+  h = video_harness (caps, 1, 1);
+  g_object_set (h->element, "kernel-cpu-library", lib, "kernel-cpu-symbol",
+      "co_shift_down_cpu", "kernel-halo", 1, "kernel-formats", "Y42B", NULL);
+  gst_util_set_object_arg (G_OBJECT (h->element), "operation", "custom");
+  fail_unless_equals_int (gst_harness_push (h,
+          gst_buffer_new_allocate (NULL, size, NULL)), GST_FLOW_OK);
+  gst_buffer_unref (co_test_pull_buffer (h, "[Y42B named]"));
+  gst_harness_teardown (h);
+  g_free (lib);
+}
+
+GST_END_TEST;
+
 /* ------------------------------------------------------------------------ */
 /* Audio: the windowed biquad, and the history through the ABI check         */
 /* ------------------------------------------------------------------------ */
@@ -1233,6 +1275,7 @@ custom_suite (void)
   tcase_add_test (tc, test_format_names);
   tcase_add_loop_test (tc, test_abi_video, 0, 2 * G_N_ELEMENTS (abi_formats));
   tcase_add_test (tc, test_kernel_formats);
+  tcase_add_test (tc, test_new_format_unlisted);
   tcase_add_test (tc, test_halo_overreach);
   tcase_add_test (tc, test_params_types);
 
