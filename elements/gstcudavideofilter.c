@@ -18,7 +18,7 @@
  *
  * Operations: `invert` (each colour component c becomes max − c),
  * `gamma` (out = floor (max · (in / max)^(1/gamma) + 0.5), through a table
- * built in double precision; NV12/I420: luma only) and `box-blur` (each
+ * built in double precision; YUV: luma only) and `box-blur` (each
  * colour component becomes (sum + n/2) / n over the (2r+1)² window around
  * it, n = (2r+1)², borders replicated; chroma planes in their own geometry).
  * Alpha and padding bytes pass through unchanged.  `custom` runs a kernel
@@ -38,8 +38,8 @@
  * cudaupload/cudadownload.
  *
  * CUDA memory: each pad carries system memory or
- * `video/x-raw(memory:CUDAMemory)` (RGBA, BGRA, ARGB, ABGR, RGBx, BGRx,
- * NV12, I420), whichever its neighbour takes; the output keeps the input's
+ * `video/x-raw(memory:CUDAMemory)` (every format but GRAY8, GRAY16_LE, xRGB
+ * and xBGR), whichever its neighbour takes; the output keeps the input's
  * memory unless downstream takes only the other one.  CUDA memory in: the
  * kernels read it in place (no host-to-device copy); CUDA memory out: they
  * write buffers of a GstCudaBufferPool (no device-to-host copy).  The
@@ -137,10 +137,14 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_overlap_video_filter_debug);
 #define GST_CAT_DEFAULT gst_cuda_overlap_video_filter_debug
 
 #define FORMATS "{ GRAY8, GRAY16_LE, RGBA, BGRA, ARGB, ABGR, RGBx, BGRx, " \
-  "xRGB, xBGR, NV12, I420 }"
+  "xRGB, xBGR, RGB, BGR, NV12, NV21, I420, YV12, Y42B, Y444, Y444_16LE }"
 /* Ours that 1.22's CUDA memory (nvcodec) carries too: not GRAY8, GRAY16_LE,
- * xRGB, xBGR, which stay in system memory. */
-#define CUDA_FORMATS "{ RGBA, BGRA, ARGB, ABGR, RGBx, BGRx, NV12, I420 }"
+ * xRGB, xBGR, which stay in system memory.  Its layouts differ from
+ * GstVideoInfo's defaults (I420's, YV12's and Y42B's chroma planes have the
+ * luma pitch): each buffer is read as its video meta, or else its
+ * GstCudaMemory's info, says. */
+#define CUDA_FORMATS "{ RGBA, BGRA, ARGB, ABGR, RGBx, BGRx, RGB, BGR, " \
+  "NV12, NV21, I420, YV12, Y42B, Y444, Y444_16LE }"
 
 /* Metas tagged only with these (or with nothing) hold for the output: our
  * operations change pixel values, never the geometry. */
@@ -215,7 +219,7 @@ gst_cuda_video_operation_get_type (void)
   static const GEnumValue values[] = {
     {CO_VIDEO_OP_INVERT, "Invert: c becomes max - c", "invert"},
     {CO_VIDEO_OP_GAMMA, "Gamma: max * (c / max)^(1 / gamma), rounded "
-          "(NV12/I420: luma only)", "gamma"},
+          "(YUV: luma only)", "gamma"},
     {CO_VIDEO_OP_BOX_BLUR, "Box blur: integer mean over (2 radius + 1)^2, "
           "borders replicated", "box-blur"},
     {CO_VIDEO_OP_NONE, "None: frames unchanged; buffers pass through when "
@@ -347,73 +351,74 @@ configure_custom (GstCudaOverlapVideoFilter * self, CoEngineConfig * cfg,
           FALSE, cfg, error))
     return FALSE;
   run->width = GST_VIDEO_INFO_WIDTH (info);
-  /* our subsampled formats are 4:2:0: chroma is halved both ways */
-  for (i = 0; i < (guint) d->n_planes; i++)
-    run->y_shift[i] = run->x_shift[i] = d->planes[i].ysub;
+  for (i = 0; i < (guint) d->n_planes; i++) {
+    run->x_shift[i] = d->planes[i].xsub;
+    run->y_shift[i] = d->planes[i].ysub;
+  }
   d->radius = run->halo;
   d->custom = run;
   return TRUE;
 }
 
-/* The planes of a format as the kernels see them. */
+/* The planes of a format as the kernels see them, from its
+ * GstVideoFormatInfo: our formats are planes of 1 to 4 interleaved
+ * components of 8 or 16 bits (little-endian) each, every bit of a sample
+ * used.  A plane's comps are its pixel stride in samples; comp_mask has
+ * the bit of each component but alpha (the bits of padding bytes, 'x', are
+ * clear); gamma goes through luma only in YUV formats. */
 static gboolean
 describe_format (const GstVideoInfo * info, CoVideoDesc * d)
 {
-  guint i, mask = 0;
-  gboolean yuv420 = FALSE;
-  gint comps = 1, bytes = 1;
+  const GstVideoFormatInfo *fi = info->finfo;
+  gint i, k, bytes;
 
   switch (GST_VIDEO_INFO_FORMAT (info)) {
     case GST_VIDEO_FORMAT_GRAY8:
-      mask = 0x1;
-      break;
     case GST_VIDEO_FORMAT_GRAY16_LE:
-      mask = 0x1;
-      bytes = 2;
-      break;
     case GST_VIDEO_FORMAT_RGBA:
     case GST_VIDEO_FORMAT_BGRA:
     case GST_VIDEO_FORMAT_RGBx:
     case GST_VIDEO_FORMAT_BGRx:
-      comps = 4;
-      mask = 0x7;
-      break;
     case GST_VIDEO_FORMAT_ARGB:
     case GST_VIDEO_FORMAT_ABGR:
     case GST_VIDEO_FORMAT_xRGB:
     case GST_VIDEO_FORMAT_xBGR:
-      comps = 4;
-      mask = 0xe;
-      break;
+    case GST_VIDEO_FORMAT_RGB:
+    case GST_VIDEO_FORMAT_BGR:
     case GST_VIDEO_FORMAT_NV12:
+    case GST_VIDEO_FORMAT_NV21:
     case GST_VIDEO_FORMAT_I420:
-      yuv420 = TRUE;
-      mask = 0x1;
+    case GST_VIDEO_FORMAT_YV12:
+    case GST_VIDEO_FORMAT_Y42B:
+    case GST_VIDEO_FORMAT_Y444:
+    case GST_VIDEO_FORMAT_Y444_16LE:
       break;
     default:
       return FALSE;
   }
 
+  bytes = GST_VIDEO_FORMAT_INFO_DEPTH (fi, 0) / 8;
   d->height = GST_VIDEO_INFO_HEIGHT (info);
   d->n_planes = GST_VIDEO_INFO_N_PLANES (info);
-  for (i = 0; i < (guint) d->n_planes; i++) {
+  for (i = 0; i < d->n_planes; i++) {
     CoVideoPlaneDesc *p = &d->planes[i];
-    gboolean chroma = yuv420 && i > 0;
+    gint comp[GST_VIDEO_MAX_COMPONENTS];
 
-    p->comps = comps;
+    /* the components in plane i (YV12's plane 1 holds V), -1 after them */
+    gst_video_format_info_component (fi, i, comp);
+    p->comps = GST_VIDEO_FORMAT_INFO_PSTRIDE (fi, comp[0]) / bytes;
     p->comp_bytes = bytes;
-    p->comp_mask = mask;
-    p->use_lut = !chroma;
-    p->ysub = chroma ? 1 : 0;
-    p->width = GST_VIDEO_INFO_COMP_WIDTH (info, i);
-    p->height = GST_VIDEO_INFO_COMP_HEIGHT (info, i);
+    p->comp_mask = 0;
+    for (k = 0; k < GST_VIDEO_MAX_COMPONENTS && comp[k] >= 0; k++)
+      if (comp[k] != GST_VIDEO_COMP_A)
+        p->comp_mask |= 1u << (GST_VIDEO_FORMAT_INFO_POFFSET (fi,
+                comp[k]) / bytes);
+    p->use_lut = !GST_VIDEO_FORMAT_INFO_IS_YUV (fi) || i == 0;
+    p->xsub = GST_VIDEO_FORMAT_INFO_W_SUB (fi, comp[0]);
+    p->ysub = GST_VIDEO_FORMAT_INFO_H_SUB (fi, comp[0]);
+    p->width = GST_VIDEO_INFO_COMP_WIDTH (info, comp[0]);
+    p->height = GST_VIDEO_INFO_COMP_HEIGHT (info, comp[0]);
     p->dev_pitch = GST_VIDEO_INFO_PLANE_STRIDE (info, i);
-    if (chroma && GST_VIDEO_INFO_FORMAT (info) == GST_VIDEO_FORMAT_NV12) {
-      /* interleaved U and V: two components per chroma pixel */
-      p->comps = 2;
-      p->comp_mask = 0x3;
-      p->width = GST_VIDEO_INFO_COMP_WIDTH (info, 1);
-    }
   }
   return TRUE;
 }

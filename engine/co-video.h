@@ -18,6 +18,9 @@ G_BEGIN_DECLS typedef struct
   gboolean use_lut;             /* gamma applies to this plane */
   gint width;                   /* pixels per row */
   gint height;                  /* rows */
+  gint xsub;                    /* log2 of the horizontal subsampling (0 or
+                                 * 1): width has it already; the custom
+                                 * kernels' ABI reports it */
   gint ysub;                    /* log2 of the vertical subsampling (0 or 1) */
   gsize dev_pitch;              /* row pitch in device memory (>= row bytes) */
 } CoVideoPlaneDesc;

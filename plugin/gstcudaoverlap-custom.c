@@ -203,7 +203,9 @@ install_kernel_properties (GObjectClass * klass, guint first, gboolean audio,
    * GstCudaOverlapVideoFilter:kernel-formats:
    *
    * operation=custom: the pixel formats the kernel takes, e.g.
-   * `"RGBA, GRAY8"`: the caps are restricted to them (empty: all).
+   * `"RGBA, GRAY8"`: the caps are restricted to them (empty: the 12
+   * formats of ABI version 1, GRAY8 to I420; a newer format reaches only a
+   * kernel that names it).
    */
   /**
    * GstCudaOverlapAudioFilter:kernel-formats:
@@ -214,7 +216,7 @@ install_kernel_properties (GObjectClass * klass, guint first, gboolean audio,
   g_object_class_install_property (klass, first + K_FORMATS,
       string_pspec (K_FORMATS, "Kernel formats", audio ?
           "Sample formats the custom kernel takes (empty: all)" :
-          "Pixel formats the custom kernel takes (empty: all)", rw));
+          "Pixel formats the custom kernel takes (empty: those of ABI 1)", rw));
 }
 
 /* What runs the kernel instead of a module: a C library on the CPU
@@ -534,6 +536,14 @@ gst_cuda_overlap_custom_configure (GstCudaOverlapCustom * c,
     g_strfreev (allowed);
     return FALSE;
   }
+  /* an empty kernel-formats: the formats of ABI version 1 */
+  if (!allowed && !audio && (abi_format < GST_CUDA_OVERLAP_KERNEL_FORMAT_GRAY8
+          || abi_format > GST_CUDA_OVERLAP_KERNEL_FORMAT_LAST_V1)) {
+    g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_CONFIG,
+        "operation=custom: a kernel takes %s only where kernel-formats names "
+        "it (empty: the formats of ABI version 1, GRAY8 to I420)", format_name);
+    return FALSE;
+  }
   g_strfreev (allowed);
   for (i = 0; i < G_N_ELEMENTS (strings); i++) {
     g_free (c->spec_strings[i]);
@@ -580,6 +590,21 @@ gst_cuda_overlap_custom_check_built (GstCudaOverlapCustom * c,
       ("operation=custom on the CPU backend runs kernel-cpu-symbol"));
 }
 
+/* The names of the video formats of ABI version 1 (free with
+ * g_strfreev). */
+static gchar **
+v1_video_formats (void)
+{
+  static const gchar *const names[] = { GST_CUDA_OVERLAP_KERNEL_FORMAT_NAMES };
+  guint i, n = GST_CUDA_OVERLAP_KERNEL_FORMAT_LAST_V1 -
+      GST_CUDA_OVERLAP_KERNEL_FORMAT_GRAY8 + 1;
+  gchar **out = g_new0 (gchar *, n + 1);
+
+  for (i = 0; i < n && i < G_N_ELEMENTS (names); i++)
+    out[i] = g_strdup (names[i]);
+  return out;
+}
+
 GstCaps *
 gst_cuda_overlap_custom_allowed_caps (GstCudaOverlapCustom * c,
     const gchar * media)
@@ -589,6 +614,8 @@ gst_cuda_overlap_custom_allowed_caps (GstCudaOverlapCustom * c,
   GstCaps *caps;
   guint i;
 
+  if (!allowed && g_str_has_prefix (media, "video/"))
+    allowed = v1_video_formats ();
   if (!allowed)
     return NULL;
   gst_value_list_init (&list, g_strv_length (allowed));

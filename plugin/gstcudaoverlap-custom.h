@@ -81,7 +81,8 @@ void gst_cuda_overlap_custom_get (GstCudaOverlapCustom * c,
     GParamSpec * pspec, GValue * value);
 
 /* With the object lock, at configure for operation=custom: checks
- * @format_name against kernel-formats, fills the running parameters (but
+ * @format_name against kernel-formats (empty: a video format of ABI
+ * version 1, @abi_format GRAY8 .. I420), fills the running parameters (but
  * for the geometry, which the element adds) and points cfg->custom at the
  * spec.  FALSE with @error (CO_ENGINE_ERROR_CONFIG) when the format is not
  * one the kernel takes. */
@@ -98,7 +99,8 @@ gboolean gst_cuda_overlap_custom_update (GstCudaOverlapCustom * c);
 void gst_cuda_overlap_custom_check_built (GstCudaOverlapCustom * c,
     GstCudaOverlapFilter * filter, CoBackendKind backend);
 /* With the object lock: @media ("video/x-raw") in the formats of
- * kernel-formats, or NULL when it names none (every format). */
+ * kernel-formats; when it names none, video in the formats of ABI
+ * version 1 (GRAY8 .. I420), and NULL (every format) for audio. */
 GstCaps *gst_cuda_overlap_custom_allowed_caps (GstCudaOverlapCustom * c,
     const gchar * media);
 

@@ -14,18 +14,32 @@
 /*                                                                           */
 /* Packed 32-bit RGB: four bytes per pixel, the colour bytes are the three   */
 /* that are not A or x.  Where A/x is first (ARGB, ABGR, xRGB, xBGR) the     */
-/* colours are bytes 1..3, else bytes 0..2.  NV12: Y plane, then one plane   */
-/* of interleaved U,V (2 bytes per chroma pixel).  I420: Y, U, V planes.     */
+/* colours are bytes 1..3, else bytes 0..2.  RGB, BGR: three bytes, all      */
+/* colour.  NV12 (NV21): Y plane, then one plane of interleaved U,V (V,U),   */
+/* 2 bytes per chroma pixel, half width and height.  I420 (YV12): Y, U, V    */
+/* (Y, V, U) planes, chroma half width and height; Y42B: the same, chroma    */
+/* half width only; Y444: three full planes; Y444_16LE: with 16-bit samples. */
 /* ------------------------------------------------------------------------ */
 
 #define PACKED_FIRST3(fmt) \
-  { fmt, 1, 1, 255, { 4 }, { 0 }, { 3 }, { { 0, 1, 2 } }, { TRUE } }
+  { fmt, 1, 1, 255, { 4 }, { 0 }, { 0 }, { 3 }, { { 0, 1, 2 } }, { TRUE } }
 #define PACKED_LAST3(fmt) \
-  { fmt, 1, 1, 255, { 4 }, { 0 }, { 3 }, { { 1, 2, 3 } }, { TRUE } }
+  { fmt, 1, 1, 255, { 4 }, { 0 }, { 0 }, { 3 }, { { 1, 2, 3 } }, { TRUE } }
+#define PACKED_24(fmt) \
+  { fmt, 1, 1, 255, { 3 }, { 0 }, { 0 }, { 3 }, { { 0, 1, 2 } }, { TRUE } }
+/* three planes of one sample per pixel, chroma subsampled by xs, ys */
+#define PLANAR_YUV(fmt, bps, xs, ys) \
+  { fmt, 3, bps, bps == 2 ? 65535 : 255, { bps, bps, bps }, { 0, xs, xs }, \
+      { 0, ys, ys }, { 1, 1, 1 }, { { 0 }, { 0 }, { 0 } }, \
+      { TRUE, FALSE, FALSE } }
+#define SEMI_PLANAR_420(fmt) \
+  { fmt, 2, 1, 255, { 1, 2 }, { 0, 1 }, { 0, 1 }, { 1, 2 }, \
+      { { 0 }, { 0, 1 } }, { TRUE, FALSE } }
 
 static const CoRefFormat ref_formats[] = {
-  {GST_VIDEO_FORMAT_GRAY8, 1, 1, 255, {1}, {0}, {1}, {{0}}, {TRUE}},
-  {GST_VIDEO_FORMAT_GRAY16_LE, 1, 2, 65535, {2}, {0}, {1}, {{0}}, {TRUE}},
+  {GST_VIDEO_FORMAT_GRAY8, 1, 1, 255, {1}, {0}, {0}, {1}, {{0}}, {TRUE}},
+  {GST_VIDEO_FORMAT_GRAY16_LE, 1, 2, 65535, {2}, {0}, {0}, {1}, {{0}},
+      {TRUE}},
   PACKED_FIRST3 (GST_VIDEO_FORMAT_RGBA),
   PACKED_FIRST3 (GST_VIDEO_FORMAT_BGRA),
   PACKED_LAST3 (GST_VIDEO_FORMAT_ARGB),
@@ -34,18 +48,27 @@ static const CoRefFormat ref_formats[] = {
   PACKED_FIRST3 (GST_VIDEO_FORMAT_BGRx),
   PACKED_LAST3 (GST_VIDEO_FORMAT_xRGB),
   PACKED_LAST3 (GST_VIDEO_FORMAT_xBGR),
-  {GST_VIDEO_FORMAT_NV12, 2, 1, 255,
-      {1, 2}, {0, 1}, {1, 2}, {{0}, {0, 1}}, {TRUE, FALSE}},
-  {GST_VIDEO_FORMAT_I420, 3, 1, 255,
-      {1, 1, 1}, {0, 1, 1}, {1, 1, 1}, {{0}, {0}, {0}}, {TRUE, FALSE, FALSE}},
+  SEMI_PLANAR_420 (GST_VIDEO_FORMAT_NV12),
+  PLANAR_YUV (GST_VIDEO_FORMAT_I420, 1, 1, 1),
+  PACKED_24 (GST_VIDEO_FORMAT_RGB),
+  PACKED_24 (GST_VIDEO_FORMAT_BGR),
+  SEMI_PLANAR_420 (GST_VIDEO_FORMAT_NV21),
+  PLANAR_YUV (GST_VIDEO_FORMAT_YV12, 1, 1, 1),
+  PLANAR_YUV (GST_VIDEO_FORMAT_Y42B, 1, 1, 0),
+  PLANAR_YUV (GST_VIDEO_FORMAT_Y444, 1, 0, 0),
+  PLANAR_YUV (GST_VIDEO_FORMAT_Y444_16LE, 2, 0, 0),
 };
 
+/* The 12 formats of the custom kernels' ABI version 1 first (the tests'
+ * full tables), then the others. */
 static const GstVideoFormat ref_format_list[] = {
   GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_GRAY16_LE,
   GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRA, GST_VIDEO_FORMAT_ARGB,
   GST_VIDEO_FORMAT_ABGR, GST_VIDEO_FORMAT_RGBx, GST_VIDEO_FORMAT_BGRx,
   GST_VIDEO_FORMAT_xRGB, GST_VIDEO_FORMAT_xBGR, GST_VIDEO_FORMAT_NV12,
-  GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_UNKNOWN
+  GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_RGB, GST_VIDEO_FORMAT_BGR,
+  GST_VIDEO_FORMAT_NV21, GST_VIDEO_FORMAT_YV12, GST_VIDEO_FORMAT_Y42B,
+  GST_VIDEO_FORMAT_Y444, GST_VIDEO_FORMAT_Y444_16LE, GST_VIDEO_FORMAT_UNKNOWN
 };
 
 const gchar *
@@ -91,13 +114,8 @@ void
 co_ref_plane_size (const CoRefFormat * f, guint plane, guint width,
     guint height, guint * pw, guint * ph)
 {
-  if (f->sub_shift[plane]) {
-    *pw = (width + 1) / 2;
-    *ph = (height + 1) / 2;
-  } else {
-    *pw = width;
-    *ph = height;
-  }
+  *pw = f->x_shift[plane] ? (width + 1) / 2 : width;
+  *ph = f->y_shift[plane] ? (height + 1) / 2 : height;
 }
 
 guint

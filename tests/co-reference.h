@@ -11,11 +11,11 @@
  *   invert    each colour component c -> max - c (luma and chroma alike)
  *   gamma     colour components through table[in] =
  *             floor (max * pow (in / max, 1 / gamma) + 0.5), built in double;
- *             NV12/I420: luma only
+ *             YUV: luma only
  *   box-blur  each colour component = (S + n / 2) / n, n = (2r+1)^2, S the
  *             sum over the (2r+1)x(2r+1) window around it, coordinates
  *             clamped to its plane (borders replicated); every plane in its
- *             own geometry, NV12's U and V separately
+ *             own geometry, NV12's (NV21's) U and V separately
  *
  * Alpha and padding ('x') bytes are copied unchanged.
  */
@@ -47,11 +47,13 @@ typedef struct
 {
   GstVideoFormat format;
   guint n_planes;
-  guint bytes_per_sample;       /* 1, or 2 for GRAY16_LE (little endian) */
+  guint bytes_per_sample;       /* 1, or 2 (GRAY16_LE, Y444_16LE: little
+                                 * endian) */
   guint max;                    /* 255 or 65535 */
   /* per plane */
   guint pstride[3];             /* bytes from one pixel to the next */
-  guint sub_shift[3];           /* 0: full size, 1: (w+1)/2 x (h+1)/2 */
+  guint x_shift[3];             /* 0: full width, 1: (w+1)/2 */
+  guint y_shift[3];             /* 0: full height, 1: (h+1)/2 */
   guint n_colour[3];            /* colour components in the plane */
   guint colour_offset[3][3];    /* their byte offsets inside a pixel */
   gboolean gamma_plane[3];      /* gamma applies to this plane's colours */

@@ -74,7 +74,13 @@ typedef struct
 } BatchCase;
 
 #define N_OPS 9
+/* co_ref_formats(): the first N_FORMATS (those of the custom kernels' ABI
+ * version 1) run the full tables; the N_MORE_FORMATS after them a subset
+ * of each (every operation, size, layout and engine setting still
+ * reached) */
 #define N_FORMATS 12
+#define N_MORE_FORMATS 7
+#define N_ALL_FORMATS (N_FORMATS + N_MORE_FORMATS)
 #define N_SMALL_SIZES 6
 
 /* invert; gamma 0.45, 2.2, 1.0; box-blur radius 0, 1, 2, 7, 32 */

@@ -32,7 +32,8 @@
 #define DEFAULT_SEED 0xc0da15u
 
 static const gchar *const cuda_formats[] = {
-  "RGBA", "BGRA", "ARGB", "ABGR", "RGBx", "BGRx", "NV12", "I420"
+  "RGBA", "BGRA", "ARGB", "ABGR", "RGBx", "BGRx", "RGB", "BGR", "NV12",
+  "NV21", "I420", "YV12", "Y42B", "Y444", "Y444_16LE"
 };
 
 static const gchar *const system_only_formats[] = {
@@ -514,10 +515,16 @@ GST_START_TEST (test_context_shared)
 GST_END_TEST;
 
 /* 1921x1081 (odd, two chunks of chroma rows meet mid-pair), box-blur
- * radius 32 across 7 chunks, CUDA memory in and out. */
+ * radius 32 across 7 chunks, CUDA memory in and out, in the layouts of
+ * 1.22's CUDA memory: among them chroma planes at the luma pitch (YV12,
+ * Y42B), read as the buffer says. */
+static const gchar *const odd_size_formats[] = { "RGBA", "NV12", "YV12",
+  "Y42B", "RGB", "Y444_16LE"
+};
+
 GST_START_TEST (test_cuda_odd_size)
 {
-  const gchar *fmt = __i__ ? "NV12" : "RGBA";
+  const gchar *fmt = odd_size_formats[__i__];
   GpuOp op = { CO_REF_BOX_BLUR, FALSE, 1.0, 32 };
   GstCaps *caps = co_test_caps_printf ("video/x-raw,format=%s,width=1921,"
       "height=1081,framerate=30/1", fmt);
@@ -584,7 +591,8 @@ cudamemory_suite (void)
         G_N_ELEMENTS (cuda_formats) * G_N_ELEMENTS (gpu_ops),
         nvcodec_missing ());
     co_test_add_loop_if (tc, test_context_shared, 0, 2, nvcodec_missing ());
-    co_test_add_loop_if (tc, test_cuda_odd_size, 0, 2, nvcodec_missing ());
+    co_test_add_loop_if (tc, test_cuda_odd_size, 0,
+        G_N_ELEMENTS (odd_size_formats), nvcodec_missing ());
   }
   tc = co_test_new_tcase (s, "both", teardown);
   tcase_add_test (tc, test_none_passthrough);

@@ -499,16 +499,20 @@ GST_END_TEST;
 /* The launch struct, field by field (CPU backend)                           */
 /* ------------------------------------------------------------------------ */
 
+/* In the ABI's order; those of ABI version 1 first */
 static const gchar *const abi_formats[] = { "GRAY8", "GRAY16_LE", "RGBA",
-  "BGRA", "ARGB", "ABGR", "RGBx", "BGRx", "xRGB", "xBGR", "NV12", "I420"
+  "BGRA", "ARGB", "ABGR", "RGBx", "BGRx", "xRGB", "xBGR", "NV12", "I420",
+  "RGB", "BGR", "NV21", "YV12", "Y42B", "Y444", "Y444_16LE"
 };
+
+#define N_ABI_V1_FORMATS 12
 
 /* The header's name lookup against this test's own list; prefixes,
  * extensions and other formats are no match. */
 GST_START_TEST (test_format_names)
 {
-  static const gchar *const not_abi[] = { "NV21", "RGB", "RGBA64_LE", "GRAY",
-    "I420_10LE", "", "rgba"
+  static const gchar *const not_abi[] = { "YUY2", "RGBA64_LE", "GRAY",
+    "I420_10LE", "", "rgba", "RGB8", "Y444_16"
   };
   guint i;
 
@@ -520,6 +524,8 @@ GST_START_TEST (test_format_names)
         (not_abi[i]), GST_CUDA_OVERLAP_KERNEL_FORMAT_UNKNOWN);
   fail_unless_equals_int (gst_cuda_overlap_kernel_format_from_name (NULL),
       GST_CUDA_OVERLAP_KERNEL_FORMAT_UNKNOWN);
+  fail_unless_equals_int (GST_CUDA_OVERLAP_KERNEL_FORMAT_LAST_V1,
+      GST_CUDA_OVERLAP_KERNEL_FORMAT_GRAY8 + N_ABI_V1_FORMATS - 1);
 }
 
 GST_END_TEST;
@@ -554,7 +560,8 @@ rows_differ (GstBuffer * in, GstBuffer * out, const GstVideoInfo * info,
 
 /* Output == input through co_abi_check_video, which checks every field
  * against docs/custom-kernels.md (the element error names the violation's
- * number otherwise). */
+ * number otherwise).  The formats after those of ABI version 1 named in
+ * kernel-formats, as they must be. */
 GST_START_TEST (test_abi_video)
 {
   const gchar *fmt = abi_formats[__i__ % G_N_ELEMENTS (abi_formats)];
@@ -591,7 +598,9 @@ GST_START_TEST (test_abi_video)
       p[3] = sizes[s][0];
       p[4] = sizes[s][1];
       g_object_set (h->element, "kernel-cpu-library", lib,
-          "kernel-cpu-symbol", "co_abi_check_video", "kernel-halo", halo, NULL);
+          "kernel-cpu-symbol", "co_abi_check_video", "kernel-halo", halo,
+          "kernel-formats", __i__ % G_N_ELEMENTS (abi_formats) <
+          N_ABI_V1_FORMATS ? NULL : fmt, NULL);
       set_params (h->element, p, 5);
       gst_util_set_object_arg (G_OBJECT (h->element), "operation", "custom");
       for (i = 0; i < 2; i++) {
@@ -680,13 +689,15 @@ GST_START_TEST (test_halo_overreach)
 
 GST_END_TEST;
 
-/* kernel-formats narrows the caps; without it every format. */
+/* kernel-formats narrows the caps; without it the formats of ABI
+ * version 1 (only with operation=custom). */
 GST_START_TEST (test_kernel_formats)
 {
   GstElement *e = co_test_make_element ("cudavideofilter");
   GstPad *sink = gst_element_get_static_pad (e, "sink");
   GstCaps *caps, *rgba = gst_caps_from_string ("video/x-raw,format=RGBA");
   GstCaps *nv12 = gst_caps_from_string ("video/x-raw,format=NV12");
+  GstCaps *y42b = gst_caps_from_string ("video/x-raw,format=Y42B");
 
   caps = gst_pad_query_caps (sink, NULL);
   fail_unless (gst_caps_can_intersect (caps, nv12));
@@ -707,10 +718,70 @@ GST_START_TEST (test_kernel_formats)
   ASSERT_WARNING (g_object_set (e, "kernel-formats", "rgba", NULL));
   ASSERT_WARNING (g_object_set (e, "kernel-formats", "YUY2", NULL));
   g_object_set (e, "kernel-formats", "GRAY8,RGBA;NV12", NULL);
+  /* empty: the formats of ABI version 1 only; the others when named */
+  g_object_set (e, "kernel-formats", NULL, NULL);
+  gst_util_set_object_arg (G_OBJECT (e), "operation", "custom");
+  caps = gst_pad_query_caps (sink, NULL);
+  fail_unless (gst_caps_can_intersect (caps, nv12), "%" GST_PTR_FORMAT, caps);
+  fail_if (gst_caps_can_intersect (caps, y42b), "%" GST_PTR_FORMAT, caps);
+  gst_caps_unref (caps);
+  g_object_set (e, "kernel-formats", "Y42B, NV12", NULL);
+  caps = gst_pad_query_caps (sink, NULL);
+  fail_unless (gst_caps_can_intersect (caps, nv12), "%" GST_PTR_FORMAT, caps);
+  fail_unless (gst_caps_can_intersect (caps, y42b), "%" GST_PTR_FORMAT, caps);
+  gst_caps_unref (caps);
+  gst_util_set_object_arg (G_OBJECT (e), "operation", "invert");
+  g_object_set (e, "kernel-formats", NULL, NULL);
+  caps = gst_pad_query_caps (sink, NULL);
+  fail_unless (gst_caps_can_intersect (caps, y42b), "%" GST_PTR_FORMAT, caps);
+  gst_caps_unref (caps);
   gst_caps_unref (rgba);
   gst_caps_unref (nv12);
+  gst_caps_unref (y42b);
   gst_object_unref (sink);
   gst_object_unref (e);
+}
+
+GST_END_TEST;
+
+/* A format after those of ABI version 1, forced on a kernel whose
+ * kernel-formats is empty: not negotiated; named there, it runs (CPU
+ * backend). */
+GST_START_TEST (test_new_format_unlisted)
+{
+  const gchar *caps = "video/x-raw,format=Y42B,width=33,height=17,"
+      "framerate=30/1";
+  gchar *lib = kpath (TRUE, "libco-abi-check-cpu.so");
+  GstHarness *h = video_harness ("video/x-raw,format=GRAY8,width=8,height=8,"
+      "framerate=30/1", 1, 1);
+  GstCaps *c = gst_caps_from_string (caps);
+  GstVideoInfo info;
+  gsize size;
+
+  fail_unless (gst_video_info_from_caps (&info, c));
+  gst_caps_unref (c);
+  size = GST_VIDEO_INFO_SIZE (&info);
+
+  g_object_set (h->element, "kernel-cpu-library", lib, "kernel-cpu-symbol",
+      "co_shift_down_cpu", "kernel-halo", 1, NULL);
+  gst_util_set_object_arg (G_OBJECT (h->element), "operation", "custom");
+  gst_harness_set_src_caps_str (h, caps);
+  fail_unless_equals_int (gst_harness_push (h,
+          gst_buffer_new_allocate (NULL, size, NULL)), GST_FLOW_NOT_NEGOTIATED);
+  gst_harness_teardown (h);
+  if (on_cuda ()) {
+    g_free (lib);
+    return;                     /* the rest runs a CPU function */
+  }
+  h = video_harness (caps, 1, 1);
+  g_object_set (h->element, "kernel-cpu-library", lib, "kernel-cpu-symbol",
+      "co_shift_down_cpu", "kernel-halo", 1, "kernel-formats", "Y42B", NULL);
+  gst_util_set_object_arg (G_OBJECT (h->element), "operation", "custom");
+  fail_unless_equals_int (gst_harness_push (h,
+          gst_buffer_new_allocate (NULL, size, NULL)), GST_FLOW_OK);
+  gst_buffer_unref (co_test_pull_buffer (h, "[Y42B named]"));
+  gst_harness_teardown (h);
+  g_free (lib);
 }
 
 GST_END_TEST;
@@ -1464,6 +1535,7 @@ custom_suite (void)
   tcase_add_test (tc, test_format_names);
   tcase_add_loop_test (tc, test_abi_video, 0, 2 * G_N_ELEMENTS (abi_formats));
   tcase_add_test (tc, test_kernel_formats);
+  tcase_add_test (tc, test_new_format_unlisted);
   tcase_add_test (tc, test_halo_overreach);
   tcase_add_test (tc, test_params_types);
 

@@ -48,9 +48,9 @@ GST_START_TEST (test_reference_table)
       fail_unless_equals_int (GST_VIDEO_FORMAT_INFO_DEPTH (fi, c),
           8 * f->bytes_per_sample);
       fail_unless_equals_int (GST_VIDEO_FORMAT_INFO_W_SUB (fi, c),
-          f->sub_shift[plane]);
+          f->x_shift[plane]);
       fail_unless_equals_int (GST_VIDEO_FORMAT_INFO_H_SUB (fi, c),
-          f->sub_shift[plane]);
+          f->y_shift[plane]);
       for (k = 0; k < f->n_colour[plane]; k++)
         if (f->colour_offset[plane][k] == off)
           listed = TRUE;
@@ -70,10 +70,10 @@ GST_START_TEST (test_reference_table)
       fail_unless (f->gamma_plane[0]);
     }
     fail_unless_equals_int (f->max, (1u << (8 * f->bytes_per_sample)) - 1);
-    if (fmts[i] == GST_VIDEO_FORMAT_GRAY16_LE)
+    if (f->bytes_per_sample == 2)
       fail_unless (GST_VIDEO_FORMAT_INFO_IS_LE (fi));
   }
-  fail_unless_equals_int (n, N_FORMATS);
+  fail_unless_equals_int (n, N_ALL_FORMATS);
 }
 
 GST_END_TEST;
@@ -234,6 +234,27 @@ GST_START_TEST (test_correctness_small)
 
 GST_END_TEST;
 
+/* The other formats: loop index op * N_MORE_FORMATS + format; every small
+ * size with two settings, rotating so that each (op, format) sees 6 of
+ * them and every format every setting. */
+GST_START_TEST (test_correctness_small_more)
+{
+  const OpCfg *op = &op_cfgs[__i__ / N_MORE_FORMATS];
+  GstVideoFormat format = format_at (N_FORMATS + __i__ % N_MORE_FORMATS);
+  guint32 seed = co_test_seed ("test_correctness_small_more", __i__);
+  GRand *rand = g_rand_new_with_seed (seed);
+  guint s, k;
+
+  for (s = 0; s < G_N_ELEMENTS (small_sizes); s++)
+    for (k = 0; k < 2; k++)
+      run_config (op, &co_test_run_cfgs[(__i__ + s + 3 * k) % CO_TEST_N_RUNS],
+          format, small_sizes[s].w, small_sizes[s].h, &layout_default, 3,
+          (s + k) % 2 == 1, rand, seed);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
 /* 640x480: two settings per (op, format), rotating so that every format
  * sees every setting and every setting every format; all of them with
  * CO_TEST_FULL=1. */
@@ -255,6 +276,26 @@ GST_START_TEST (test_correctness_vga)
     run_config (op, &co_test_run_cfgs[(__i__ + 3) % CO_TEST_N_RUNS], format,
         640, 480, &layout_default, 2, TRUE, rand, seed);
   }
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+/* The other formats at 641x481 (odd: a subsampled plane's last column and
+ * row of one pixel): one setting per (op, format), rotating; all of them
+ * with CO_TEST_FULL=1. */
+GST_START_TEST (test_correctness_vga_more)
+{
+  const OpCfg *op = &op_cfgs[__i__ / N_MORE_FORMATS];
+  GstVideoFormat format = format_at (N_FORMATS + __i__ % N_MORE_FORMATS);
+  guint32 seed = co_test_seed ("test_correctness_vga_more", __i__);
+  GRand *rand = g_rand_new_with_seed (seed);
+  guint r;
+
+  for (r = 0; r < CO_TEST_N_RUNS; r++)
+    if (co_test_full_matrix || r == __i__ % CO_TEST_N_RUNS)
+      run_config (op, &co_test_run_cfgs[r], format, 641, 481, &layout_default,
+          2, r % 2 == 1, rand, seed);
   g_rand_free (rand);
 }
 
@@ -282,6 +323,11 @@ static const BigCase big_cases[] = {
   {GST_VIDEO_FORMAT_BGRA, 3, 0},        /* gamma 1.0, 1 x 1 */
   {GST_VIDEO_FORMAT_RGBx, 7, 2},        /* box-blur r=7, 3 x 1 */
   {GST_VIDEO_FORMAT_GRAY16_LE, 2, 4},   /* gamma 2.2, 8 x 1 */
+  {GST_VIDEO_FORMAT_Y42B, 6, 5},        /* box-blur r=2, 8 x 5 */
+  {GST_VIDEO_FORMAT_Y444_16LE, 2, 3},   /* gamma 2.2, 3 x 5 */
+  {GST_VIDEO_FORMAT_NV21, 8, 1},        /* box-blur r=32, 1 x 5 */
+  {GST_VIDEO_FORMAT_RGB, 0, 6}, /* invert, serial */
+  {GST_VIDEO_FORMAT_YV12, 7, 3},        /* box-blur r=7, 3 x 5 */
 };
 
 GST_START_TEST (test_correctness_big)
@@ -317,7 +363,7 @@ GST_START_TEST (test_extreme_settings)
   static const guint ops[] = { 0, 1, 8 };
   static const GstVideoFormat fmts[] = {
     GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_RGBA,
-    GST_VIDEO_FORMAT_GRAY16_LE,
+    GST_VIDEO_FORMAT_GRAY16_LE, GST_VIDEO_FORMAT_Y42B,
   };
   const RunCfg *run = &extreme_variants[__i__].run;
   guint32 seed = co_test_seed ("test_extreme_settings", __i__);
@@ -586,7 +632,11 @@ video_ops_suite (void)
 
   tc = co_test_new_tcase (s, "correctness", leaks_teardown);
   tcase_add_loop_test (tc, test_correctness_small, 0, N_OPS * N_FORMATS);
+  tcase_add_loop_test (tc, test_correctness_small_more, 0,
+      N_OPS * N_MORE_FORMATS);
   tcase_add_loop_test (tc, test_correctness_vga, 0, N_OPS * N_FORMATS);
+  tcase_add_loop_test (tc, test_correctness_vga_more, 0,
+      N_OPS * N_MORE_FORMATS);
   tcase_add_loop_test (tc, test_correctness_big, 0, G_N_ELEMENTS (big_cases));
   tcase_add_loop_test (tc, test_extreme_settings, 0,
       G_N_ELEMENTS (extreme_variants));

@@ -486,6 +486,11 @@ static const BatchCase batch_cases[] = {
   /* the same from frames of more than 1 MiB, which the CUDA backend
    * page-locks in place (cudaHostRegister) instead of staging */
   {0, GST_VIDEO_FORMAT_RGBA, 640, 480, 4, 3, FALSE, FALSE},
+  /* chroma in its own geometry in every image of a batch */
+  {6, GST_VIDEO_FORMAT_Y42B, 75, 41, 4, 5, TRUE, FALSE},
+  {2, GST_VIDEO_FORMAT_Y444_16LE, 33, 17, 5, 3, FALSE, FALSE},
+  {5, GST_VIDEO_FORMAT_NV21, 97, 33, 3, 4, FALSE, TRUE},
+  {0, GST_VIDEO_FORMAT_BGR, 65, 35, 6, 1, TRUE, FALSE},
 };
 
 /* 2 x batch + 1 frames (the last batch partial, sent by EOS), every output

@@ -63,6 +63,56 @@ check_header (const GstCudaOverlapVideoLaunch * a)
   return 0;
 }
 
+/* What each format's planes are, written from docs/custom-kernels.md:
+ * planes, then per plane comps, comp_bytes, x_shift, y_shift. */
+static const struct
+{
+  int n_planes;
+  int plane[3][4];
+} layouts[] = {
+  [GST_CUDA_OVERLAP_KERNEL_FORMAT_GRAY8] = {1, {{1, 1, 0, 0}}},
+  [GST_CUDA_OVERLAP_KERNEL_FORMAT_GRAY16_LE] = {1, {{1, 2, 0, 0}}},
+  [GST_CUDA_OVERLAP_KERNEL_FORMAT_RGBA] = {1, {{4, 1, 0, 0}}},
+  [GST_CUDA_OVERLAP_KERNEL_FORMAT_BGRA] = {1, {{4, 1, 0, 0}}},
+  [GST_CUDA_OVERLAP_KERNEL_FORMAT_ARGB] = {1, {{4, 1, 0, 0}}},
+  [GST_CUDA_OVERLAP_KERNEL_FORMAT_ABGR] = {1, {{4, 1, 0, 0}}},
+  [GST_CUDA_OVERLAP_KERNEL_FORMAT_RGBx] = {1, {{4, 1, 0, 0}}},
+  [GST_CUDA_OVERLAP_KERNEL_FORMAT_BGRx] = {1, {{4, 1, 0, 0}}},
+  [GST_CUDA_OVERLAP_KERNEL_FORMAT_xRGB] = {1, {{4, 1, 0, 0}}},
+  [GST_CUDA_OVERLAP_KERNEL_FORMAT_xBGR] = {1, {{4, 1, 0, 0}}},
+  [GST_CUDA_OVERLAP_KERNEL_FORMAT_NV12] = {2, {{1, 1, 0, 0}, {2, 1, 1, 1}}},
+  [GST_CUDA_OVERLAP_KERNEL_FORMAT_I420] = {3, {{1, 1, 0, 0}, {1, 1, 1, 1},
+          {1, 1, 1, 1}}},
+  [GST_CUDA_OVERLAP_KERNEL_FORMAT_RGB] = {1, {{3, 1, 0, 0}}},
+  [GST_CUDA_OVERLAP_KERNEL_FORMAT_BGR] = {1, {{3, 1, 0, 0}}},
+  [GST_CUDA_OVERLAP_KERNEL_FORMAT_NV21] = {2, {{1, 1, 0, 0}, {2, 1, 1, 1}}},
+  [GST_CUDA_OVERLAP_KERNEL_FORMAT_YV12] = {3, {{1, 1, 0, 0}, {1, 1, 1, 1},
+          {1, 1, 1, 1}}},
+  [GST_CUDA_OVERLAP_KERNEL_FORMAT_Y42B] = {3, {{1, 1, 0, 0}, {1, 1, 1, 0},
+          {1, 1, 1, 0}}},
+  [GST_CUDA_OVERLAP_KERNEL_FORMAT_Y444] = {3, {{1, 1, 0, 0}, {1, 1, 0, 0},
+          {1, 1, 0, 0}}},
+  [GST_CUDA_OVERLAP_KERNEL_FORMAT_Y444_16LE] = {3, {{1, 2, 0, 0},
+          {1, 2, 0, 0}, {1, 2, 0, 0}}},
+};
+
+/* Plane @i's sample layout against the format's. */
+static int
+check_layout (const GstCudaOverlapVideoLaunch * a, int i)
+{
+  const GstCudaOverlapKernelPlane *p = &a->planes[i];
+  const int *l;
+
+  if (a->format < 1 || a->format >= sizeof (layouts) / sizeof (layouts[0])
+      || layouts[a->format].n_planes != a->n_planes)
+    return 18;
+  l = layouts[a->format].plane[i];
+  if (p->comps != l[0] || p->comp_bytes != l[1] || p->x_shift != l[2]
+      || p->y_shift != l[3])
+    return 19;
+  return 0;
+}
+
 /* Plane @p's band against the picture's. */
 static int
 check_plane (const GstCudaOverlapVideoLaunch * a,
@@ -99,7 +149,8 @@ co_abi_check_video (const GstCudaOverlapVideoLaunch * a)
   if ((ret = check_header (a)) != 0)
     return ret;
   for (i = 0; i < a->n_planes; i++)
-    if ((ret = check_plane (a, &a->planes[i])) != 0)
+    if ((ret = check_plane (a, &a->planes[i])) != 0 ||
+        (ret = check_layout (a, i)) != 0)
       return ret;
   /* every readable byte (ASan and the CPU backend's direct reads) */
   for (r = -p->halo_above; r < p->rows + p->halo_below; r++)

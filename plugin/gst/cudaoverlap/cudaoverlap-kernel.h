@@ -74,12 +74,27 @@ extern "C"
     GST_CUDA_OVERLAP_KERNEL_FORMAT_xBGR = 10,
     GST_CUDA_OVERLAP_KERNEL_FORMAT_NV12 = 11,   /* Y; UV interleaved, 2x2 */
     GST_CUDA_OVERLAP_KERNEL_FORMAT_I420 = 12,   /* Y; U; V, 2x2 subsampled */
+    /* Given only to a kernel that names them in kernel-formats (an empty
+     * kernel-formats means GRAY8 .. I420).  Their planes are described by
+     * the same fields (comps, comp_bytes, x_shift, y_shift). */
+    GST_CUDA_OVERLAP_KERNEL_FORMAT_RGB = 13,    /* 1 plane, 3 bytes R G B */
+    GST_CUDA_OVERLAP_KERNEL_FORMAT_BGR = 14,    /* 1 plane, 3 bytes B G R */
+    GST_CUDA_OVERLAP_KERNEL_FORMAT_NV21 = 15,   /* Y; VU interleaved, 2x2 */
+    GST_CUDA_OVERLAP_KERNEL_FORMAT_YV12 = 16,   /* Y; V; U, 2x2 subsampled */
+    GST_CUDA_OVERLAP_KERNEL_FORMAT_Y42B = 17,   /* Y; U; V, 2x1 subsampled */
+    GST_CUDA_OVERLAP_KERNEL_FORMAT_Y444 = 18,   /* Y; U; V, full size */
+    GST_CUDA_OVERLAP_KERNEL_FORMAT_Y444_16LE = 19,      /* Y444, 2 bytes LE */
   } GstCudaOverlapKernelFormat;
+
+/* The last format of ABI version 1: a kernel with an empty kernel-formats
+ * receives the formats from GRAY8 to this one. */
+#define GST_CUDA_OVERLAP_KERNEL_FORMAT_LAST_V1 GST_CUDA_OVERLAP_KERNEL_FORMAT_I420
 
 /* The GstVideoFormat names of the values from GRAY8 (1) on, in order. */
 #define GST_CUDA_OVERLAP_KERNEL_FORMAT_NAMES \
   "GRAY8", "GRAY16_LE", "RGBA", "BGRA", "ARGB", "ABGR", "RGBx", "BGRx", \
-  "xRGB", "xBGR", "NV12", "I420"
+  "xRGB", "xBGR", "NV12", "I420", "RGB", "BGR", "NV21", "YV12", "Y42B", \
+  "Y444", "Y444_16LE"
 
 /* The value of the format named @name (as gst_video_format_to_string ()
  * names it), or GST_CUDA_OVERLAP_KERNEL_FORMAT_UNKNOWN. */
@@ -137,7 +152,7 @@ extern "C"
     int32_t halo_above;         /* readable input rows above y0 */
     int32_t halo_below;         /* readable input rows below y0 + rows - 1 */
     int32_t pixel_bytes;        /* bytes of one pixel: comps * comp_bytes */
-    int32_t comps;              /* components per pixel (NV12 UV: 2) */
+    int32_t comps;              /* components per pixel (NV12 UV: 2, RGB: 3) */
     int32_t comp_bytes;         /* 1, or 2 (16-bit little-endian) */
     int32_t x_shift;            /* log2 horizontal subsampling (0 or 1) */
     int32_t y_shift;            /* log2 vertical subsampling (0 or 1) */
