@@ -634,7 +634,7 @@ GST_START_TEST (test_batch_flush)
   gchar *ctx = g_strdup_printf ("[batch=%u flush, %s I420 77x43 %s backend=%s "
       "seed=0x%08x]", batch, od, rd, co_test_backend, seed);
   GstSegment seg;
-  guint i;
+  guint i, n;
 
   co_test_print_variant ("test_batch_flush", __i__,
       batch_flush_variants[__i__].name);
@@ -653,7 +653,14 @@ GST_START_TEST (test_batch_flush)
   fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
   gst_segment_init (&seg, GST_FORMAT_TIME);
   fail_unless (gst_harness_push_event (h, gst_event_new_segment (&seg)));
-  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 0);
+  /* the partial batch is dropped by the flush, unless the batch timer sent
+   * it first (no frame for 20 ms: a loaded machine): then the frames that
+   * came out before the flush are the first of it, in order, and right */
+  n = gst_harness_buffers_in_queue (h);
+  fail_unless (n < batch, "%s: %u frames out of a partial batch of %u", ctx,
+      n, batch - 1);
+  for (i = 0; i < n; i++)
+    pull_and_check (h, &info, &dropped, ctx);
 
   for (i = 0; i < batch + 1; i++)
     push_frame (h, rand, &info, op, &layout_default, (100 + i) * GST_SECOND,
