@@ -341,7 +341,7 @@ gboolean co_engine_submit_thread (CoEngine * engine);
 void co_engine_device_info (CoEngine * engine, CoDeviceInfo * info);
 
 /* The constant area: device memory (host memory on the CPU backend) that
- * kernels read (gamma LUT, FIR taps).  co_engine_set_const() uploads and
+ * kernels read (FIR taps).  co_engine_set_const() uploads and
  * waits; call it only when no frame is in flight. */
 gpointer co_engine_const_ptr (CoEngine * engine);
 gboolean co_engine_set_const (CoEngine * engine, gconstpointer data,
