@@ -127,6 +127,9 @@ co_band_describe (CoPlaneBand * pb, const CoVideoDesc * d,
   pb->comp_bytes = p->comp_bytes;
   pb->comp_mask = p->comp_mask;
   pb->use_lut = p->use_lut;
+  pb->bits = p->bits;
+  pb->shift = p->shift;
+  pb->packing = p->packing;
   pb->lut_image_stride = (int64_t) d->lut_image_stride;
   pb->src_image_stride = d->in_image_stride;
   pb->dst_image_stride = d->out_image_stride;

@@ -22,6 +22,9 @@ G_BEGIN_DECLS typedef struct
                                  * 1): width has it already; the custom
                                  * kernels' ABI reports it */
   gint ysub;                    /* log2 of the vertical subsampling (0 or 1) */
+  gint bits;                    /* CoPlaneBand.bits: 0 = every bit used */
+  gint shift;                   /* CoPlaneBand.shift */
+  gint packing;                 /* CoPacking */
   gsize dev_pitch;              /* row pitch in device memory (>= row bytes) */
 } CoVideoPlaneDesc;
 

@@ -71,7 +71,8 @@ static int
 band_is_valid (const CoPlaneBand * b)
 {
   return b->width > 0 && b->height > 0 && b->comps >= 1 && b->comps <= 4
-      && (b->comp_bytes == 1 || b->comp_bytes == 2);
+      && (b->comp_bytes == 1 || b->comp_bytes == 2)
+      && b->bits == 0 && b->shift == 0 && b->packing == CO_PACK_NONE;
 }
 
 /* Copy rows [y0, y1) from src to dst: the result of box-blur with r = 0

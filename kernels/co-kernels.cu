@@ -585,7 +585,8 @@ co_video_launch_cuda (const CoVideoParams * p, void *stream)
     if (b->n_images < 0 || b->n_images > 65535)
       return (int) cudaErrorInvalidValue;
     if (b->width <= 0 || b->height <= 0 || b->comps < 1 || b->comps > 4
-        || (b->comp_bytes != 1 && b->comp_bytes != 2))
+        || (b->comp_bytes != 1 && b->comp_bytes != 2)
+        || b->bits != 0 || b->shift != 0 || b->packing != CO_PACK_NONE)
       return (int) cudaErrorInvalidValue;
 
     switch (p->op) {

@@ -41,6 +41,23 @@ extern "C"
     CO_VIDEO_OP_CUSTOM = 4,
   } CoVideoOp;
 
+/* How a plane's components lie in its pixels (CoPlaneBand.packing). */
+  typedef enum
+  {
+    /* @comps interleaved samples of @comp_bytes bytes each */
+    CO_PACK_NONE = 0,
+    /* 4:2:2 packed into pairs of pixels (YUY2, UYVY): comps 2 of 1 byte; one
+     * component is luma (component 0 for YUYV, 1 for UYVY), the other holds
+     * U in even pixels and V in odd ones (chroma sample x / 2) */
+    CO_PACK_422_YUYV = 1,
+    CO_PACK_422_UYVY = 2,
+    /* one 32-bit little-endian word per pixel (RGB10A2_LE, BGR10A2_LE),
+     * described as comps 4 of comp_bytes 1 (the pixel's bytes) but holding
+     * components 0, 1 and 2 of 10 bits at bits 0, 10 and 20 and component 3
+     * of 2 bits at bit 30 (comp_mask's bits name those) */
+    CO_PACK_10_10_10_2 = 3,
+  } CoPacking;
+
 /* operation=custom's description (kernels/co-custom.h). */
   typedef struct _CoCustomParams CoCustomParams;
 
@@ -79,6 +96,13 @@ extern "C"
     int32_t comp_bytes;         /* 1 or 2 */
     uint32_t comp_mask;         /* components the operation changes */
     int32_t use_lut;            /* gamma: 1 if this plane goes through the LUT */
+    /* Bits of a sample that hold its value (0: all of them) and their
+     * position: value = (sample >> shift) & ((1 << bits) - 1); the other
+     * bits of an output sample are 0 (P010_10LE: bits 10, shift 6;
+     * I420_10LE: bits 10, shift 0). */
+    int32_t bits;
+    int32_t shift;
+    int32_t packing;            /* CoPacking; 0: CO_PACK_NONE */
     /* A batch: the same band of n_images pictures (0 or 1: one), image i's
      * src and dst at src + i * src_image_stride, dst + i * dst_image_stride. */
     int32_t n_images;
