@@ -264,9 +264,10 @@ install_parallel_properties (GObjectClass * gobject_class)
    * Number of chunks each frame is split into, each copied and computed
    * on its own stream (overlap mode; fewer when the frame is too small).
    * 0: automatic: 1 for throughput while the kernel is cheaper than the
-   * copies (measured on the first frames), else and for live sources one
-   * per 4 MiB of frame, at most 4; CPU backend: one per worker for frames
-   * of 256 KiB or more.
+   * copies (measured on the first frames), else one per 4 MiB of frame,
+   * at most 4; for live sources one per 4 MiB, at most 8; 1 with CUDA
+   * memory on both pads (no copies to overlap); CPU backend: one per
+   * worker for frames of 256 KiB or more.
    */
   g_object_class_install_property (gobject_class, PROP_CHUNKS,
       g_param_spec_uint ("chunks", "Chunks",
