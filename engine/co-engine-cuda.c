@@ -13,12 +13,18 @@
  * consumer thread waits on one event per frame.  There is no device-wide
  * synchronisation.
  *
- * Timing: each chunk records four timing events in its stream (see CoChunk).
+ * Timing: each chunk records up to four timing events in its stream (see
+ * CoChunk): an event with nothing queued since the one before it is not
+ * recorded and takes that one's time (co_chunk_ts_sources: a chunk that
+ * only runs a kernel on CUDA memory records two), since each record and
+ * each elapsed-time read is a driver call on the host.
  * Times are mapped onto CLOCK_MONOTONIC through an anchor: an event whose
  * host time is known.  The first anchor is recorded and waited for when the
  * engine opens; afterwards the anchor is the first event of the most
  * recently completed frame, so every elapsed-time read spans at most a few
  * frames and keeps the float milliseconds of cudaEventElapsedTime precise.
+ * The consumer may read a frame's times after it has pushed the frame
+ * (wait_done, then read_times), keeping those reads off its latency.
  *
  * Completion: after the frame's last chunk, its stream waits for every
  * other chunk's end event and records the frame's done event, the only
@@ -741,6 +747,31 @@ co_cuda_custom_note (CoCuda * c, const gchar * what)
   return msg;
 }
 
+/* Records timestamp @k of a chunk unless another event stands for it
+ * (co_chunk_ts_sources). */
+static gboolean
+co_cuda_record_ts (cudaEvent_t * ev, const guint * src, guint k,
+    cudaStream_t s, GError ** error)
+{
+  if (src[k] != k)
+    return TRUE;
+  CO_CUDA_CHECK_GOTO (cudaEventRecord (ev[k], s), error, fail);
+  return TRUE;
+
+fail:
+  return FALSE;
+}
+
+/* The event that marks chunk @i's timestamp @k. */
+static cudaEvent_t
+co_cuda_ts_event (CoEngine * e, CoFrame * f, guint i, guint k)
+{
+  guint src[CO_TS_COUNT];
+
+  co_chunk_ts_sources (f, i, src);
+  return co_cuda_chunk_events (e, f, i)[src[k]];
+}
+
 /* The frame's copies, kernels and events, in the engine's context. */
 static gboolean
 co_cuda_submit_chunks (CoEngine * e, CoFrame * f, GError ** error)
@@ -752,6 +783,9 @@ co_cuda_submit_chunks (CoEngine * e, CoFrame * f, GError ** error)
     CoChunk *ch = &f->chunks[i];
     cudaEvent_t *ev = co_cuda_chunk_events (e, f, i);
     cudaStream_t s = c->streams[ch->stream];
+    guint src[CO_TS_COUNT];
+
+    co_chunk_ts_sources (f, i, src);
 
     /* after the previous ordered frame's chunk-0 copies (the event is
      * taken as last recorded: a later frame of that event set records it
@@ -768,19 +802,17 @@ co_cuda_submit_chunks (CoEngine * e, CoFrame * f, GError ** error)
       goto fail;
     /* the frame's tables (CoFrame.pre) are in place before this kernel */
     if (i > 0 && f->n_pre > 0 && ch->stream != f->chunks[0].stream)
-      CO_CUDA_CHECK_GOTO (cudaStreamWaitEvent (s, co_cuda_chunk_events (e, f,
-                  0)[CO_TS_H2D_DONE], 0), error, fail);
-    CO_CUDA_CHECK_GOTO (cudaEventRecord (ev[CO_TS_H2D_DONE], s), error, fail);
+      CO_CUDA_CHECK_GOTO (cudaStreamWaitEvent (s, co_cuda_ts_event (e, f, 0,
+                  CO_TS_H2D_DONE), 0), error, fail);
+    if (!co_cuda_record_ts (ev, src, CO_TS_H2D_DONE, s, error))
+      goto fail;
     if (i == 0 && f->ordered)
-      c->ordered_done = ev[CO_TS_H2D_DONE];
-    if (!co_cuda_launch (c, f, i, s, error))
+      c->ordered_done = ev[src[CO_TS_H2D_DONE]];
+    if (!co_cuda_launch (c, f, i, s, error) ||
+        !co_cuda_record_ts (ev, src, CO_TS_KERNEL_DONE, s, error) ||
+        !co_cuda_copies (c, ch->d2h, ch->n_d2h, cudaMemcpyDeviceToHost, s,
+            error) || !co_cuda_record_ts (ev, src, CO_TS_END, s, error))
       goto fail;
-    CO_CUDA_CHECK_GOTO (cudaEventRecord (ev[CO_TS_KERNEL_DONE], s), error,
-        fail);
-    if (!co_cuda_copies (c, ch->d2h, ch->n_d2h, cudaMemcpyDeviceToHost, s,
-            error))
-      goto fail;
-    CO_CUDA_CHECK_GOTO (cudaEventRecord (ev[CO_TS_END], s), error, fail);
   }
   {
     CoChunk *last = &f->chunks[f->n_chunks - 1];
@@ -788,8 +820,8 @@ co_cuda_submit_chunks (CoEngine * e, CoFrame * f, GError ** error)
 
     for (i = 0; i + 1 < f->n_chunks; i++)
       if (f->chunks[i].stream != last->stream)
-        CO_CUDA_CHECK_GOTO (cudaStreamWaitEvent (s, co_cuda_chunk_events (e, f,
-                    i)[CO_TS_END], 0), error, fail);
+        CO_CUDA_CHECK_GOTO (cudaStreamWaitEvent (s, co_cuda_ts_event (e, f, i,
+                    CO_TS_END), 0), error, fail);
     CO_CUDA_CHECK_GOTO (cudaEventRecord (co_cuda_done_event (e, f), s), error,
         fail);
   }
@@ -875,10 +907,17 @@ co_cuda_read_times (CoEngine * e, CoFrame * f, GError ** error)
 
   for (i = 0; i < f->n_chunks; i++) {
     cudaEvent_t *ev = co_cuda_chunk_events (e, f, i);
+    guint src[CO_TS_COUNT];
 
+    co_chunk_ts_sources (f, i, src);
     for (k = 0; k < CO_TS_COUNT; k++) {
       float ms = 0;
 
+      if (src[k] != k) {
+        /* not recorded: the same point as an earlier event */
+        f->chunks[i].ts[k] = f->chunks[i].ts[src[k]];
+        continue;
+      }
       CO_CUDA_CHECK_GOTO (cudaEventElapsedTime (&ms, c->anchor, ev[k]), error,
           fail);
       f->chunks[i].ts[k] = (guint64) ((gint64) c->anchor_ns +
@@ -896,9 +935,10 @@ fail:
 }
 
 /* The frame's error string (co-engine.h: the per-frame channel) is set
- * from the first failure, the submission's or this wait's. */
+ * from the first failure, the submission's, this wait's or the reading of
+ * its times (@times: read them after the wait). */
 static void
-co_cuda_wait (CoEngine * e, CoFrame * f)
+co_cuda_wait_full (CoEngine * e, CoFrame * f, gboolean times)
 {
   CoCuda *c = e->backend_state;
   GError *err = NULL;
@@ -907,7 +947,7 @@ co_cuda_wait (CoEngine * e, CoFrame * f)
 
   nvtxRangePushA ("co wait");
   entered = co_cuda_enter (c, &err);
-  if (entered && !f->error && co_cuda_wait_done (e, f, &err))
+  if (entered && !f->error && co_cuda_wait_done (e, f, &err) && times)
     co_cuda_read_times (e, f, &err);
   if (err && !f->error)
     f->error = g_strdup (err->message);
@@ -933,6 +973,40 @@ co_cuda_wait (CoEngine * e, CoFrame * f)
   if (entered)
     co_cuda_leave (c);
   nvtxRangePop ();
+}
+
+static void
+co_cuda_wait (CoEngine * e, CoFrame * f)
+{
+  co_cuda_wait_full (e, f, TRUE);
+}
+
+static void
+co_cuda_wait_only (CoEngine * e, CoFrame * f)
+{
+  co_cuda_wait_full (e, f, FALSE);
+}
+
+/* The times of a frame waited for by co_cuda_wait_only, later (after the
+ * frame was pushed).  On failure the anchor goes back to the one of open,
+ * as after a failed wait. */
+static void
+co_cuda_read_times_later (CoEngine * e, CoFrame * f)
+{
+  CoCuda *c = e->backend_state;
+  GError *err = NULL;
+
+  if (co_cuda_enter (c, &err)) {
+    co_cuda_read_times (e, f, &err);
+    co_cuda_leave (c);
+  }
+  if (err) {
+    if (!f->error)
+      f->error = g_strdup (err->message);
+    c->anchor = c->anchor_event;
+    c->anchor_ns = c->anchor_event_ns;
+  }
+  g_clear_error (&err);
 }
 
 static gboolean
@@ -997,6 +1071,8 @@ const CoBackendOps co_cuda_backend = {
   .close = co_cuda_close,
   .submit = co_cuda_submit,
   .wait = co_cuda_wait,
+  .wait_done = co_cuda_wait_only,
+  .read_times = co_cuda_read_times_later,
   .set_const = co_cuda_set_const,
   .const_ptr = co_cuda_const_ptr,
   .device_info = co_cuda_device_info,

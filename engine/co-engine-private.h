@@ -49,6 +49,14 @@ struct _CoBackendOps
    * memory must then be idle when it returns.  A failure of the work or of
    * the wait goes into frame->error. */
   void (*wait) (CoEngine * e, CoFrame * f);
+  /* Optional, both or neither: wait in two steps.  wait_done blocks until
+   * the frame's work has finished (as wait, without the timestamps);
+   * read_times fills them later, once per frame that did not fail, in the
+   * order of the waits and before the frame's slot is released (the
+   * engine sees to both).  A failure of read_times goes into
+   * frame->error. */
+  void (*wait_done) (CoEngine * e, CoFrame * f);
+  void (*read_times) (CoEngine * e, CoFrame * f);
 
   /* Uploads @size bytes to the constant area and waits. */
     gboolean (*set_const) (CoEngine * e, gconstpointer data, gsize size,

@@ -255,6 +255,7 @@ co_engine_acquire (CoEngine * e)
   f->n_chunks = 0;
   f->n_pre = 0;
   f->ordered = FALSE;
+  f->times_pending = FALSE;
   g_warn_if_fail (f->host_job == NULL);
   g_clear_pointer (&f->error, g_free);
   return f;
@@ -364,8 +365,10 @@ co_engine_submit (CoEngine * e, CoFrame * f, GError ** error)
   return TRUE;
 }
 
-CoFrame *
-co_engine_wait_oldest (CoEngine * e)
+/* The oldest submitted frame once done; with @times its timestamps read
+ * too, else left for co_engine_read_times(). */
+static CoFrame *
+co_engine_wait_oldest_full (CoEngine * e, gboolean times)
 {
   CoFrame *f;
 
@@ -382,7 +385,12 @@ co_engine_wait_oldest (CoEngine * e)
   f = g_queue_peek_head (&e->submitted);
   g_mutex_unlock (&e->lock);
 
-  e->ops->wait (e, f);
+  if (times || !e->ops->wait_done) {
+    e->ops->wait (e, f);
+  } else {
+    e->ops->wait_done (e, f);
+    f->times_pending = !f->error;
+  }
 
   g_mutex_lock (&e->lock);
   g_queue_pop_head (&e->submitted);
@@ -390,12 +398,60 @@ co_engine_wait_oldest (CoEngine * e)
   return f;
 }
 
+CoFrame *
+co_engine_wait_oldest (CoEngine * e)
+{
+  return co_engine_wait_oldest_full (e, TRUE);
+}
+
+CoFrame *
+co_engine_wait_oldest_done (CoEngine * e)
+{
+  return co_engine_wait_oldest_full (e, FALSE);
+}
+
+gboolean
+co_engine_read_times (CoEngine * e, CoFrame * f)
+{
+  guint i;
+
+  if (!f->times_pending)
+    return !f->error;
+  f->times_pending = FALSE;
+  e->ops->read_times (e, f);
+  if (!f->error)
+    return TRUE;
+  for (i = 0; i < f->n_chunks; i++)
+    memset (f->chunks[i].ts, 0, sizeof (f->chunks[i].ts));
+  return FALSE;
+}
+
 void
 co_engine_release (CoEngine * e, CoFrame * f)
 {
+  /* the backend's reads go in the order of the waits (its timeline's
+   * anchor moves from frame to frame) */
+  co_engine_read_times (e, f);
   g_mutex_lock (&e->lock);
   co_engine_put_slot_locked (e, f);
   g_mutex_unlock (&e->lock);
+}
+
+void
+co_chunk_ts_sources (const CoFrame * f, guint i, guint src[CO_TS_COUNT])
+{
+  const CoChunk *ch = &f->chunks[i];
+  /* what is queued before each event, after the one before it */
+  gboolean pre = f->n_pre > 0 && (i == 0 || ch->stream != f->chunks[0].stream);
+  gboolean work[CO_TS_COUNT];
+  guint k;
+
+  work[CO_TS_BEGIN] = TRUE;
+  work[CO_TS_H2D_DONE] = pre || ch->n_h2d > 0 || ch->n_d2d > 0;
+  work[CO_TS_KERNEL_DONE] = ch->kind != CO_KERNEL_NONE;
+  work[CO_TS_END] = ch->n_d2h > 0;
+  for (k = 0; k < CO_TS_COUNT; k++)
+    src[k] = work[k] ? k : src[k - 1];
 }
 
 void

@@ -178,7 +178,8 @@ typedef struct
   } params;
 
   /* Filled by the engine: the stream (or worker) the chunk ran on and, once
-   * the frame is returned by co_engine_wait_oldest(), its four timestamps in
+   * the frame is returned by co_engine_wait_oldest() (or after
+   * co_engine_read_times()), its four timestamps in
    * ns on the engine timeline (CLOCK_MONOTONIC based; see co_engine_now()). */
   guint stream;
   guint64 ts[CO_TS_COUNT];
@@ -231,6 +232,7 @@ struct _CoFrame
 
   /* private */
   guint slot;
+  gboolean times_pending;       /* waited, timestamps not read yet */
 };
 
 typedef struct
@@ -367,7 +369,29 @@ gboolean co_engine_submit (CoEngine * engine, CoFrame * frame, GError ** error);
  * is left.  In-flight frames are returned even while flushing, once their
  * work has finished, so that the caller can drop them safely. */
 CoFrame *co_engine_wait_oldest (CoEngine * engine);
+/* The same, but the frame's timestamps (CoChunk.ts) are not read yet: the
+ * consumer hands the frame on first and then calls co_engine_read_times(),
+ * so that reading them (on the CUDA backend, a query per event) is not on
+ * the frame's latency path.  co_engine_release() reads them if the
+ * consumer did not. */
+CoFrame *co_engine_wait_oldest_done (CoEngine * engine);
+/* Fills the timestamps of @frame, returned by co_engine_wait_oldest_done()
+ * and not yet released (nothing when they are read already, or when the
+ * frame failed).  FALSE when reading them failed: frame->error then says
+ * why, and the timestamps are zero. */
+gboolean co_engine_read_times (CoEngine * engine, CoFrame * frame);
 void co_engine_release (CoEngine * engine, CoFrame * frame);
+
+/* Which of chunk @i's CO_TS_COUNT events the CUDA backend records: an
+ * event with nothing queued between it and the one before it (no copies
+ * into the device, no kernel, no copies out, no stream wait) would mark the
+ * same point of the stream, so it is not recorded and stands for that
+ * one; a chunk of a frame in CUDA memory on both sides (a kernel alone)
+ * records two events instead of four.  @src[k]: the event whose time is
+ * timestamp k (src[k] <= k; src[CO_TS_BEGIN] is always CO_TS_BEGIN).
+ * Needs the chunks' streams (set by co_engine_submit()). */
+void co_chunk_ts_sources (const CoFrame * frame, guint i,
+    guint src[CO_TS_COUNT]);
 
 void co_engine_set_flushing (CoEngine * engine, gboolean flushing);
 /* Blocks until every acquired frame has been released (or flushing). */

@@ -28,6 +28,10 @@
  * (host CPU to queue it, device scheduling between its operations). */
 #define BAND_BYTES (4 * MIB)
 #define MAX_BANDS 4
+/* Live: more bands shorten a frame's latency further (its first copy and
+ * its last one are a smaller part of it), and a live source leaves the
+ * host the time their calls cost. */
+#define LIVE_MAX_BANDS 8
 /* CPU backend: frames this large get a band per worker. */
 #define CPU_BAND_BYTES (256 * 1024)
 #define CPU_MAX_WORKERS 8
@@ -87,9 +91,9 @@ heavy (const CoTuneInput * in)
 }
 
 static unsigned
-size_bands (uint64_t bytes)
+size_bands (uint64_t bytes, unsigned max_bands)
 {
-  return clampu ((bytes + BAND_BYTES / 2) / BAND_BYTES, 1, MAX_BANDS);
+  return clampu ((bytes + BAND_BYTES / 2) / BAND_BYTES, 1, max_bands);
 }
 
 static unsigned
@@ -103,11 +107,14 @@ auto_chunks (const CoTuneInput * in, CoTuneChoice * out)
   if (in->cpu_backend) {
     c = bytes >= CPU_BAND_BYTES ? cpu_workers (in) : 1;
     why = c > 1 ? "a band per worker" : "small frames";
+  } else if (in->no_copies) {
+    c = 1;
+    why = "device memory in and out: no copies to overlap";
   } else if (in->live) {
-    c = size_bands (bytes);
-    why = "live: a band per 4 MiB, at most 4";
+    c = size_bands (bytes, LIVE_MAX_BANDS);
+    why = "live: a band per 4 MiB, at most 8";
   } else if (heavy (in)) {
-    c = size_bands (bytes);
+    c = size_bands (bytes, MAX_BANDS);
     why = measured (in) ? "kernel at least the copies" :
         "kernel expected about the copies";
   } else {

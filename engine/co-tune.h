@@ -23,9 +23,12 @@
  *    (for a slot) most of its time, and upstream not waiting between
  *    buffers (a batch pays the host's per-frame costs once for all its
  *    frames);
- *  - live (latency): a band per 4 MiB of frame, at most 4 (a frame's
- *    latency falls with its bands down to about 4), two streams per band
- *    (8 x 4), batch 1 (a frame would wait for the batch), and the spinning
+ *  - device memory on both pads (no copies): one chunk, live or not
+ *    (chunks overlap a band's copies with another band's kernel; with no
+ *    copies a chunk only adds its launch, its events and its waits);
+ *  - live (latency): a band per 4 MiB of frame, at most 8 (a frame's
+ *    latency falls with its bands; 4K RGBA: 8), two streams per band
+ *    (16 x 8), batch 1 (a frame would wait for the batch), and the spinning
  *    wait for video (a wake-up costs far more than a poll) within a CPU
  *    budget: at most CO_TUNE_MAX_SPINNERS spinning elements per process,
  *    and none whose frames keep the device busy over half the frame
@@ -129,6 +132,8 @@ extern "C"
     uint64_t frame_interval_ns; /* from the caps; 0: unknown */
     CoTuneCost cost;
     bool can_batch;             /* the element has a batch (video) */
+    bool no_copies;             /* device memory on both pads: a frame is
+                                 * read and written in place, no copies */
     unsigned spinners;          /* other elements of the process spinning */
     unsigned sharers;           /* other engines of the process on the same
                                  * device (CPU backend: on the CPU backend) */

@@ -175,6 +175,8 @@ static_input (GstCudaOverlapFilter * self, GstCaps * caps,
   in->user_streams = cfg->streams;
   in->user_chunks = cfg->chunks;
   in->user_wait = cfg->wait != CO_WAIT_AUTO;
+  in->no_copies = gst_cuda_overlap_filter_pad_is_cuda (self, GST_PAD_SINK) &&
+      gst_cuda_overlap_filter_pad_is_cuda (self, GST_PAD_SRC);
   GST_OBJECT_LOCK (self);
   in->user_submit_thread = PRIV (self)->submit_thread_set;
   GST_OBJECT_UNLOCK (self);

@@ -264,9 +264,10 @@ install_parallel_properties (GObjectClass * gobject_class)
    * Number of chunks each frame is split into, each copied and computed
    * on its own stream (overlap mode; fewer when the frame is too small).
    * 0: automatic: 1 for throughput while the kernel is cheaper than the
-   * copies (measured on the first frames), else and for live sources one
-   * per 4 MiB of frame, at most 4; CPU backend: one per worker for frames
-   * of 256 KiB or more.
+   * copies (measured on the first frames), else one per 4 MiB of frame,
+   * at most 4; for live sources one per 4 MiB, at most 8; 1 with CUDA
+   * memory on both pads (no copies to overlap); CPU backend: one per
+   * worker for frames of 256 KiB or more.
    */
   g_object_class_install_property (gobject_class, PROP_CHUNKS,
       g_param_spec_uint ("chunks", "Chunks",
@@ -1574,13 +1575,16 @@ set_srcresult (GstCudaOverlapFilter * self, GstFlowReturn ret)
   g_mutex_unlock (&priv->lock);
 }
 
-/* Pushes the @n buffers of a finished frame. */
-static void
-push_images (GstCudaOverlapFilter * self, GstCudaOverlapFilterFrame * frames,
-    guint n, CoFrame * cf)
+/* Pushes the @n buffers of a finished frame of @e.  Its device times are
+ * read after the first push (off the frame's latency), before the
+ * statistics take them; FALSE when reading them failed. */
+static gboolean
+push_images (GstCudaOverlapFilter * self, CoEngine * e,
+    GstCudaOverlapFilterFrame * frames, guint n, CoFrame * cf)
 {
   GstCudaOverlapFilterPrivate *priv = PRIV (self);
   GstPad *srcpad = srcpad_of (self);
+  gboolean times = TRUE;
   guint i;
 
   for (i = 0; i < n; i++) {
@@ -1616,14 +1620,18 @@ push_images (GstCudaOverlapFilter * self, GstCudaOverlapFilterFrame * frames,
     }
 
     _gst_cuda_overlap_filter_release_input (fr);
-    gst_cuda_overlap_stats_record_frame (&priv->stats, fr, cf, t2,
-        co_engine_backend (priv->engine) == CO_BACKEND_CPU);
+    if (i == 0)
+      times = co_engine_read_times (e, cf);
+    if (times)
+      gst_cuda_overlap_stats_record_frame (&priv->stats, fr, cf, t2,
+          co_engine_backend (e) == CO_BACKEND_CPU);
     /* segment events drain first: the sink pad's segment is the frame's */
     gst_cuda_overlap_stats_record_time (&priv->stats, &priv->segment, pts, dur);
     if (priv->stats.trace)
       co_trace_complete (priv->stats.trace, 1, TID_PUSH, "push", "host", t2,
           t3 - t2, NULL);
   }
+  return times;
 }
 
 static void
@@ -1641,7 +1649,7 @@ loop (GstCudaOverlapFilter * self)
   e = priv->engine;
   g_mutex_unlock (&priv->lock);
   t0 = co_engine_now ();
-  if (!e || !(cf = co_engine_wait_oldest (e))) {
+  if (!e || !(cf = co_engine_wait_oldest_done (e))) {
     /* flushing and nothing left in flight */
     gst_pad_pause_task (srcpad);
     return;
@@ -1656,7 +1664,8 @@ loop (GstCudaOverlapFilter * self)
   if (cf->error)
     goto frame_failed;
 
-  push_images (self, &priv->frames[cf->slot * priv->batch], n, cf);
+  if (!push_images (self, e, &priv->frames[cf->slot * priv->batch], n, cf))
+    goto times_failed;
   gst_cuda_overlap_tune_pushed (&priv->tune, priv->stats.counts, n);
   if (priv->stats.trace)
     co_trace_complete (priv->stats.trace, 1, TID_WAIT, "wait", "host", t0,
@@ -1673,6 +1682,16 @@ frame_failed:
         ("Processing a frame failed and it was dropped: %s", cf->error),
         ("%s", cf->error));
     _gst_cuda_overlap_filter_drop_slot (self, cf->slot, n);
+    co_engine_release (e, cf);
+    set_srcresult (self, GST_FLOW_ERROR);
+    return;
+  }
+times_failed:
+  {
+    /* pushed, but the device failed meanwhile: the next frames would too */
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+        ("Reading a frame's device times failed: %s", cf->error),
+        ("%s", cf->error));
     co_engine_release (e, cf);
     set_srcresult (self, GST_FLOW_ERROR);
     return;

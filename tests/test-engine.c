@@ -203,6 +203,101 @@ test_ordered (void)
   g_assert_cmpfloat (running, ==, value[G_N_ELEMENTS (got) - 1]);
 }
 
+/* co_chunk_ts_sources: an event with nothing queued since the one before
+ * it stands for that one; every kind of work between two events keeps the
+ * later one. */
+static void
+test_ts_sources (void)
+{
+  CoFrame *f = g_new0 (CoFrame, 1);
+  guint src[CO_TS_COUNT];
+  CoChunk *c0 = &f->chunks[0], *c1 = &f->chunks[1];
+
+  f->n_chunks = 2;
+  c1->stream = 1;
+  /* host memory in and out: copies, kernel, copies */
+  c0->n_h2d = c0->n_d2h = 1;
+  c0->kind = CO_KERNEL_VIDEO;
+  co_chunk_ts_sources (f, 0, src);
+  g_assert_cmpuint (src[CO_TS_BEGIN], ==, CO_TS_BEGIN);
+  g_assert_cmpuint (src[CO_TS_H2D_DONE], ==, CO_TS_H2D_DONE);
+  g_assert_cmpuint (src[CO_TS_KERNEL_DONE], ==, CO_TS_KERNEL_DONE);
+  g_assert_cmpuint (src[CO_TS_END], ==, CO_TS_END);
+  /* CUDA memory in and out: a kernel alone, two events */
+  c1->kind = CO_KERNEL_VIDEO;
+  co_chunk_ts_sources (f, 1, src);
+  g_assert_cmpuint (src[CO_TS_BEGIN], ==, CO_TS_BEGIN);
+  g_assert_cmpuint (src[CO_TS_H2D_DONE], ==, CO_TS_BEGIN);
+  g_assert_cmpuint (src[CO_TS_KERNEL_DONE], ==, CO_TS_KERNEL_DONE);
+  g_assert_cmpuint (src[CO_TS_END], ==, CO_TS_KERNEL_DONE);
+  /* the frame's tables: chunk 1 on another stream waits for them */
+  f->n_pre = 1;
+  co_chunk_ts_sources (f, 1, src);
+  g_assert_cmpuint (src[CO_TS_H2D_DONE], ==, CO_TS_H2D_DONE);
+  /* ... but not on chunk 0's stream */
+  c1->stream = 0;
+  co_chunk_ts_sources (f, 1, src);
+  g_assert_cmpuint (src[CO_TS_H2D_DONE], ==, CO_TS_BEGIN);
+  /* chunk 0 uploads them */
+  c0->n_h2d = 0;
+  co_chunk_ts_sources (f, 0, src);
+  g_assert_cmpuint (src[CO_TS_H2D_DONE], ==, CO_TS_H2D_DONE);
+  f->n_pre = 0;
+  co_chunk_ts_sources (f, 0, src);
+  g_assert_cmpuint (src[CO_TS_H2D_DONE], ==, CO_TS_BEGIN);
+  /* device copies (CUDA memory in, system memory out; no kernel) */
+  c1->n_d2d = 1;
+  c1->n_d2h = 1;
+  c1->kind = CO_KERNEL_NONE;
+  co_chunk_ts_sources (f, 1, src);
+  g_assert_cmpuint (src[CO_TS_H2D_DONE], ==, CO_TS_H2D_DONE);
+  g_assert_cmpuint (src[CO_TS_KERNEL_DONE], ==, CO_TS_H2D_DONE);
+  g_assert_cmpuint (src[CO_TS_END], ==, CO_TS_END);
+  /* nothing at all: every timestamp is the first */
+  memset (c1, 0, sizeof (*c1));
+  c1->kind = CO_KERNEL_NONE;
+  co_chunk_ts_sources (f, 1, src);
+  g_assert_cmpuint (src[CO_TS_END], ==, CO_TS_BEGIN);
+  g_free (f);
+}
+
+/* co_engine_wait_oldest_done, then co_engine_read_times after the frame's
+ * output is used (or co_engine_release reading them): the same frames, in
+ * order, with their timestamps. */
+static void
+test_wait_done (void)
+{
+  GError *err = NULL;
+  CoEngine *e = new_engine (FALSE, &err);
+  gfloat in[CHUNKS * SAMPLES], out[CHUNKS * SAMPLES];
+  guint seq, i;
+
+  g_assert_no_error (err);
+  for (seq = 0; seq < 6; seq++) {
+    CoFrame *f = co_engine_acquire (e), *done;
+
+    for (i = 0; i < G_N_ELEMENTS (in); i++)
+      in[i] = seq * 1000.0f + i;
+    plan_frame (f, in, out);
+    g_assert_true (co_engine_submit (e, f, &err));
+    done = co_engine_wait_oldest_done (e);
+    g_assert_true (done == f);
+    g_assert_null (f->error);
+    for (i = 0; i < G_N_ELEMENTS (in); i++)
+      g_assert_cmpfloat (out[i], ==, 2.0f * in[i]);
+    if (seq % 2) {
+      g_assert_true (co_engine_read_times (e, f));
+      for (i = 0; i < CHUNKS; i++)
+        g_assert_cmpuint (f->chunks[i].ts[CO_TS_END], >=,
+            f->chunks[i].ts[CO_TS_BEGIN]);
+      /* a second read changes nothing */
+      g_assert_true (co_engine_read_times (e, f));
+    }
+    co_engine_release (e, f);
+  }
+  co_engine_free (e);
+}
+
 #ifdef CO_FAULT_INJECTION
 
 /* Each allocation and thread start of co_engine_new() in turn fails: no
@@ -580,6 +675,8 @@ main (int argc, char **argv)
       GINT_TO_POINTER (TRUE), test_host_job);
   g_test_add_func ("/engine/cpu-direct", test_cpu_direct);
   g_test_add_func ("/engine/ordered", test_ordered);
+  g_test_add_func ("/engine/ts-sources", test_ts_sources);
+  g_test_add_func ("/engine/wait-done", test_wait_done);
 #ifdef CO_FAULT_INJECTION
   g_test_add_func ("/engine/faults/open", test_open_faults);
   g_test_add_func ("/engine/faults/frame", test_frame_faults);

@@ -125,10 +125,13 @@ mem_row (const BenchRunSpec * spec, const gchar * input)
 {
   BenchRunSpec sp = *spec, warm = *spec;
   BenchRow row;
+  gchar *mode = g_strdup_printf ("%s%s", bench_mem_names[sp.mem],
+      sp.defaults ? " auto" : "");
 
-  bench_row_init (&row, sp.peer ? "mem-peer" : "memory",
-      bench_mem_names[sp.mem], input, sp.peer ? 0 : sp.streams,
-      sp.peer ? 0 : sp.chunks);
+  /* defaults: the streams and chunks the element chose fill the row */
+  bench_row_init (&row, sp.peer ? "mem-peer" : "memory", mode, input,
+      sp.peer ? 0 : sp.streams, sp.peer ? 0 : sp.chunks);
+  g_free (mode);
   row.frames = sp.frames;
   warm.frames = opt_warmup;
   if (opt_warmup > 0 && !bench_run_pipeline (&warm, NULL, NULL)) {
@@ -231,6 +234,12 @@ memory_rows (gboolean want_cuda, const gchar * cuda_why)
     rawmem_rows (BENCH_RAWMEM_DEVICE);
     mem_verify (&sp);
     mem_row (&sp, "cuda→cuda");
+    /* with --defaults also the element's automatic settings */
+    sp.defaults = TRUE;
+    if (opt_defaults) {
+      mem_verify (&sp);
+      mem_row (&sp, "cuda→cuda");
+    }
   }
   if (want_mem[BENCH_MEM_UPLOAD]) {
     BenchRunSpec sp = { FALSE, FALSE, BENCH_IN_PINNED, opt_streams,

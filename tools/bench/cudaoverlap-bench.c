@@ -54,8 +54,9 @@
  *               identity ! appsink); the x control column is a row's
  *               frames/s over its input's control
  *  defaults     with --defaults: the element with no streams, chunks or
- *               mode set (its automatic settings; with --live also paced);
- *               the chosen values and the reason are in the log
+ *               mode set (its automatic settings; with --live also paced;
+ *               with --memory cuda-cuda also a memory row, mode "cuda-cuda
+ *               auto"); the chosen values and the reason are in the log
  *  gamma        --op gamma: the element rows run operation=gamma gamma=2.2
  *               (the raw rows are skipped: the raw loop runs invert); with
  *               --gamma-ramp each element row (serial, overlap, defaults,
