@@ -163,6 +163,12 @@ fill_plane (GstCudaOverlapKernelPlane * kp, const CoPlaneBand * b,
   kp->src_pitch = b->src_stride;
   kp->dst_pitch = b->dst_stride;
   kp->width = b->width;
+  /* 4:2:2 packings: whole pairs, an odd width's padding luma sample too */
+  if (c->format <= GST_CUDA_OVERLAP_KERNEL_FORMAT_LAST &&
+      (formats[c->format].packing == GST_CUDA_OVERLAP_KERNEL_PACKING_422_YUYV
+          || formats[c->format].packing ==
+          GST_CUDA_OVERLAP_KERNEL_PACKING_422_UYVY))
+    kp->width = (b->width + 1) & ~1;
   kp->height = b->height;
   kp->y0 = b->y0;
   kp->rows = b->y1 - b->y0;

@@ -4,8 +4,9 @@
  * built-in invert as a kernel of the user's, for every format of the ABI,
  * kernel-halo=0.  c' = max - c for each colour component (R, G, B; Y, U,
  * V), max = 2^bits - 1 of the component (plane_formats[]): 255, 1023 or
- * 65535; alpha and padding bytes copied, the padding bits of a sample
- * (P010_10LE's 6 low bits) 0.  Byte for byte what cudavideofilter
+ * 65535; alpha and padding bytes copied (the padding luma sample of an
+ * odd-width 4:2:2 row too), the padding bits of a sample (P010_10LE's 6
+ * low bits) 0.  Byte for byte what cudavideofilter
  * operation=invert computes on those formats, so cudaoverlap-bench can
  * time operation=custom against the built-in kernel on the same frames and
  * check every output (docs/PERFORMANCE.md).
@@ -31,7 +32,8 @@ co_invert_pixel (const GstCudaOverlapVideoLaunch * a,
   int c;
 
   co_ex_copy (p, x, y);
-  for (c = 0; c < 3; c++)
+  /* x >= a->width: an odd-width 4:2:2 row's padding luma sample, copied */
+  for (c = x < a->width ? 0 : 1; c < 3; c++)
     if (co_ex_holds (f, c, x))
       co_ex_set (f, out, c, x, co_ex_max (f, c) - co_ex_get (f, in, c));
 }

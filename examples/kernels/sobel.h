@@ -12,8 +12,9 @@
  *   gx = p(1,-1) + 2 p(1,0) + p(1,1) - p(-1,-1) - 2 p(-1,0) - p(-1,1)
  *   gy = p(-1,1) + 2 p(0,1) + p(1,1) - p(-1,-1) - 2 p(0,-1) - p(1,-1)
  *   c' = min (max, |gx| + |gy|), max = 2^bits - 1 (255, 1023, 65535)
- * Alpha, padding and chroma are copied (the padding luma sample of an
- * odd-width 4:2:2 row too).  Rows are clamped to the band's halo, which
+ * Chroma keeps its values, alpha and padding bytes are copied (the padding
+ * luma sample of an odd-width 4:2:2 row too); the padding bits of a sample
+ * (P010_10LE's 6 low bits) are 0.  Rows are clamped to the band's halo, which
  * is the picture's edge where the halo is clamped (the first and last
  * bands) and one row otherwise with kernel-halo=1.  With kernel-halo=0
  * every band edge would be treated as a picture edge: visible seams.
@@ -59,8 +60,12 @@ co_sobel_pixel (const GstCudaOverlapVideoLaunch * a,
   for (c = 0; c < 3; c++) {
     int gx, gy, m, v[3][3], j;
 
-    if (!co_sobel_filters (a, c) || !co_ex_holds (f, c, x))
+    if (!co_ex_holds (f, c, x))
       continue;
+    if (!co_sobel_filters (a, c)) {     /* the value, its padding bits 0 */
+      co_ex_set (f, out, c, x, co_ex_get (f, co_ex_in (p, x, y), c));
+      continue;
+    }
     for (j = 0; j < 3; j++)
       for (i = 0; i < 3; i++)
         v[j][i] = (int) co_ex_get (f, co_ex_in (p, xs[i], ys[j]), c);

@@ -237,9 +237,13 @@ static int
 check_plane (const GstCudaOverlapVideoLaunch * a,
     const GstCudaOverlapKernelPlane * p)
 {
+  const int pairs = a->format == GST_CUDA_OVERLAP_KERNEL_FORMAT_YUY2 ||
+      a->format == GST_CUDA_OVERLAP_KERNEL_FORMAT_UYVY;
   int ys = p->y_shift, end;
 
-  if (p->width != (a->width + (1 << p->x_shift) - 1) >> p->x_shift)
+  /* 4:2:2 packings: whole pairs (an odd width's padding luma sample) */
+  if (p->width != (pairs ? (a->width + 1) / 2 * 2 :
+          (a->width + (1 << p->x_shift) - 1) >> p->x_shift))
     return 12;
   if (p->y0 != a->y0 >> ys)
     return 13;
