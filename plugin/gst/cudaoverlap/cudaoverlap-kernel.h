@@ -217,7 +217,8 @@ extern "C"
  * comp_bits[c] is 0 (and comp_offset[c] -1) where the plane does not hold
  * component c.  With a 4:2:2 packing, U is in even pixels only and V in
  * odd ones only (both at the same comp_offset).  The bits of a sample that
- * hold no component are padding (P010_10LE's 6 low bits). */
+ * hold no component are padding (P010_10LE's 6 low bits, I420_10LE's 6
+ * high bits). */
   typedef struct
   {
     int32_t packing;            /* GstCudaOverlapKernelPacking */
