@@ -1676,17 +1676,21 @@ GST_END_TEST;
 
 /* A struct of an unknown ABI version, or shorter than this ABI's: refused
  * with a warning, the launcher set before stays, and the refused one's
- * destroy never runs (its user_data stays the application's). */
+ * destroy never runs (its user_data stays the application's).  Version 1's
+ * struct (the same as version 2's) is taken. */
 GST_START_TEST (test_launcher_refused)
 {
   GstElement *e = gst_element_factory_make ("cudavideofilter", NULL);
-  LState st = { 0 }, bad = { 0 };
+  LState st = { 0 }, bad = { 0 }, v1 = { 0 };
   GstCudaOverlapKernelLauncher l = make_launcher (FALSE, &st);
   GstCudaOverlapKernelLauncher wrong = make_launcher (TRUE, &bad);
+  GstCudaOverlapKernelLauncher old = make_launcher (FALSE, &v1);
   GstCudaOverlapKernelLauncher *got = NULL;
 
   g_object_set (e, "kernel-launcher", &l, NULL);
   wrong.abi_version = GST_CUDA_OVERLAP_KERNEL_ABI_VERSION + 1;
+  ASSERT_WARNING (g_object_set (e, "kernel-launcher", &wrong, NULL));
+  wrong.abi_version = 0;
   ASSERT_WARNING (g_object_set (e, "kernel-launcher", &wrong, NULL));
   wrong.abi_version = GST_CUDA_OVERLAP_KERNEL_ABI_VERSION;
   wrong.struct_size = G_STRUCT_OFFSET (GstCudaOverlapKernelLauncher, destroy);
@@ -1694,8 +1698,15 @@ GST_START_TEST (test_launcher_refused)
   g_object_get (e, "kernel-launcher", &got, NULL);
   fail_unless (got != NULL && got->user_data == &st);
   g_boxed_free (LAUNCHER_TYPE, got);
+  old.abi_version = 1;
+  g_object_set (e, "kernel-launcher", &old, NULL);
+  fail_unless_equals_int (destroyed (&st), 1);
+  g_object_get (e, "kernel-launcher", &got, NULL);
+  fail_unless (got != NULL && got->user_data == &v1 && got->abi_version == 1);
+  g_boxed_free (LAUNCHER_TYPE, got);
   gst_object_unref (e);
   fail_unless_equals_int (destroyed (&st), 1);
+  fail_unless_equals_int (destroyed (&v1), 1);
   fail_unless_equals_int (destroyed (&bad), 0);
 }
 
