@@ -273,7 +273,7 @@ extern "C"
  * those, every sample. */
   typedef struct
   {
-    uint32_t abi_version;       /* 1: no audio change since version 1 */
+    uint32_t abi_version;       /* 1: the audio struct of version 1 */
     uint32_t struct_size;       /* sizeof (GstCudaOverlapAudioLaunch) */
     uint32_t format;            /* GstCudaOverlapKernelAudioFormat */
     int32_t channels;
