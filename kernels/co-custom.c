@@ -10,13 +10,132 @@
 #include <stddef.h>
 #include <string.h>
 
-/* The ABI's sizes: what a kernel compiled against the header expects. */
+/* The ABI's sizes: what a kernel compiled against the header expects
+ * (every field's offset: tests/kernels/abi-layout.h). */
 _Static_assert (sizeof (GstCudaOverlapKernelPlane) == 80,
-    "GstCudaOverlapKernelPlane is 80 bytes in ABI version 1");
-_Static_assert (sizeof (GstCudaOverlapVideoLaunch) == 888,
-    "GstCudaOverlapVideoLaunch is 888 bytes in ABI version 1");
+    "GstCudaOverlapKernelPlane is 80 bytes since ABI version 1");
+_Static_assert (offsetof (GstCudaOverlapVideoLaunch, format_flags) == 888,
+    "GstCudaOverlapVideoLaunch's version 1 part is 888 bytes");
+_Static_assert (sizeof (GstCudaOverlapKernelPlaneFormat) == 64,
+    "GstCudaOverlapKernelPlaneFormat is 64 bytes in ABI version 2");
+_Static_assert (sizeof (GstCudaOverlapVideoLaunch) == 1152,
+    "GstCudaOverlapVideoLaunch is 1152 bytes in ABI version 2");
 _Static_assert (sizeof (GstCudaOverlapAudioLaunch) == 584,
-    "GstCudaOverlapAudioLaunch is 584 bytes in ABI version 1");
+    "GstCudaOverlapAudioLaunch is 584 bytes since ABI version 1");
+
+#define YUV GST_CUDA_OVERLAP_KERNEL_FORMAT_FLAG_YUV
+#define RGB GST_CUDA_OVERLAP_KERNEL_FORMAT_FLAG_RGB
+#define GRAY GST_CUDA_OVERLAP_KERNEL_FORMAT_FLAG_GRAY
+#define ALPHA GST_CUDA_OVERLAP_KERNEL_FORMAT_FLAG_ALPHA
+#define PAD GST_CUDA_OVERLAP_KERNEL_FORMAT_FLAG_PADDING
+#define YUYV GST_CUDA_OVERLAP_KERNEL_PACKING_422_YUYV
+#define UYVY GST_CUDA_OVERLAP_KERNEL_PACKING_422_UYVY
+#define W10 GST_CUDA_OVERLAP_KERNEL_PACKING_10_10_10_2
+
+/* What each format's components are and where they lie (the header's
+ * GstVideoFormat order): every plane of a format has the same samples
+ * (bytes, bits, shift, packing); component c is in plane[c] (-1: none)
+ * at byte offset[c] of a pixel; word[c]: its bit in a 10:10:10:2 word. */
+static const struct
+{
+  uint8_t flags, n_comps, sample_bytes, bits, shift, packing;
+  int8_t plane[4], offset[4], word[4];
+} formats[GST_CUDA_OVERLAP_KERNEL_FORMAT_LAST + 1] = {
+  [GST_CUDA_OVERLAP_KERNEL_FORMAT_GRAY8] =
+      {GRAY, 1, 1, 8, 0, 0, {0, -1, -1, -1}, {0}, {0}},
+  [GST_CUDA_OVERLAP_KERNEL_FORMAT_GRAY16_LE] =
+      {GRAY, 1, 2, 16, 0, 0, {0, -1, -1, -1}, {0}, {0}},
+  [GST_CUDA_OVERLAP_KERNEL_FORMAT_RGBA] =
+      {RGB | ALPHA, 4, 1, 8, 0, 0, {0, 0, 0, 0}, {0, 1, 2, 3}, {0}},
+  [GST_CUDA_OVERLAP_KERNEL_FORMAT_BGRA] =
+      {RGB | ALPHA, 4, 1, 8, 0, 0, {0, 0, 0, 0}, {2, 1, 0, 3}, {0}},
+  [GST_CUDA_OVERLAP_KERNEL_FORMAT_ARGB] =
+      {RGB | ALPHA, 4, 1, 8, 0, 0, {0, 0, 0, 0}, {1, 2, 3, 0}, {0}},
+  [GST_CUDA_OVERLAP_KERNEL_FORMAT_ABGR] =
+      {RGB | ALPHA, 4, 1, 8, 0, 0, {0, 0, 0, 0}, {3, 2, 1, 0}, {0}},
+  [GST_CUDA_OVERLAP_KERNEL_FORMAT_RGBx] =
+      {RGB | PAD, 4, 1, 8, 0, 0, {0, 0, 0, 0}, {0, 1, 2, 3}, {0}},
+  [GST_CUDA_OVERLAP_KERNEL_FORMAT_BGRx] =
+      {RGB | PAD, 4, 1, 8, 0, 0, {0, 0, 0, 0}, {2, 1, 0, 3}, {0}},
+  [GST_CUDA_OVERLAP_KERNEL_FORMAT_xRGB] =
+      {RGB | PAD, 4, 1, 8, 0, 0, {0, 0, 0, 0}, {1, 2, 3, 0}, {0}},
+  [GST_CUDA_OVERLAP_KERNEL_FORMAT_xBGR] =
+      {RGB | PAD, 4, 1, 8, 0, 0, {0, 0, 0, 0}, {3, 2, 1, 0}, {0}},
+  [GST_CUDA_OVERLAP_KERNEL_FORMAT_NV12] =
+      {YUV, 3, 1, 8, 0, 0, {0, 1, 1, -1}, {0, 0, 1}, {0}},
+  [GST_CUDA_OVERLAP_KERNEL_FORMAT_I420] =
+      {YUV, 3, 1, 8, 0, 0, {0, 1, 2, -1}, {0}, {0}},
+  [GST_CUDA_OVERLAP_KERNEL_FORMAT_RGB] =
+      {RGB, 3, 1, 8, 0, 0, {0, 0, 0, -1}, {0, 1, 2}, {0}},
+  [GST_CUDA_OVERLAP_KERNEL_FORMAT_BGR] =
+      {RGB, 3, 1, 8, 0, 0, {0, 0, 0, -1}, {2, 1, 0}, {0}},
+  [GST_CUDA_OVERLAP_KERNEL_FORMAT_NV21] =
+      {YUV, 3, 1, 8, 0, 0, {0, 1, 1, -1}, {0, 1, 0}, {0}},
+  [GST_CUDA_OVERLAP_KERNEL_FORMAT_YV12] =
+      {YUV, 3, 1, 8, 0, 0, {0, 2, 1, -1}, {0}, {0}},
+  [GST_CUDA_OVERLAP_KERNEL_FORMAT_Y42B] =
+      {YUV, 3, 1, 8, 0, 0, {0, 1, 2, -1}, {0}, {0}},
+  [GST_CUDA_OVERLAP_KERNEL_FORMAT_Y444] =
+      {YUV, 3, 1, 8, 0, 0, {0, 1, 2, -1}, {0}, {0}},
+  [GST_CUDA_OVERLAP_KERNEL_FORMAT_Y444_16LE] =
+      {YUV, 3, 2, 16, 0, 0, {0, 1, 2, -1}, {0}, {0}},
+  [GST_CUDA_OVERLAP_KERNEL_FORMAT_P010_10LE] =
+      {YUV, 3, 2, 10, 6, 0, {0, 1, 1, -1}, {0, 0, 2}, {0}},
+  [GST_CUDA_OVERLAP_KERNEL_FORMAT_P016_LE] =
+      {YUV, 3, 2, 16, 0, 0, {0, 1, 1, -1}, {0, 0, 2}, {0}},
+  [GST_CUDA_OVERLAP_KERNEL_FORMAT_I420_10LE] =
+      {YUV, 3, 2, 10, 0, 0, {0, 1, 2, -1}, {0}, {0}},
+  [GST_CUDA_OVERLAP_KERNEL_FORMAT_YUY2] =
+      {YUV, 3, 1, 8, 0, YUYV, {0, 0, 0, -1}, {0, 1, 1}, {0}},
+  [GST_CUDA_OVERLAP_KERNEL_FORMAT_UYVY] =
+      {YUV, 3, 1, 8, 0, UYVY, {0, 0, 0, -1}, {1, 0, 0}, {0}},
+  [GST_CUDA_OVERLAP_KERNEL_FORMAT_RGB10A2_LE] =
+      {RGB | ALPHA, 4, 4, 10, 0, W10, {0, 0, 0, 0}, {0}, {0, 10, 20, 30}},
+  [GST_CUDA_OVERLAP_KERNEL_FORMAT_BGR10A2_LE] =
+      {RGB | ALPHA, 4, 4, 10, 0, W10, {0, 0, 0, 0}, {0}, {20, 10, 0, 30}},
+};
+
+#undef YUV
+#undef RGB
+#undef GRAY
+#undef ALPHA
+#undef PAD
+#undef YUYV
+#undef UYVY
+#undef W10
+
+/* The version 2 fields of @format (zero for a format of no table row). */
+static void
+fill_formats (GstCudaOverlapVideoLaunch * a, uint32_t format)
+{
+  int i, c;
+
+  memset (&a->format_flags, 0, sizeof (*a) -
+      offsetof (GstCudaOverlapVideoLaunch, format_flags));
+  if (format < 1 || format > GST_CUDA_OVERLAP_KERNEL_FORMAT_LAST)
+    return;
+  a->format_flags = formats[format].flags;
+  a->n_comps = formats[format].n_comps;
+  for (i = 0; i < a->n_planes && i < GST_CUDA_OVERLAP_KERNEL_MAX_PLANES; i++) {
+    GstCudaOverlapKernelPlaneFormat *pf = &a->plane_formats[i];
+
+    pf->packing = formats[format].packing;
+    pf->sample_bytes = formats[format].sample_bytes;
+    pf->bits = formats[format].bits;
+    pf->shift = formats[format].shift;
+    for (c = 0; c < 4; c++) {
+      const int alpha_word = pf->packing ==
+          GST_CUDA_OVERLAP_KERNEL_PACKING_10_10_10_2 && c == 3;
+
+      pf->comp_offset[c] = -1;
+      if (formats[format].plane[c] != i)
+        continue;
+      pf->comp_offset[c] = formats[format].offset[c];
+      pf->comp_shift[c] = pf->shift + formats[format].word[c];
+      pf->comp_bits[c] = alpha_word ? 2 : pf->bits;
+    }
+  }
+}
 
 static void
 fill_params (int32_t * n_params, double *params, const CoCustomParams * c)
@@ -44,6 +163,12 @@ fill_plane (GstCudaOverlapKernelPlane * kp, const CoPlaneBand * b,
   kp->src_pitch = b->src_stride;
   kp->dst_pitch = b->dst_stride;
   kp->width = b->width;
+  /* 4:2:2 packings: whole pairs, an odd width's padding luma sample too */
+  if (c->format <= GST_CUDA_OVERLAP_KERNEL_FORMAT_LAST &&
+      (formats[c->format].packing == GST_CUDA_OVERLAP_KERNEL_PACKING_422_YUYV
+          || formats[c->format].packing ==
+          GST_CUDA_OVERLAP_KERNEL_PACKING_422_UYVY))
+    kp->width = (b->width + 1) & ~1;
   kp->height = b->height;
   kp->y0 = b->y0;
   kp->rows = b->y1 - b->y0;
@@ -64,7 +189,8 @@ fill_video (GstCudaOverlapVideoLaunch * a, const CoVideoParams * p,
   int i;
 
   memset (a, 0, offsetof (GstCudaOverlapVideoLaunch, params));
-  a->abi_version = GST_CUDA_OVERLAP_KERNEL_ABI_VERSION;
+  /* a kernel written for version 1 gets its formats as it knows them */
+  a->abi_version = GST_CUDA_OVERLAP_KERNEL_FORMAT_ABI_VERSION (c->format);
   a->struct_size = sizeof (*a);
   a->format = c->format;
   a->n_planes = p->n_planes;
@@ -78,6 +204,7 @@ fill_video (GstCudaOverlapVideoLaunch * a, const CoVideoParams * p,
   for (i = 0; i < p->n_planes && i < GST_CUDA_OVERLAP_KERNEL_MAX_PLANES; i++)
     fill_plane (&a->planes[i], &p->planes[i], c, i, image);
   fill_params (&a->n_params, a->params, c);
+  fill_formats (a, c->format);
 }
 
 int
@@ -112,7 +239,7 @@ co_custom_audio_fill (GstCudaOverlapAudioLaunch * a, const CoAudioParams * p,
   const size_t bps = p->format == CO_AUDIO_S16 ? 2 : 4;
 
   memset (a, 0, offsetof (GstCudaOverlapAudioLaunch, params));
-  a->abi_version = GST_CUDA_OVERLAP_KERNEL_ABI_VERSION;
+  a->abi_version = 1;           /* the audio struct of every version */
   a->struct_size = sizeof (*a);
   a->format = c->format;
   a->channels = p->channels;

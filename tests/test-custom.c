@@ -193,6 +193,7 @@ typedef struct
   VOp op;
   const gdouble *m;             /* colour matrix params */
   guint n;
+  gboolean any_format;          /* check_frame_any: every plane, any depth */
 } VExpect;
 
 static guint
@@ -228,6 +229,117 @@ check_frame (GstVideoFrame * in, GstVideoFrame * out, const VExpect * x,
       }
     }
   }
+}
+
+/* Component @c of pixel (@x, @y), clamped to the component's grid, of
+ * @f, where GStreamer's own format description puts it: @depth bits at bit
+ * @shift of a little-endian sample of 1 byte (depth 8) or 2. */
+static guint
+comp_at (GstVideoFrame * f, gint c, gint x, gint y)
+{
+  const GstVideoFormatInfo *fi = f->info.finfo;
+  const guint8 *d;
+
+  x = CLAMP (x, 0, GST_VIDEO_FRAME_COMP_WIDTH (f, c) - 1);
+  y = CLAMP (y, 0, GST_VIDEO_FRAME_COMP_HEIGHT (f, c) - 1);
+  d = (const guint8 *) GST_VIDEO_FRAME_COMP_DATA (f, c) +
+      (gsize) y *GST_VIDEO_FRAME_COMP_STRIDE (f, c) +
+      (gsize) x *GST_VIDEO_FRAME_COMP_PSTRIDE (f, c);
+  if (fi->depth[c] <= 8)
+    return d[0];
+  return (GST_READ_UINT16_LE (d) >> fi->shift[c]) & ((1u << fi->depth[c]) - 1);
+}
+
+static void
+comp_put (GstVideoFrame * f, gint c, gint x, gint y, guint v)
+{
+  const GstVideoFormatInfo *fi = f->info.finfo;
+  guint8 *d = (guint8 *) GST_VIDEO_FRAME_COMP_DATA (f, c) +
+      (gsize) y * GST_VIDEO_FRAME_COMP_STRIDE (f, c) +
+      (gsize) x * GST_VIDEO_FRAME_COMP_PSTRIDE (f, c);
+
+  if (fi->depth[c] <= 8)
+    d[0] = (guint8) v;
+  else                          /* the padding bits 0 */
+    GST_WRITE_UINT16_LE (d, v << fi->shift[c]);
+}
+
+/* What the examples compute on component @c (of @n, alpha excluded) at
+ * (@x, @y) of @in: invert and Sobel on the colour components of RGB
+ * formats and the luma of the others, the colour matrix on R, G, B; -1:
+ * the component is copied. */
+static gint
+ref_any (GstVideoFrame * in, const VExpect * e, gint c, gint x, gint y)
+{
+  const GstVideoFormatInfo *fi = in->info.finfo;
+  const gint max = (1 << fi->depth[c]) - 1;
+  gint gx, gy, j;
+  gint64 v = 32768;
+
+  if (c == 3 || (e->op == V_SOBEL && !GST_VIDEO_FORMAT_INFO_IS_RGB (fi) &&
+          c > 0))
+    return -1;
+  switch (e->op) {
+    case V_INVERT:
+      return max - comp_at (in, c, x, y);
+    case V_SOBEL:
+      gx = (comp_at (in, c, x + 1, y - 1) + 2 * comp_at (in, c, x + 1, y) +
+          comp_at (in, c, x + 1, y + 1)) - (comp_at (in, c, x - 1, y - 1) +
+          2 * comp_at (in, c, x - 1, y) + comp_at (in, c, x - 1, y + 1));
+      gy = (comp_at (in, c, x - 1, y + 1) + 2 * comp_at (in, c, x, y + 1) +
+          comp_at (in, c, x + 1, y + 1)) - (comp_at (in, c, x - 1, y - 1) +
+          2 * comp_at (in, c, x, y - 1) + comp_at (in, c, x + 1, y - 1));
+      return MIN (max, ABS (gx) + ABS (gy));
+    default:
+      for (j = 0; j < 3; j++)
+        v += (gint64) llrint ((e->n >= 9 ? e->m[3 * c + j] : (c == j)) *
+            65536.0) * comp_at (in, j, x, y);
+      if (e->n >= 10 + (guint) c)
+        v += (gint64) llrint (e->m[9 + c] * 65536.0);
+      return v < 0 ? 0 : (gint) MIN (v / 65536, max);
+  }
+}
+
+/* @out against @in through ref_any, every plane: a copy of the input with
+ * each computed component replaced. */
+static void
+check_frame_any (GstVideoFrame * in, GstVideoFrame * out, const VExpect * e,
+    const gchar * ctx)
+{
+  const GstVideoFormatInfo *fi = in->info.finfo;
+  GstBuffer *want_buf = gst_buffer_copy_deep (in->buffer);
+  GstVideoFrame want;
+  gint c, x, y, pl;
+
+  fail_unless (gst_video_frame_map (&want, &in->info, want_buf,
+          GST_MAP_READWRITE));
+  for (c = 0; c < (gint) GST_VIDEO_FORMAT_INFO_N_COMPONENTS (fi); c++)
+    for (y = 0; y < GST_VIDEO_FRAME_COMP_HEIGHT (in, c); y++)
+      for (x = 0; x < GST_VIDEO_FRAME_COMP_WIDTH (in, c); x++) {
+        gint v = ref_any (in, e, c, x, y);
+
+        if (v >= 0)
+          comp_put (&want, c, x, y, (guint) v);
+      }
+  for (pl = 0; pl < (gint) GST_VIDEO_FRAME_N_PLANES (in); pl++) {
+    for (c = 0; fi->plane[c] != (guint) pl; c++);
+    for (y = 0; y < GST_VIDEO_FRAME_COMP_HEIGHT (in, c); y++) {
+      const guint8 *w = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&want,
+          pl) + (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (&want, pl);
+      const guint8 *o = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (out,
+          pl) + (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (out, pl);
+      gint n = GST_VIDEO_FRAME_COMP_WIDTH (in, c) *
+          GST_VIDEO_FRAME_COMP_PSTRIDE (in, c);
+
+      for (x = 0; x < n; x++)
+        if (o[x] != w[x])
+          fail ("%s: plane %d row %d byte %d is %u, the reference says %u "
+              "(%dx%d)", ctx, pl, y, x, o[x], w[x],
+              GST_VIDEO_FRAME_WIDTH (in), GST_VIDEO_FRAME_HEIGHT (in));
+    }
+  }
+  gst_video_frame_unmap (&want);
+  gst_buffer_unref (want_buf);
 }
 
 /* batch for the next video_harness() (test_sobel_batch; 0: automatic) */
@@ -301,7 +413,10 @@ vrun_check_all (VRun * r)
 
     fail_unless (gst_video_frame_map (&fi, &r->info, in, GST_MAP_READ));
     fail_unless (gst_video_frame_map (&fo, &r->info, out, GST_MAP_READ));
-    check_frame (&fi, &fo, x, r->ctx);
+    if (x->any_format)
+      check_frame_any (&fi, &fo, x, r->ctx);
+    else
+      check_frame (&fi, &fo, x, r->ctx);
     gst_video_frame_unmap (&fi);
     gst_video_frame_unmap (&fo);
     gst_buffer_unref (in);
@@ -326,6 +441,8 @@ run_example (const gchar * k, guint halo, const VExpect * x,
   guint i;
 
   set_example (h->element, k, halo);
+  if (x->any_format)            /* the formats after version 1's: named */
+    g_object_set (h->element, "kernel-formats", fmt, NULL);
   if (x->op == V_COLORMATRIX)
     set_params (h->element, x->m, x->n);
   vrun_init (&r, h, caps, rand, ctx);
@@ -453,6 +570,68 @@ GST_START_TEST (test_colormatrix)
 
 GST_END_TEST;
 
+/* The examples on the formats beyond 8-bit RGB and GRAY8 (those after
+ * version 1's, named in kernel-formats, and GRAY16_LE, NV12, I420, BGRx),
+ * against check_frame_any's reference, which reads GStreamer's own
+ * description of the format. */
+static const struct
+{
+  const gchar *name;
+  const gchar *example;
+  VOp op;
+  const gchar *format;
+} format_variants[] = {
+  {.name = "invert-RGB",.example = "invert",.op = V_INVERT,.format = "RGB"},
+  {.name = "invert-BGR",.example = "invert",.op = V_INVERT,.format = "BGR"},
+  {.name = "invert-NV21",.example = "invert",.op = V_INVERT,.format = "NV21"},
+  {.name = "invert-YV12",.example = "invert",.op = V_INVERT,.format = "YV12"},
+  {.name = "invert-Y42B",.example = "invert",.op = V_INVERT,.format = "Y42B"},
+  {.name = "invert-Y444",.example = "invert",.op = V_INVERT,.format = "Y444"},
+  {.name = "invert-Y444_16LE",.example = "invert",.op = V_INVERT,
+      .format = "Y444_16LE"},
+  {.name = "invert-GRAY16_LE",.example = "invert",.op = V_INVERT,
+      .format = "GRAY16_LE"},
+  {.name = "invert-NV12",.example = "invert",.op = V_INVERT,.format = "NV12"},
+  {.name = "invert-I420",.example = "invert",.op = V_INVERT,.format = "I420"},
+  {.name = "invert-BGRx",.example = "invert",.op = V_INVERT,.format = "BGRx"},
+  {.name = "sobel-RGB",.example = "sobel",.op = V_SOBEL,.format = "RGB"},
+  {.name = "sobel-BGR",.example = "sobel",.op = V_SOBEL,.format = "BGR"},
+  {.name = "sobel-NV21",.example = "sobel",.op = V_SOBEL,.format = "NV21"},
+  {.name = "sobel-YV12",.example = "sobel",.op = V_SOBEL,.format = "YV12"},
+  {.name = "sobel-Y42B",.example = "sobel",.op = V_SOBEL,.format = "Y42B"},
+  {.name = "sobel-Y444",.example = "sobel",.op = V_SOBEL,.format = "Y444"},
+  {.name = "sobel-Y444_16LE",.example = "sobel",.op = V_SOBEL,
+      .format = "Y444_16LE"},
+  {.name = "sobel-GRAY16_LE",.example = "sobel",.op = V_SOBEL,
+      .format = "GRAY16_LE"},
+  {.name = "sobel-I420",.example = "sobel",.op = V_SOBEL,.format = "I420"},
+  {.name = "colormatrix-RGB",.example = "colormatrix",.op = V_COLORMATRIX,
+      .format = "RGB"},
+  {.name = "colormatrix-BGR",.example = "colormatrix",.op = V_COLORMATRIX,
+      .format = "BGR"},
+  {.name = "colormatrix-BGRx",.example = "colormatrix",.op = V_COLORMATRIX,
+      .format = "BGRx"},
+};
+
+GST_START_TEST (test_example_formats)
+{
+  static const gint sizes[][2] = { {33, 17}, {7, 3}, {2, 9} };
+  static const guint cfg[][2] = { {1, 1}, {3, 7}, {2, 2} };
+  const VExpect x = { format_variants[__i__].op, swirl, 12, TRUE };
+  guint s, k;
+
+  g_print ("test_example_formats[%d]: %s\n", __i__,
+      format_variants[__i__].name);
+  for (s = 0; s < G_N_ELEMENTS (sizes); s++)
+    for (k = 0; k < G_N_ELEMENTS (cfg); k++)
+      run_example (format_variants[__i__].example,
+          x.op == V_SOBEL ? 1 : 0, &x, format_variants[__i__].format,
+          sizes[s][0], sizes[s][1], cfg[k][0], cfg[k][1], 2,
+          co_test_seed ("test_example_formats", __i__) ^ (s * 16 + k));
+}
+
+GST_END_TEST;
+
 /* custom <-> built-in while frames are in flight, a new kernel while
  * custom, new kernel-params: every frame as the settings at its push say,
  * in order. */
@@ -502,7 +681,8 @@ GST_END_TEST;
 /* In the ABI's order; those of ABI version 1 first */
 static const gchar *const abi_formats[] = { "GRAY8", "GRAY16_LE", "RGBA",
   "BGRA", "ARGB", "ABGR", "RGBx", "BGRx", "xRGB", "xBGR", "NV12", "I420",
-  "RGB", "BGR", "NV21", "YV12", "Y42B", "Y444", "Y444_16LE"
+  "RGB", "BGR", "NV21", "YV12", "Y42B", "Y444", "Y444_16LE", "P010_10LE",
+  "P016_LE", "I420_10LE", "YUY2", "UYVY", "RGB10A2_LE", "BGR10A2_LE"
 };
 
 #define N_ABI_V1_FORMATS 12
@@ -511,8 +691,8 @@ static const gchar *const abi_formats[] = { "GRAY8", "GRAY16_LE", "RGBA",
  * extensions and other formats are no match. */
 GST_START_TEST (test_format_names)
 {
-  static const gchar *const not_abi[] = { "YUY2", "RGBA64_LE", "GRAY",
-    "I420_10LE", "", "rgba", "RGB8", "Y444_16"
+  static const gchar *const not_abi[] = { "YVYU", "RGBA64_LE", "GRAY",
+    "I420_12LE", "", "rgba", "RGB8", "Y444_16", "P010", "RGB10A2", "v210"
   };
   guint i;
 
@@ -526,6 +706,16 @@ GST_START_TEST (test_format_names)
       GST_CUDA_OVERLAP_KERNEL_FORMAT_UNKNOWN);
   fail_unless_equals_int (GST_CUDA_OVERLAP_KERNEL_FORMAT_LAST_V1,
       GST_CUDA_OVERLAP_KERNEL_FORMAT_GRAY8 + N_ABI_V1_FORMATS - 1);
+  fail_unless_equals_int (GST_CUDA_OVERLAP_KERNEL_FORMAT_LAST,
+      GST_CUDA_OVERLAP_KERNEL_FORMAT_GRAY8 + G_N_ELEMENTS (abi_formats) - 1);
+  for (i = 0; i < G_N_ELEMENTS (abi_formats); i++)
+    fail_unless_equals_int (GST_CUDA_OVERLAP_KERNEL_FORMAT_ABI_VERSION
+        (GST_CUDA_OVERLAP_KERNEL_FORMAT_GRAY8 + i), i < N_ABI_V1_FORMATS ?
+        1 : 2);
+  /* every name is one of GStreamer's */
+  for (i = 0; i < G_N_ELEMENTS (abi_formats); i++)
+    fail_if (gst_video_format_from_string (abi_formats[i]) ==
+        GST_VIDEO_FORMAT_UNKNOWN, "%s", abi_formats[i]);
 }
 
 GST_END_TEST;
@@ -558,6 +748,29 @@ rows_differ (GstBuffer * in, GstBuffer * out, const GstVideoInfo * info,
   return n;
 }
 
+/* Whether cudavideofilter's sink pad takes @fmt (the formats of the ABI
+ * that the elements do not take yet are checked at the launch struct's
+ * level: test-custom-abi). */
+static gboolean
+element_takes (const gchar * fmt)
+{
+  GstElement *e = co_test_make_element ("cudavideofilter");
+  GstPad *sink = gst_element_get_static_pad (e, "sink");
+  GstCaps *tmpl = gst_pad_get_pad_template_caps (sink);
+  GstCaps *one = gst_caps_new_simple ("video/x-raw", "format", G_TYPE_STRING,
+      fmt, NULL);
+  gboolean takes = gst_caps_can_intersect (tmpl, one);
+
+  if (!takes)
+    g_print ("%s: not a format of cudavideofilter: its launches are "
+        "checked by test-custom-abi only\n", fmt);
+  gst_caps_unref (one);
+  gst_caps_unref (tmpl);
+  gst_object_unref (sink);
+  gst_object_unref (e);
+  return takes;
+}
+
 /* Output == input through co_abi_check_video, which checks every field
  * against docs/custom-kernels.md (the element error names the violation's
  * number otherwise).  The formats after those of ABI version 1 named in
@@ -571,8 +784,10 @@ GST_START_TEST (test_abi_video)
   gchar *lib = kpath (TRUE, "libco-abi-check-cpu.so");
   guint s, chunks;
 
-  if (on_cuda ())
+  if (on_cuda () || !element_takes (fmt)) {
+    g_free (lib);
     return;                     /* a CPU function */
+  }
   for (s = 0; s < G_N_ELEMENTS (sizes); s++) {
     for (chunks = 1; chunks <= 7; chunks++) {
       gchar *caps = g_strdup_printf ("video/x-raw,format=%s,width=%d,"
@@ -780,6 +995,130 @@ GST_START_TEST (test_new_format_unlisted)
   fail_unless_equals_int (gst_harness_push (h,
           gst_buffer_new_allocate (NULL, size, NULL)), GST_FLOW_OK);
   gst_buffer_unref (co_test_pull_buffer (h, "[Y42B named]"));
+  gst_harness_teardown (h);
+  g_free (lib);
+}
+
+GST_END_TEST;
+
+/* A launch's abi_version: 1 for a format of version 1 (a kernel written
+ * for it sees what it knows), 2 for the others (named in kernel-formats):
+ * co_abi_stamp_cpu writes it into every output byte. */
+static const struct
+{
+  const gchar *name;
+  const gchar *format;
+  gboolean named;
+  guint version;
+} stamp_variants[] = {
+  {.name = "GRAY8",.format = "GRAY8",.version = 1},
+  {.name = "RGBA-named",.format = "RGBA",.named = TRUE,.version = 1},
+  {.name = "I420",.format = "I420",.version = 1},
+  {.name = "GRAY16_LE",.format = "GRAY16_LE",.version = 1},
+  {.name = "Y444",.format = "Y444",.named = TRUE,.version = 2},
+  {.name = "RGB",.format = "RGB",.named = TRUE,.version = 2},
+  {.name = "NV21",.format = "NV21",.named = TRUE,.version = 2},
+  {.name = "Y444_16LE",.format = "Y444_16LE",.named = TRUE,.version = 2},
+};
+
+GST_START_TEST (test_abi_version_stamp)
+{
+  gchar *caps = g_strdup_printf ("video/x-raw,format=%s,width=33,height=17,"
+      "framerate=30/1", stamp_variants[__i__].format);
+  gchar *lib = kpath (TRUE, "libco-abi-check-cpu.so");
+  GstHarness *h;
+  GstVideoInfo info;
+  GstCaps *c;
+  GstBuffer *out;
+  const guint8 *row;
+  gsize i;
+
+  g_print ("test_abi_version_stamp[%d]: %s\n", __i__,
+      stamp_variants[__i__].name);
+  if (on_cuda ())
+    goto done;                  /* a CPU function */
+  c = gst_caps_from_string (caps);
+  fail_unless (gst_video_info_from_caps (&info, c));
+  gst_caps_unref (c);
+  h = video_harness (caps, 2, 3);
+  g_object_set (h->element, "kernel-cpu-library", lib, "kernel-cpu-symbol",
+      "co_abi_stamp_cpu", "kernel-formats", stamp_variants[__i__].named ?
+      stamp_variants[__i__].format : NULL, NULL);
+  gst_util_set_object_arg (G_OBJECT (h->element), "operation", "custom");
+  fail_unless_equals_int (gst_harness_push (h,
+          gst_buffer_new_allocate (NULL, info.size, NULL)), GST_FLOW_OK);
+  out = co_test_pull_buffer (h, "[abi version stamp]");
+  /* every plane's rows (the padding past a row is the buffer's) */
+  {
+    GstVideoFrame f;
+    guint pl;
+    gint y;
+
+    fail_unless (gst_video_frame_map (&f, &info, out, GST_MAP_READ));
+    for (pl = 0; pl < GST_VIDEO_FRAME_N_PLANES (&f); pl++)
+      for (y = 0; y < GST_VIDEO_FRAME_COMP_HEIGHT (&f, pl); y++) {
+        row = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&f, pl) +
+            (gsize) y *GST_VIDEO_FRAME_PLANE_STRIDE (&f, pl);
+        for (i = 0; i < (gsize) GST_VIDEO_FRAME_COMP_WIDTH (&f, pl) *
+            GST_VIDEO_FRAME_COMP_PSTRIDE (&f, pl); i++)
+          fail_unless_equals_int (row[i], stamp_variants[__i__].version);
+      }
+    gst_video_frame_unmap (&f);
+  }
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+done:
+  g_free (lib);
+  g_free (caps);
+}
+
+GST_END_TEST;
+
+/* A format after version 1's that reaches a kernel whose kernel-formats
+ * becomes empty (caps fixed upstream, then a rebuild): an element error
+ * that says the kernel must name it. */
+GST_START_TEST (test_new_format_refused)
+{
+  const gchar *caps = "video/x-raw,format=Y444,width=33,height=17,"
+      "framerate=30/1";
+  gchar *lib = kpath (TRUE, "libco-abi-check-cpu.so");
+  GstHarness *h;
+  GstBus *bus;
+  GstMessage *msg;
+  gchar *text;
+  GstVideoInfo info;
+  GstCaps *c = gst_caps_from_string (caps);
+  gsize size;
+
+  fail_unless (gst_video_info_from_caps (&info, c));
+  gst_caps_unref (c);
+  size = GST_VIDEO_INFO_SIZE (&info);
+  if (on_cuda ()) {
+    g_free (lib);
+    return;                     /* a CPU function first */
+  }
+  h = video_harness (caps, 1, 2);
+  bus = gst_bus_new ();
+  gst_element_set_bus (h->element, bus);
+  g_object_set (h->element, "kernel-cpu-library", lib, "kernel-cpu-symbol",
+      "co_abi_stamp_cpu", "kernel-formats", "Y444", NULL);
+  gst_util_set_object_arg (G_OBJECT (h->element), "operation", "custom");
+  fail_unless_equals_int (gst_harness_push (h,
+          gst_buffer_new_allocate (NULL, size, NULL)), GST_FLOW_OK);
+  gst_buffer_unref (co_test_pull_buffer (h, "[Y444 named]"));
+  /* empty, and a rebuild (the halo) with the same caps */
+  g_object_set (h->element, "kernel-formats", NULL, "kernel-halo", 1, NULL);
+  fail_if (gst_harness_push (h, gst_buffer_new_allocate (NULL, size,
+              NULL)) == GST_FLOW_OK);
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL, "no element error");
+  text = co_test_error_text (msg);
+  fail_unless (strstr (text, "takes Y444 only where kernel-formats names it")
+      && strstr (text, "ABI version 1, GRAY8 to I420"), "%s", text);
+  g_free (text);
+  gst_message_unref (msg);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
   gst_harness_teardown (h);
   g_free (lib);
 }
@@ -1337,17 +1676,21 @@ GST_END_TEST;
 
 /* A struct of an unknown ABI version, or shorter than this ABI's: refused
  * with a warning, the launcher set before stays, and the refused one's
- * destroy never runs (its user_data stays the application's). */
+ * destroy never runs (its user_data stays the application's).  Version 1's
+ * struct (the same as version 2's) is taken. */
 GST_START_TEST (test_launcher_refused)
 {
   GstElement *e = gst_element_factory_make ("cudavideofilter", NULL);
-  LState st = { 0 }, bad = { 0 };
+  LState st = { 0 }, bad = { 0 }, v1 = { 0 };
   GstCudaOverlapKernelLauncher l = make_launcher (FALSE, &st);
   GstCudaOverlapKernelLauncher wrong = make_launcher (TRUE, &bad);
+  GstCudaOverlapKernelLauncher old = make_launcher (FALSE, &v1);
   GstCudaOverlapKernelLauncher *got = NULL;
 
   g_object_set (e, "kernel-launcher", &l, NULL);
   wrong.abi_version = GST_CUDA_OVERLAP_KERNEL_ABI_VERSION + 1;
+  ASSERT_WARNING (g_object_set (e, "kernel-launcher", &wrong, NULL));
+  wrong.abi_version = 0;
   ASSERT_WARNING (g_object_set (e, "kernel-launcher", &wrong, NULL));
   wrong.abi_version = GST_CUDA_OVERLAP_KERNEL_ABI_VERSION;
   wrong.struct_size = G_STRUCT_OFFSET (GstCudaOverlapKernelLauncher, destroy);
@@ -1355,8 +1698,15 @@ GST_START_TEST (test_launcher_refused)
   g_object_get (e, "kernel-launcher", &got, NULL);
   fail_unless (got != NULL && got->user_data == &st);
   g_boxed_free (LAUNCHER_TYPE, got);
+  old.abi_version = 1;
+  g_object_set (e, "kernel-launcher", &old, NULL);
+  fail_unless_equals_int (destroyed (&st), 1);
+  g_object_get (e, "kernel-launcher", &got, NULL);
+  fail_unless (got != NULL && got->user_data == &v1 && got->abi_version == 1);
+  g_boxed_free (LAUNCHER_TYPE, got);
   gst_object_unref (e);
   fail_unless_equals_int (destroyed (&st), 1);
+  fail_unless_equals_int (destroyed (&v1), 1);
   fail_unless_equals_int (destroyed (&bad), 0);
 }
 
@@ -1530,12 +1880,17 @@ custom_suite (void)
   tcase_add_loop_test (tc, test_colormatrix, 0,
       G_N_ELEMENTS (colormatrix_variants));
   tcase_add_loop_test (tc, test_invert_example, 0, 8);
+  tcase_add_loop_test (tc, test_example_formats, 0,
+      G_N_ELEMENTS (format_variants));
   tcase_add_loop_test (tc, test_sobel_batch, 0, 3);
   tcase_add_loop_test (tc, test_switch_midstream, 0, 2);
   tcase_add_test (tc, test_format_names);
   tcase_add_loop_test (tc, test_abi_video, 0, 2 * G_N_ELEMENTS (abi_formats));
   tcase_add_test (tc, test_kernel_formats);
   tcase_add_test (tc, test_new_format_unlisted);
+  tcase_add_loop_test (tc, test_abi_version_stamp, 0,
+      G_N_ELEMENTS (stamp_variants));
+  tcase_add_test (tc, test_new_format_refused);
   tcase_add_test (tc, test_halo_overreach);
   tcase_add_test (tc, test_params_types);
 

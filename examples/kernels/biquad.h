@@ -23,7 +23,9 @@
 CO_EX_FN int
 co_biquad_supported (const GstCudaOverlapAudioLaunch * a)
 {
-  return a->abi_version == GST_CUDA_OVERLAP_KERNEL_ABI_VERSION &&
+  return a->abi_version >= 1 &&
+      a->abi_version <= GST_CUDA_OVERLAP_KERNEL_ABI_VERSION &&
+      a->struct_size >= sizeof (GstCudaOverlapAudioLaunch) &&
       a->format == GST_CUDA_OVERLAP_KERNEL_AUDIO_F32LE && a->history >= 2;
 }
 

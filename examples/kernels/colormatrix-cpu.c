@@ -21,6 +21,6 @@ co_colormatrix_cpu (const GstCudaOverlapVideoLaunch * a)
   co_colormatrix_coeffs (a, m, o);
   for (y = 0; y < p->rows; y++)
     for (x = 0; x < p->width; x++)
-      co_colormatrix_pixel (p, m, o, x, y);
+      co_colormatrix_pixel (a, p, m, o, x, y);
   return 0;
 }

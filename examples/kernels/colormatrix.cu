@@ -27,5 +27,5 @@ co_colormatrix (GstCudaOverlapVideoLaunch a)
   if (x >= p->width || y >= p->rows || !co_colormatrix_supported (&a))
     return;
   co_colormatrix_coeffs (&a, m, o);
-  co_colormatrix_pixel (p, m, o, x, y);
+  co_colormatrix_pixel (&a, p, m, o, x, y);
 }

@@ -11,13 +11,12 @@ int
 co_invert_cpu (const GstCudaOverlapVideoLaunch * a)
 {
   const GstCudaOverlapKernelPlane *p = &a->planes[a->plane];
-  const unsigned mask = co_ex_colour_mask (a->format);
   int x, y;
 
   if (!co_invert_supported (a))
     return -1;
   for (y = 0; y < p->rows; y++)
     for (x = 0; x < p->width; x++)
-      co_invert_pixel (p, mask, x, y);
+      co_invert_pixel (a, p, x, y);
   return 0;
 }

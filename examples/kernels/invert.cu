@@ -24,5 +24,5 @@ co_invert (GstCudaOverlapVideoLaunch a)
 
   if (x >= p->width || y >= p->rows || !co_invert_supported (&a))
     return;
-  co_invert_pixel (p, co_ex_colour_mask (a.format), x, y);
+  co_invert_pixel (&a, p, x, y);
 }

@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The smallest example of examples/kernels (docs/custom-kernels.md): the
- * built-in invert as a kernel of the user's, for GRAY8 and the packed
- * 8-bit RGB formats, kernel-halo=0.  c' = 255 - c for each colour
- * component; alpha and padding copied.  Byte for byte what
- * cudavideofilter operation=invert computes on those formats, so
- * cudaoverlap-bench can time operation=custom against the built-in kernel
- * on the same frames and check every output (docs/PERFORMANCE.md).
+ * built-in invert as a kernel of the user's, for every format of the ABI,
+ * kernel-halo=0.  c' = max - c for each colour component (R, G, B; Y, U,
+ * V), max = 2^bits - 1 of the component (plane_formats[]): 255, 1023 or
+ * 65535; alpha and padding bytes copied (the padding luma sample of an
+ * odd-width 4:2:2 row too), the padding bits of a sample (P010_10LE's 6
+ * low bits) 0.  Byte for byte what cudavideofilter
+ * operation=invert computes on those formats, so cudaoverlap-bench can
+ * time operation=custom against the built-in kernel on the same frames and
+ * check every output (docs/PERFORMANCE.md).
  */
 #ifndef __CO_INVERT_H__
 #define __CO_INVERT_H__
@@ -16,22 +19,23 @@
 CO_EX_FN int
 co_invert_supported (const GstCudaOverlapVideoLaunch * a)
 {
-  return a->abi_version == GST_CUDA_OVERLAP_KERNEL_ABI_VERSION &&
-      co_ex_colour_mask (a->format) != 0;
+  return co_ex_video_ok (a);
 }
 
 CO_EX_FN void
-co_invert_pixel (const GstCudaOverlapKernelPlane * p, unsigned mask, int x,
-    int y)
+co_invert_pixel (const GstCudaOverlapVideoLaunch * a,
+    const GstCudaOverlapKernelPlane * p, int x, int y)
 {
-  const uint8_t *in = p->src + (int64_t) y * p->src_pitch +
-      (int64_t) x * p->pixel_bytes;
-  uint8_t *out = p->dst + (int64_t) y * p->dst_pitch +
-      (int64_t) x * p->pixel_bytes;
+  const GstCudaOverlapKernelPlaneFormat *f = &a->plane_formats[a->plane];
+  const uint8_t *in = co_ex_in (p, x, y);
+  uint8_t *out = co_ex_out (p, x, y);
   int c;
 
-  for (c = 0; c < p->pixel_bytes; c++)
-    out[c] = ((mask >> c) & 1) ? (uint8_t) (255 - in[c]) : in[c];
+  co_ex_copy (p, x, y);
+  /* x >= a->width: an odd-width 4:2:2 row's padding luma sample, copied */
+  for (c = x < a->width ? 0 : 1; c < 3; c++)
+    if (co_ex_holds (f, c, x))
+      co_ex_set (f, out, c, x, co_ex_max (f, c) - co_ex_get (f, in, c));
 }
 
 #endif /* __CO_INVERT_H__ */

@@ -1,15 +1,20 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The Sobel edge detector of examples/kernels (docs/custom-kernels.md):
- * kernel-halo=1, GRAY8 or a packed 8-bit RGB format (RGBA, BGRx, ...).
+ * kernel-halo=1, every format of the ABI: the colour components of the
+ * RGB formats (R, G, B), the luma of GRAY and YUV formats (Y; chroma
+ * copied).
  *
- * For each colour component c of pixel (x, y), with
- * p(dx, dy) = c at (clamp (x + dx, 0, width - 1), clamp (y + dy, 0,
- * height - 1)) (the picture's edge replicated):
+ * For each such component c of pixel (x, y), with
+ * p(dx, dy) = c at (clamp (x + dx, 0, w - 1), clamp (y + dy, 0,
+ * height - 1)) (the picture's edge replicated; w: the plane's width, or
+ * the picture's for the luma of a 4:2:2 packing):
  *   gx = p(1,-1) + 2 p(1,0) + p(1,1) - p(-1,-1) - 2 p(-1,0) - p(-1,1)
  *   gy = p(-1,1) + 2 p(0,1) + p(1,1) - p(-1,-1) - 2 p(0,-1) - p(1,-1)
- *   c' = min (255, |gx| + |gy|)
- * Alpha and padding are copied.  Rows are clamped to the band's halo, which
+ *   c' = min (max, |gx| + |gy|), max = 2^bits - 1 (255, 1023, 65535)
+ * Chroma keeps its values, alpha and padding bytes are copied (the padding
+ * luma sample of an odd-width 4:2:2 row too); the padding bits of a sample
+ * (P010_10LE's 6 low bits) are 0.  Rows are clamped to the band's halo, which
  * is the picture's edge where the halo is clamped (the first and last
  * bands) and one row otherwise with kernel-halo=1.  With kernel-halo=0
  * every band edge would be treated as a picture edge: visible seams.
@@ -23,10 +28,15 @@
 CO_EX_FN int
 co_sobel_supported (const GstCudaOverlapVideoLaunch * a)
 {
-  const GstCudaOverlapKernelPlane *p = &a->planes[a->plane];
+  return co_ex_video_ok (a);
+}
 
-  return a->abi_version == GST_CUDA_OVERLAP_KERNEL_ABI_VERSION &&
-      co_ex_colour_mask (a->format) != 0 && p->comp_bytes == 1;
+/* Whether component @c is one the example filters. */
+CO_EX_FN int
+co_sobel_filters (const GstCudaOverlapVideoLaunch * a, int c)
+{
+  return (a->format_flags & GST_CUDA_OVERLAP_KERNEL_FORMAT_FLAG_RGB) ?
+      c < 3 : c == 0;
 }
 
 /* Pixel @x of the band's row @y. */
@@ -34,30 +44,36 @@ CO_EX_FN void
 co_sobel_pixel (const GstCudaOverlapVideoLaunch * a,
     const GstCudaOverlapKernelPlane * p, int x, int y)
 {
-  const int pb = p->pixel_bytes, w = p->width;
-  const unsigned mask = co_ex_colour_mask (a->format);
-  const uint8_t *r[3];
-  int xs[3], i, c;
-  uint8_t *out = p->dst + (int64_t) y * p->dst_pitch + (int64_t) x * pb;
+  const GstCudaOverlapKernelPlaneFormat *f = &a->plane_formats[a->plane];
+  const int w = p->width > a->width ? a->width : p->width;
+  uint8_t *out = co_ex_out (p, x, y);
+  int xs[3], ys[3], i, c;
 
+  co_ex_copy (p, x, y);
+  if (x >= w)
+    return;
   for (i = 0; i < 3; i++) {
-    r[i] = p->src + (int64_t) co_ex_clamp (y + i - 1, -p->halo_above,
-        p->rows - 1 + p->halo_below) * p->src_pitch;
-    xs[i] = co_ex_clamp (x + i - 1, 0, w - 1) * pb;
+    ys[i] = co_ex_clamp (y + i - 1, -p->halo_above, p->rows - 1 +
+        p->halo_below);
+    xs[i] = co_ex_clamp (x + i - 1, 0, w - 1);
   }
-  for (c = 0; c < pb; c++) {
-    int gx, gy, m;
+  for (c = 0; c < 3; c++) {
+    int gx, gy, m, v[3][3], j;
 
-    if (!((mask >> c) & 1)) {
-      out[c] = r[1][xs[1] + c];
+    if (!co_ex_holds (f, c, x))
+      continue;
+    if (!co_sobel_filters (a, c)) {     /* the value, its padding bits 0 */
+      co_ex_set (f, out, c, x, co_ex_get (f, co_ex_in (p, x, y), c));
       continue;
     }
-    gx = r[0][xs[2] + c] + 2 * r[1][xs[2] + c] + r[2][xs[2] + c]
-        - r[0][xs[0] + c] - 2 * r[1][xs[0] + c] - r[2][xs[0] + c];
-    gy = r[2][xs[0] + c] + 2 * r[2][xs[1] + c] + r[2][xs[2] + c]
-        - r[0][xs[0] + c] - 2 * r[0][xs[1] + c] - r[0][xs[2] + c];
+    for (j = 0; j < 3; j++)
+      for (i = 0; i < 3; i++)
+        v[j][i] = (int) co_ex_get (f, co_ex_in (p, xs[i], ys[j]), c);
+    gx = v[0][2] + 2 * v[1][2] + v[2][2] - v[0][0] - 2 * v[1][0] - v[2][0];
+    gy = v[2][0] + 2 * v[2][1] + v[2][2] - v[0][0] - 2 * v[0][1] - v[0][2];
     m = (gx < 0 ? -gx : gx) + (gy < 0 ? -gy : gy);
-    out[c] = (uint8_t) (m > 255 ? 255 : m);
+    co_ex_set (f, out, c, x, (uint32_t) co_ex_clamp (m, 0,
+            (int) co_ex_max (f, c)));
   }
 }
 

@@ -7,6 +7,7 @@
  * violation returns its number (the element error gives it).
  *
  * co_abi_check_video: params = format, halo, n_planes, width, height.
+ * co_abi_stamp_cpu: writes abi_version into every output byte (1 or 2).
  * co_abi_check_audio: params = format, history, channels, rate; the test's
  *   F32 samples carry the stream's frame index + 1 in every channel (0
  *   before the stream), so the history frames can be checked too.
@@ -15,10 +16,12 @@
  *   plane: it reads one row above each band whatever kernel-halo says, as
  *   a kernel written with a wrong halo would (kernel-halo must be 1).
  */
+#include <stdio.h>
 #include <string.h>
-#include <gst/cudaoverlap/cudaoverlap-kernel.h>
+#include "abi-layout.h"
 
 int co_abi_check_video (const GstCudaOverlapVideoLaunch * a);
+int co_abi_stamp_cpu (const GstCudaOverlapVideoLaunch * a);
 int co_abi_check_audio (const GstCudaOverlapAudioLaunch * a);
 int co_fail_cpu (const void *a);
 int co_shift_down_cpu (const GstCudaOverlapVideoLaunch * a);
@@ -35,9 +38,10 @@ check_header (const GstCudaOverlapVideoLaunch * a)
 {
   int i;
 
-  if (a->abi_version != GST_CUDA_OVERLAP_KERNEL_ABI_VERSION)
+  /* version 1's 12 formats keep version 1; the others are version 2 */
+  if (a->abi_version != (a->format <= 12 ? 1u : 2u))
     return 1;
-  if (a->struct_size != sizeof (*a))
+  if (a->struct_size != 1152)
     return 2;
   if (a->n_params != 5)
     return 3;
@@ -94,7 +98,119 @@ static const struct
           {1, 1, 0, 0}}},
   [GST_CUDA_OVERLAP_KERNEL_FORMAT_Y444_16LE] = {3, {{1, 2, 0, 0},
           {1, 2, 0, 0}, {1, 2, 0, 0}}},
+  [GST_CUDA_OVERLAP_KERNEL_FORMAT_P010_10LE] = {2, {{1, 2, 0, 0},
+          {2, 2, 1, 1}}},
+  [GST_CUDA_OVERLAP_KERNEL_FORMAT_P016_LE] = {2, {{1, 2, 0, 0}, {2, 2, 1, 1}}},
+  [GST_CUDA_OVERLAP_KERNEL_FORMAT_I420_10LE] = {3, {{1, 2, 0, 0},
+          {1, 2, 1, 1}, {1, 2, 1, 1}}},
+  [GST_CUDA_OVERLAP_KERNEL_FORMAT_YUY2] = {1, {{2, 1, 0, 0}}},
+  [GST_CUDA_OVERLAP_KERNEL_FORMAT_UYVY] = {1, {{2, 1, 0, 0}}},
+  [GST_CUDA_OVERLAP_KERNEL_FORMAT_RGB10A2_LE] = {1, {{4, 1, 0, 0}}},
+  [GST_CUDA_OVERLAP_KERNEL_FORMAT_BGR10A2_LE] = {1, {{4, 1, 0, 0}}},
 };
+
+/* The version 2 description of each format, from docs/custom-kernels.md:
+ * format_flags (Y: YUV, R: RGB, G: GRAY, then A: alpha, X: padding),
+ * packing (N, YUYV, UYVY, W: 10:10:10:2), sample bytes, bits, shift, then
+ * per component "plane:byte:bit:bits" ("-" where the format has none). */
+static const char *const descriptions[] = {
+  [GST_CUDA_OVERLAP_KERNEL_FORMAT_GRAY8] = "G N 1 8 0 0:0:0:8 - - -",
+  [GST_CUDA_OVERLAP_KERNEL_FORMAT_GRAY16_LE] = "G N 2 16 0 0:0:0:16 - - -",
+  [GST_CUDA_OVERLAP_KERNEL_FORMAT_RGBA] =
+      "RA N 1 8 0 0:0:0:8 0:1:0:8 0:2:0:8 0:3:0:8",
+  [GST_CUDA_OVERLAP_KERNEL_FORMAT_BGRA] =
+      "RA N 1 8 0 0:2:0:8 0:1:0:8 0:0:0:8 0:3:0:8",
+  [GST_CUDA_OVERLAP_KERNEL_FORMAT_ARGB] =
+      "RA N 1 8 0 0:1:0:8 0:2:0:8 0:3:0:8 0:0:0:8",
+  [GST_CUDA_OVERLAP_KERNEL_FORMAT_ABGR] =
+      "RA N 1 8 0 0:3:0:8 0:2:0:8 0:1:0:8 0:0:0:8",
+  [GST_CUDA_OVERLAP_KERNEL_FORMAT_RGBx] =
+      "RX N 1 8 0 0:0:0:8 0:1:0:8 0:2:0:8 0:3:0:8",
+  [GST_CUDA_OVERLAP_KERNEL_FORMAT_BGRx] =
+      "RX N 1 8 0 0:2:0:8 0:1:0:8 0:0:0:8 0:3:0:8",
+  [GST_CUDA_OVERLAP_KERNEL_FORMAT_xRGB] =
+      "RX N 1 8 0 0:1:0:8 0:2:0:8 0:3:0:8 0:0:0:8",
+  [GST_CUDA_OVERLAP_KERNEL_FORMAT_xBGR] =
+      "RX N 1 8 0 0:3:0:8 0:2:0:8 0:1:0:8 0:0:0:8",
+  [GST_CUDA_OVERLAP_KERNEL_FORMAT_NV12] = "Y N 1 8 0 0:0:0:8 1:0:0:8 1:1:0:8 -",
+  [GST_CUDA_OVERLAP_KERNEL_FORMAT_I420] = "Y N 1 8 0 0:0:0:8 1:0:0:8 2:0:0:8 -",
+  [GST_CUDA_OVERLAP_KERNEL_FORMAT_RGB] = "R N 1 8 0 0:0:0:8 0:1:0:8 0:2:0:8 -",
+  [GST_CUDA_OVERLAP_KERNEL_FORMAT_BGR] = "R N 1 8 0 0:2:0:8 0:1:0:8 0:0:0:8 -",
+  [GST_CUDA_OVERLAP_KERNEL_FORMAT_NV21] = "Y N 1 8 0 0:0:0:8 1:1:0:8 1:0:0:8 -",
+  [GST_CUDA_OVERLAP_KERNEL_FORMAT_YV12] = "Y N 1 8 0 0:0:0:8 2:0:0:8 1:0:0:8 -",
+  [GST_CUDA_OVERLAP_KERNEL_FORMAT_Y42B] = "Y N 1 8 0 0:0:0:8 1:0:0:8 2:0:0:8 -",
+  [GST_CUDA_OVERLAP_KERNEL_FORMAT_Y444] = "Y N 1 8 0 0:0:0:8 1:0:0:8 2:0:0:8 -",
+  [GST_CUDA_OVERLAP_KERNEL_FORMAT_Y444_16LE] =
+      "Y N 2 16 0 0:0:0:16 1:0:0:16 2:0:0:16 -",
+  [GST_CUDA_OVERLAP_KERNEL_FORMAT_P010_10LE] =
+      "Y N 2 10 6 0:0:6:10 1:0:6:10 1:2:6:10 -",
+  [GST_CUDA_OVERLAP_KERNEL_FORMAT_P016_LE] =
+      "Y N 2 16 0 0:0:0:16 1:0:0:16 1:2:0:16 -",
+  [GST_CUDA_OVERLAP_KERNEL_FORMAT_I420_10LE] =
+      "Y N 2 10 0 0:0:0:10 1:0:0:10 2:0:0:10 -",
+  [GST_CUDA_OVERLAP_KERNEL_FORMAT_YUY2] =
+      "Y YUYV 1 8 0 0:0:0:8 0:1:0:8 0:1:0:8 -",
+  [GST_CUDA_OVERLAP_KERNEL_FORMAT_UYVY] =
+      "Y UYVY 1 8 0 0:1:0:8 0:0:0:8 0:0:0:8 -",
+  [GST_CUDA_OVERLAP_KERNEL_FORMAT_RGB10A2_LE] =
+      "RA W 4 10 0 0:0:0:10 0:0:10:10 0:0:20:10 0:0:30:2",
+  [GST_CUDA_OVERLAP_KERNEL_FORMAT_BGR10A2_LE] =
+      "RA W 4 10 0 0:0:20:10 0:0:10:10 0:0:0:10 0:0:30:2",
+};
+
+/* The version 2 fields against descriptions[]. */
+static int
+check_formats (const GstCudaOverlapVideoLaunch * a)
+{
+  static const char *const packings[] = { "N", "YUYV", "UYVY", "W" };
+  char kind[4], pack[8], comp[4][16];
+  unsigned flags;
+  int bytes, bits, shift, i, c, n_comps = 0;
+
+  if (sscanf (descriptions[a->format], "%3s %7s %d %d %d %15s %15s %15s %15s",
+          kind, pack, &bytes, &bits, &shift, comp[0], comp[1], comp[2],
+          comp[3]) != 9)
+    return 30;
+  flags = (kind[0] == 'Y' ? GST_CUDA_OVERLAP_KERNEL_FORMAT_FLAG_YUV : 0) |
+      (kind[0] == 'R' ? GST_CUDA_OVERLAP_KERNEL_FORMAT_FLAG_RGB : 0) |
+      (kind[0] == 'G' ? GST_CUDA_OVERLAP_KERNEL_FORMAT_FLAG_GRAY : 0) |
+      (kind[1] == 'A' ? GST_CUDA_OVERLAP_KERNEL_FORMAT_FLAG_ALPHA : 0) |
+      (kind[1] == 'X' ? GST_CUDA_OVERLAP_KERNEL_FORMAT_FLAG_PADDING : 0);
+  for (c = 0; c < 4; c++)
+    n_comps += comp[c][0] != '-';
+  if (a->format_flags != flags || a->n_comps != n_comps)
+    return 31;
+  for (i = 0; i < GST_CUDA_OVERLAP_KERNEL_MAX_PLANES; i++) {
+    const GstCudaOverlapKernelPlaneFormat *pf = &a->plane_formats[i];
+
+    if (i >= a->n_planes) {
+      static const GstCudaOverlapKernelPlaneFormat zero;
+
+      if (memcmp (pf, &zero, sizeof (zero)) != 0)
+        return 32;
+      continue;
+    }
+    if (strcmp (packings[pf->packing & 3], pack) != 0 || pf->packing > 3 ||
+        pf->sample_bytes != bytes || pf->bits != bits || pf->shift != shift)
+      return 33;
+    for (c = 0; c < 4; c++) {
+      int pl = -1, off = -1, sh = 0, nb = 0;
+
+      if (comp[c][0] != '-' &&
+          sscanf (comp[c], "%d:%d:%d:%d", &pl, &off, &sh, &nb) != 4)
+        return 30;
+      if (pl != i)
+        off = -1, sh = 0, nb = 0;
+      if (pf->comp_offset[c] != off || pf->comp_shift[c] != sh ||
+          pf->comp_bits[c] != nb)
+        return 34;
+      if (nb && (off + pf->sample_bytes > a->planes[i].pixel_bytes ||
+              sh + nb > 8 * pf->sample_bytes))
+        return 35;
+    }
+  }
+  return 0;
+}
 
 /* Plane @i's sample layout against the format's. */
 static int
@@ -102,10 +218,13 @@ check_layout (const GstCudaOverlapVideoLaunch * a, int i)
 {
   const GstCudaOverlapKernelPlane *p = &a->planes[i];
   const int *l;
+  int ret;
 
   if (a->format < 1 || a->format >= sizeof (layouts) / sizeof (layouts[0])
       || layouts[a->format].n_planes != a->n_planes)
     return 18;
+  if (i == 0 && (ret = check_formats (a)) != 0)
+    return ret;
   l = layouts[a->format].plane[i];
   if (p->comps != l[0] || p->comp_bytes != l[1] || p->x_shift != l[2]
       || p->y_shift != l[3])
@@ -118,9 +237,13 @@ static int
 check_plane (const GstCudaOverlapVideoLaunch * a,
     const GstCudaOverlapKernelPlane * p)
 {
+  const int pairs = a->format == GST_CUDA_OVERLAP_KERNEL_FORMAT_YUY2 ||
+      a->format == GST_CUDA_OVERLAP_KERNEL_FORMAT_UYVY;
   int ys = p->y_shift, end;
 
-  if (p->width != (a->width + (1 << p->x_shift) - 1) >> p->x_shift)
+  /* 4:2:2 packings: whole pairs (an odd width's padding luma sample) */
+  if (p->width != (pairs ? (a->width + 1) / 2 * 2 :
+          (a->width + (1 << p->x_shift) - 1) >> p->x_shift))
     return 12;
   if (p->y0 != a->y0 >> ys)
     return 13;
@@ -163,6 +286,18 @@ co_abi_check_video (const GstCudaOverlapVideoLaunch * a)
 }
 
 int
+co_abi_stamp_cpu (const GstCudaOverlapVideoLaunch * a)
+{
+  const GstCudaOverlapKernelPlane *p = &a->planes[a->plane];
+  int r;
+
+  for (r = 0; r < p->rows; r++)
+    memset (p->dst + (int64_t) r * p->dst_pitch, (int) a->abi_version,
+        (size_t) p->width * p->pixel_bytes);
+  return 0;
+}
+
+int
 co_abi_check_audio (const GstCudaOverlapAudioLaunch * a)
 {
   const float *src = a->src;
@@ -170,7 +305,7 @@ co_abi_check_audio (const GstCudaOverlapAudioLaunch * a)
   const int ch = a->channels;
   int64_t n;
 
-  if (a->abi_version != GST_CUDA_OVERLAP_KERNEL_ABI_VERSION)
+  if (a->abi_version != 1)      /* the audio struct of version 1 */
     return 1;
   if (a->struct_size != sizeof (*a))
     return 2;

@@ -30,10 +30,13 @@
  * kernel<<<...>>>), or computes on the CPU backend.
  *
  * Stability: the structs only grow at their end, and every change bumps
- * GST_CUDA_OVERLAP_KERNEL_ABI_VERSION, which is each struct's first field.
- * A kernel may refuse a version it does not know (return without writing
- * on CUDA; return non-zero on the CPU).  Every field is naturally aligned,
- * so nvcc and a C compiler lay the structs out identically.
+ * GST_CUDA_OVERLAP_KERNEL_ABI_VERSION.  A video launch's abi_version is the
+ * version of its format (1 for GRAY8 .. I420, 2 for the others), so that a
+ * kernel written for version 1 keeps taking what it knows; struct_size
+ * says which fields are there (every field that ends within it).  A kernel
+ * may refuse a launch it does not know (return without writing on CUDA;
+ * return non-zero on the CPU).  Every field is naturally aligned, so nvcc
+ * and a C compiler lay the structs out identically.
  */
 #ifndef __GST_CUDA_OVERLAP_KERNEL_H__
 #define __GST_CUDA_OVERLAP_KERNEL_H__
@@ -45,7 +48,7 @@ extern "C"
 {
 #endif
 
-#define GST_CUDA_OVERLAP_KERNEL_ABI_VERSION 1
+#define GST_CUDA_OVERLAP_KERNEL_ABI_VERSION 2
 /* kernel-params: at most this many doubles, passed by value */
 #define GST_CUDA_OVERLAP_KERNEL_MAX_PARAMS 64
 #define GST_CUDA_OVERLAP_KERNEL_MAX_PLANES 4
@@ -74,9 +77,9 @@ extern "C"
     GST_CUDA_OVERLAP_KERNEL_FORMAT_xBGR = 10,
     GST_CUDA_OVERLAP_KERNEL_FORMAT_NV12 = 11,   /* Y; UV interleaved, 2x2 */
     GST_CUDA_OVERLAP_KERNEL_FORMAT_I420 = 12,   /* Y; U; V, 2x2 subsampled */
-    /* Given only to a kernel that names them in kernel-formats (an empty
-     * kernel-formats means GRAY8 .. I420).  Their planes are described by
-     * the same fields (comps, comp_bytes, x_shift, y_shift). */
+    /* ABI version 2: given only to a kernel that names them in
+     * kernel-formats (an empty kernel-formats means GRAY8 .. I420), with
+     * abi_version 2.  plane_formats[] says where each component is. */
     GST_CUDA_OVERLAP_KERNEL_FORMAT_RGB = 13,    /* 1 plane, 3 bytes R G B */
     GST_CUDA_OVERLAP_KERNEL_FORMAT_BGR = 14,    /* 1 plane, 3 bytes B G R */
     GST_CUDA_OVERLAP_KERNEL_FORMAT_NV21 = 15,   /* Y; VU interleaved, 2x2 */
@@ -84,17 +87,31 @@ extern "C"
     GST_CUDA_OVERLAP_KERNEL_FORMAT_Y42B = 17,   /* Y; U; V, 2x1 subsampled */
     GST_CUDA_OVERLAP_KERNEL_FORMAT_Y444 = 18,   /* Y; U; V, full size */
     GST_CUDA_OVERLAP_KERNEL_FORMAT_Y444_16LE = 19,      /* Y444, 2 bytes LE */
+    GST_CUDA_OVERLAP_KERNEL_FORMAT_P010_10LE = 20,      /* NV12, 2 bytes LE, 10 high bits */
+    GST_CUDA_OVERLAP_KERNEL_FORMAT_P016_LE = 21,        /* NV12, 2 bytes LE */
+    GST_CUDA_OVERLAP_KERNEL_FORMAT_I420_10LE = 22,      /* I420, 2 bytes LE, 10 low bits */
+    GST_CUDA_OVERLAP_KERNEL_FORMAT_YUY2 = 23,   /* 1 plane, pairs Y0 U Y1 V */
+    GST_CUDA_OVERLAP_KERNEL_FORMAT_UYVY = 24,   /* 1 plane, pairs U Y0 V Y1 */
+    GST_CUDA_OVERLAP_KERNEL_FORMAT_RGB10A2_LE = 25,     /* 1 plane, 32-bit LE word A2 B10 G10 R10 */
+    GST_CUDA_OVERLAP_KERNEL_FORMAT_BGR10A2_LE = 26,     /* 1 plane, 32-bit LE word A2 R10 G10 B10 */
   } GstCudaOverlapKernelFormat;
 
 /* The last format of ABI version 1: a kernel with an empty kernel-formats
  * receives the formats from GRAY8 to this one. */
 #define GST_CUDA_OVERLAP_KERNEL_FORMAT_LAST_V1 GST_CUDA_OVERLAP_KERNEL_FORMAT_I420
+/* The last format of this header's ABI version. */
+#define GST_CUDA_OVERLAP_KERNEL_FORMAT_LAST GST_CUDA_OVERLAP_KERNEL_FORMAT_BGR10A2_LE
+/* The abi_version of a video launch of @format: 1 for the formats of ABI
+ * version 1, 2 for those after them. */
+#define GST_CUDA_OVERLAP_KERNEL_FORMAT_ABI_VERSION(format) \
+  ((format) <= GST_CUDA_OVERLAP_KERNEL_FORMAT_LAST_V1 ? 1 : 2)
 
 /* The GstVideoFormat names of the values from GRAY8 (1) on, in order. */
 #define GST_CUDA_OVERLAP_KERNEL_FORMAT_NAMES \
   "GRAY8", "GRAY16_LE", "RGBA", "BGRA", "ARGB", "ABGR", "RGBx", "BGRx", \
   "xRGB", "xBGR", "NV12", "I420", "RGB", "BGR", "NV21", "YV12", "Y42B", \
-  "Y444", "Y444_16LE"
+  "Y444", "Y444_16LE", "P010_10LE", "P016_LE", "I420_10LE", "YUY2", "UYVY", \
+  "RGB10A2_LE", "BGR10A2_LE"
 
 /* The value of the format named @name (as gst_video_format_to_string ()
  * names it), or GST_CUDA_OVERLAP_KERNEL_FORMAT_UNKNOWN. */
@@ -153,18 +170,74 @@ extern "C"
     int32_t halo_below;         /* readable input rows below y0 + rows - 1 */
     int32_t pixel_bytes;        /* bytes of one pixel: comps * comp_bytes */
     int32_t comps;              /* components per pixel (NV12 UV: 2, RGB: 3) */
-    int32_t comp_bytes;         /* 1, or 2 (16-bit little-endian) */
+    int32_t comp_bytes;         /* 1, or 2 (16-bit little-endian); the
+                                 * components: plane_formats[] */
     int32_t x_shift;            /* log2 horizontal subsampling (0 or 1) */
     int32_t y_shift;            /* log2 vertical subsampling (0 or 1) */
     int32_t reserved;
   } GstCudaOverlapKernelPlane;
+
+/* How a plane's components lie in its pixels (ABI version 2). */
+  typedef enum
+  {
+    /* every pixel holds each of its plane's components */
+    GST_CUDA_OVERLAP_KERNEL_PACKING_NONE = 0,
+    /* 4:2:2 in pairs of pixels of 2 bytes (YUY2: Y0 U Y1 V): a pixel's
+     * byte 0 is its luma, byte 1 chroma: U in even pixels, V in odd ones,
+     * shared by the pair (chroma sample x / 2) */
+    GST_CUDA_OVERLAP_KERNEL_PACKING_422_YUYV = 1,
+    /* the same with the bytes swapped (UYVY: U Y0 V Y1): byte 1 luma, byte 0
+     * U (even pixels) or V (odd pixels) */
+    GST_CUDA_OVERLAP_KERNEL_PACKING_422_UYVY = 2,
+    /* one 32-bit little-endian word per pixel holding three components of
+     * 10 bits and one of 2 (RGB10A2_LE, BGR10A2_LE): comp_shift says where */
+    GST_CUDA_OVERLAP_KERNEL_PACKING_10_10_10_2 = 3,
+  } GstCudaOverlapKernelPacking;
+
+/* GstCudaOverlapVideoLaunch.format_flags (ABI version 2) */
+/* the components are Y, U, V (and A) */
+#define GST_CUDA_OVERLAP_KERNEL_FORMAT_FLAG_YUV (1u << 0)
+/* R, G, B (and A) */
+#define GST_CUDA_OVERLAP_KERNEL_FORMAT_FLAG_RGB (1u << 1)
+/* Y only */
+#define GST_CUDA_OVERLAP_KERNEL_FORMAT_FLAG_GRAY (1u << 2)
+/* component 3 is alpha */
+#define GST_CUDA_OVERLAP_KERNEL_FORMAT_FLAG_ALPHA (1u << 3)
+/* component 3 is padding ('x'): no value, its bits to be copied */
+#define GST_CUDA_OVERLAP_KERNEL_FORMAT_FLAG_PADDING (1u << 4)
+
+/* Where the components of the picture lie in one plane's pixels (ABI
+ * version 2).  Components are numbered as GStreamer numbers them: R, G, B,
+ * A (or padding, 'x') for the RGB formats, Y, U, V for the YUV formats, Y
+ * for GRAY.  Component c of a pixel of this plane, whose pixel_bytes bytes
+ * start at px:
+ *   sample = the little-endian integer of sample_bytes bytes at
+ *            px + comp_offset[c]
+ *   value  = (sample >> comp_shift[c]) & ((1 << comp_bits[c]) - 1)
+ * comp_bits[c] is 0 (and comp_offset[c] -1) where the plane does not hold
+ * component c.  With a 4:2:2 packing, U is in even pixels only and V in
+ * odd ones only (both at the same comp_offset).  The bits of a sample that
+ * hold no component are padding (P010_10LE's 6 low bits, I420_10LE's 6
+ * high bits). */
+  typedef struct
+  {
+    int32_t packing;            /* GstCudaOverlapKernelPacking */
+    int32_t sample_bytes;       /* 1, 2 or 4 (a 10:10:10:2 word) */
+    int32_t bits;               /* bits of a colour component: 8, 10 or 16 */
+    int32_t shift;              /* their position in a sample: value =
+                                 * (sample >> shift) & ((1 << bits) - 1);
+                                 * 10:10:10:2: 0, see comp_shift */
+    int32_t comp_offset[4];     /* byte of component c's sample in a pixel */
+    int32_t comp_shift[4];      /* the lowest bit of its value in the sample */
+    int32_t comp_bits[4];       /* the bits of its value; 0: not here */
+  } GstCudaOverlapKernelPlaneFormat;
 
 /* What a video kernel gets per launch: by value on CUDA (its only
  * argument), by pointer on the CPU.  planes[plane] is the plane to write;
  * the other planes' input bands (same picture rows) may be read too. */
   typedef struct
   {
-    uint32_t abi_version;       /* GST_CUDA_OVERLAP_KERNEL_ABI_VERSION */
+    uint32_t abi_version;       /* of the format: see ..._FORMAT_ABI_VERSION */
     uint32_t struct_size;       /* sizeof (GstCudaOverlapVideoLaunch) */
     uint32_t format;            /* GstCudaOverlapKernelFormat */
     int32_t plane;              /* the plane this launch writes */
@@ -180,6 +253,13 @@ extern "C"
     int32_t reserved;
     GstCudaOverlapKernelPlane planes[GST_CUDA_OVERLAP_KERNEL_MAX_PLANES];
     double params[GST_CUDA_OVERLAP_KERNEL_MAX_PARAMS];  /* 0 past n_params */
+    /* ABI version 2 (struct_size >= 1152), for every format, those of
+     * version 1 included: */
+    uint32_t format_flags;      /* GST_CUDA_OVERLAP_KERNEL_FORMAT_FLAG_* */
+    int32_t n_comps;            /* components: 1 (GRAY), 3, 4 (A or x) */
+    /* of planes[i]; entries past n_planes are zero */
+      GstCudaOverlapKernelPlaneFormat
+        plane_formats[GST_CUDA_OVERLAP_KERNEL_MAX_PLANES];
   } GstCudaOverlapVideoLaunch;
 
 /* What an audio kernel gets per chunk (a run of sample frames).
@@ -193,7 +273,7 @@ extern "C"
  * those, every sample. */
   typedef struct
   {
-    uint32_t abi_version;       /* GST_CUDA_OVERLAP_KERNEL_ABI_VERSION */
+    uint32_t abi_version;       /* 1: the audio struct of version 1 */
     uint32_t struct_size;       /* sizeof (GstCudaOverlapAudioLaunch) */
     uint32_t format;            /* GstCudaOverlapKernelAudioFormat */
     int32_t channels;
@@ -257,7 +337,7 @@ extern "C"
  * refuses the launcher with a message that says so. */
   typedef struct
   {
-    uint32_t abi_version;       /* GST_CUDA_OVERLAP_KERNEL_ABI_VERSION */
+    uint32_t abi_version;       /* GST_CUDA_OVERLAP_KERNEL_ABI_VERSION, or 1 */
     uint32_t struct_size;       /* sizeof (GstCudaOverlapKernelLauncher) */
     int (*video) (void *cuda_stream, const GstCudaOverlapVideoLaunch * launch,
         void *user_data);
