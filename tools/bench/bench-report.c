@@ -201,14 +201,15 @@ find_row (const gchar * name, const gchar * mode, const gchar * input)
   return best;
 }
 
-/* Wrapped and fresh input: @r against the lower of the raw ceiling @raw
- * and the host's memcpy (memcpy-best), the bound of a staged frame. */
+/* Wrapped, fresh and slots input: @r against the lower of the raw ceiling
+ * @raw and the host's memcpy (memcpy-best), the bound of a staged frame. */
 static void
 print_staged_ceiling (FILE * out, BenchInput k, const BenchRow * r, gdouble raw)
 {
   gdouble mc = row_fps ("memcpy-best"), ceil;
 
-  if ((k != BENCH_IN_WRAPPED && k != BENCH_IN_FRESH) || isnan (mc))
+  if ((k != BENCH_IN_WRAPPED && k != BENCH_IN_FRESH && k != BENCH_IN_SLOTS)
+      || isnan (mc))
     return;
   ceil = isnan (raw) ? mc : MIN (raw, mc);
   fprintf (out, ", %.3f x the lower of raw and memcpy-best (%.1f fps)",
@@ -363,7 +364,10 @@ bench_print_report (FILE * out, const gchar * cmd, gboolean want_cuda)
       "GstBuffer per frame; wrapped: a new GstMemory per frame over another "
       "malloc()ed copy that nothing registers; slots: a new GstMemory per "
       "frame over one of a few malloc()ed slots, each handed back by its "
-      "destroy notify; control: identity in the element's place, the same "
+      "destroy notify; slots-pinned: the same over slots the bench "
+      "page-locked (cudaHostAlloc); recurring: a few malloc()ed buffers, "
+      "each a GstMemory for the run, a new GstBuffer over one once the last "
+      "over it was freed; control: identity in the element's place, the same "
       "input (pinned: a plain video pool of the bench); "
       "peer: its own malloc()ed copy; "
       "memcpy: ring frames copied into page-locked frames by N threads, each "
