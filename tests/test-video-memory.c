@@ -382,9 +382,11 @@ GST_END_TEST;
  * frame and every element (gst_buffer_new_wrapped_full), or one wrapper
  * pushed into both, fed to two elements at once from two threads.  The
  * frame size is not a multiple of the page size, so neighbouring frames
- * share pages.  Case 0: large frames (registered by the elements, or
- * staged where a neighbour's registration overlaps); case 1: small frames
- * (plain copies, held against registrations); case 2 (CUDA only): a ring
+ * share pages.  On CUDA a wrapper seen once is staged, one that the other
+ * element saw already (the shared wrapper) is registered, or staged where
+ * a neighbour's registration overlaps it partly, and a frame inside a
+ * neighbour's registration is copied from there; never a plain copy.
+ * Case 0: large frames; case 1: small frames; case 2 (CUDA only): a ring
  * the application page-locked itself (cudaHostAlloc), which the elements
  * must use as it is and never register or unregister. */
 #define RING_SLOTS 9
