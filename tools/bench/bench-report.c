@@ -216,6 +216,21 @@ print_staged_ceiling (FILE * out, BenchInput k, const BenchRow * r, gdouble raw)
       r->fps / ceil, ceil);
 }
 
+/* Slots input (malloc()ed or page-locked): @r against its twin row (same
+ * name and mode) of recurring input, the rate an application's buffers
+ * reach when they come back as the same GstMemory. */
+static void
+print_recurring_ratio (FILE * out, BenchInput k, const BenchRow * r)
+{
+  const BenchRow *rec;
+
+  if (k != BENCH_IN_SLOTS && k != BENCH_IN_SLOTS_PINNED)
+    return;
+  rec = find_row (r->name, r->mode, bench_input_names[BENCH_IN_RECURRING]);
+  if (rec && rec->fps > 0)
+    fprintf (out, ", %.3f x recurring (%.1f fps)", r->fps / rec->fps, rec->fps);
+}
+
 /* --gamma-ramp: each ramp row against its constant twin. */
 static void
 print_ramp_summary (FILE * out)
@@ -300,6 +315,7 @@ print_summary (FILE * out)
         fprintf (out, ", %.3f x the best overlap row", de->fps /
             MAX (ov ? ov->fps : 0, sw ? sw->fps : 0));
       print_staged_ceiling (out, k, de, best);
+      print_recurring_ratio (out, k, de);
       fputc ('\n', out);
     }
     if (sw && (!ov || sw->fps > ov->fps))
@@ -315,6 +331,7 @@ print_summary (FILE * out)
     if (peer)
       fprintf (out, ", %.2f x peer", ov->fps / peer->fps);
     print_staged_ceiling (out, k, ov, best);
+    print_recurring_ratio (out, k, ov);
     fputc ('\n', out);
   }
   print_ramp_summary (out);
