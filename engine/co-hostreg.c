@@ -188,11 +188,27 @@ co_hostreg_free (CoHostReg * reg)
   g_free (reg);
 }
 
+#ifdef CO_FAULT_INJECTION
+static CoHostReg *test_default;
+
+void
+co_test_hostreg_set_default (CoHostReg * reg)
+{
+  g_atomic_pointer_set (&test_default, reg);
+}
+#endif
+
 CoHostReg *
 co_hostreg_get_default (void)
 {
   static CoHostReg *reg;
 
+#ifdef CO_FAULT_INJECTION
+  CoHostReg *test = g_atomic_pointer_get (&test_default);
+
+  if (test)
+    return test;
+#endif
   if (g_once_init_enter (&reg))
     g_once_init_leave (&reg, co_hostreg_new (&cuda_ops, NULL));
   return reg;
@@ -287,6 +303,8 @@ co_hostreg_acquire (CoHostReg * reg, gconstpointer data, gsize size,
     res = CO_HOSTREG_REFUSED;
   } else if (reg->ops.is_app_pinned (data, size, device_id, reg->user_data)) {
     res = CO_HOSTREG_PINNED;
+  } else if (mode == CO_HOSTREG_LOOKUP) {
+    res = CO_HOSTREG_PAGEABLE;
   } else if (mode == CO_HOSTREG_HOLD) {
     ref_add_entry (ref, reg, held_inside ? held_inside :
         entry_new (reg, start, end, FALSE));

@@ -29,7 +29,10 @@
  *    entry, which registers nothing but refuses every registration that
  *    would overlap it while it lives: a plain (pageable) copy from memory
  *    whose pages someone registers meanwhile would run as an asynchronous
- *    DMA that nothing keeps alive.
+ *    DMA that nothing keeps alive;
+ *  - otherwise, with CO_HOSTREG_LOOKUP: PAGEABLE, no reference and no
+ *    entry: the caller copies the bytes into memory of its own first (a
+ *    staged copy), which needs neither a registration nor a hold.
  * REFUSED means "not page-locked, and not safe to copy from asynchronously":
  * the caller copies the bytes into memory of its own first (a staged copy).
  */
@@ -69,6 +72,8 @@ typedef enum
 {
   CO_HOSTREG_REGISTER,          /* register the pages if nobody has */
   CO_HOSTREG_HOLD,              /* never register: keep registrations off them */
+  CO_HOSTREG_LOOKUP,            /* never register, never hold: only what the
+                                 * pages are (the caller stages pageable ones) */
 } CoHostRegMode;
 
 typedef enum
@@ -88,8 +93,9 @@ CoHostReg *co_hostreg_new (const CoHostRegOps * ops, gpointer user_data);
 void co_hostreg_free (CoHostReg * reg);
 
 /* Looks up (and with CO_HOSTREG_REGISTER, registers) the pages of the
- * @size > 0 bytes at @data, see above.  For REGISTERED and PAGEABLE, one
- * reference is added to *@ref (made when *@ref is NULL).  For REFUSED,
+ * @size > 0 bytes at @data, see above.  For REGISTERED, and PAGEABLE
+ * with CO_HOSTREG_HOLD, one reference is added to *@ref (made when *@ref is
+ * NULL).  For REFUSED,
  * @error says why: CO_ENGINE_ERROR_REFUSED for the registry's own reasons,
  * the driver's error when registering failed. */
 CoHostRegResult co_hostreg_acquire (CoHostReg * reg, gconstpointer data,
@@ -109,6 +115,12 @@ void co_hostref_release (CoHostRef * ref);
 
 /* Number of live entries (registered and held): tests. */
 guint co_hostreg_n_entries (CoHostReg * reg);
+
+#ifdef CO_FAULT_INJECTION
+/* Tests (-Dfault-injection builds): co_hostreg_get_default() answers @reg
+ * (a registry over a fake driver) until it is called again with NULL. */
+void co_test_hostreg_set_default (CoHostReg * reg);
+#endif
 
 G_END_DECLS
 #endif /* __CO_HOSTREG_H__ */

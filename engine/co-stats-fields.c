@@ -103,12 +103,13 @@ static const CoField stats_fields[] = {
       "frames", "frames whose copies read foreign memory page-locked with "
         "`cudaHostRegister`"},
   {"frames-pageable", SUMMARY (frames_pageable), 0,
-      "frames", "frames whose copies read pageable memory directly (small "
-        "foreign frames, held in the registry while their copies run; on "
-        "the CPU backend, foreign memory)"},
+      "frames", "frames whose copies read pageable memory directly (the "
+        "CPU backend's foreign memory; the CUDA backend stages pageable "
+        "frames instead)"},
   {"frames-staged", SUMMARY (frames_staged), 0,
       "frames", "frames first copied into our page-locked memory, because "
-        "their memory could not be page-locked safely (registration "
+        "their memory was pageable and seen once (a new GstMemory per "
+        "frame), or could not be page-locked safely (registration "
         "refused, a range partly page-locked by another user, or a frame "
         "in several memories)"},
   {"frames-passthrough", SUMMARY (frames_passthrough), 0,

@@ -13,12 +13,17 @@
  * (engine/co-hostreg.h), never straight to cudaHostRegister: several
  * GstMemory (of several elements, pipelines, wrappings) may lie over the
  * same pages, and only the registry knows when the last user is gone.
- * A GstMemory of min_register bytes or more takes a reference on its range
- * the first time a frame in it is uploaded (registering the pages if
+ * A GstMemory, small or large, that comes back (a frame in it uploaded a
+ * second time) takes a reference on its range (registering the pages if
  * nobody has), attached to it as qdata and dropped when it is finalized,
- * before its bytes are freed; upstream pools recycle their GstMemory, so
- * each is registered once.  Every frame in flight takes its own reference
- * too, dropped by the element when the device has read it.
+ * before its bytes are freed; upstream pools and applications' recurring
+ * buffers bring their GstMemory back, so each is registered once.  A
+ * GstMemory seen once is used as it is when its bytes are page-locked
+ * already (by the application, or inside a registered range), and staged
+ * otherwise: no pageable copy ever goes to the device (a pageable
+ * cudaMemcpyAsync is a synchronous copy through the driver's own staging).
+ * Every frame in flight takes its own reference too, dropped by the element
+ * when the device has read it.
  */
 #include <string.h>
 
@@ -201,25 +206,36 @@ seen_quark (void)
   return q;
 }
 
-/* Whether a large foreign memory is new to us: TRUE the first time (it is
- * then marked), FALSE once seen or registered.  A memory seen once (an
- * application's new GstMemory per frame, fresh memory per frame) is
- * staged: registering it would cost a cudaHostRegister and a
- * cudaHostUnregister of the whole frame for one use.  A memory that comes
- * back (a pool's) is registered the second time, and stays so. */
-static gboolean
-first_sight (GstMemory * owner)
+/* The seen qdata's values. */
+enum
+{
+  SEEN_ONCE = 1,                /* seen, not registered */
+  SEEN_DRIVER_REFUSED = 2,      /* the driver would not register its pages */
+};
+
+/* How often a foreign memory was seen: 0 the first time (it is then marked
+ * SEEN_ONCE), SEEN_ONCE when it comes back unregistered, and
+ * SEEN_DRIVER_REFUSED once the driver refused to register it.  A memory
+ * seen once (an application's new GstMemory per frame, fresh memory per
+ * frame) is staged: registering it would cost a cudaHostRegister and a
+ * cudaHostUnregister of its pages for one use, and its address may be
+ * freed and reused for anything once its GstMemory is gone.  A memory that
+ * comes back (a pool's, an application's recurring buffers), small or
+ * large, is registered the second time, and stays so while it lives: the
+ * registration's cost is paid once for all its frames. */
+static gint
+sightings (GstMemory * owner)
 {
   GstMiniObject *o = GST_MINI_OBJECT_CAST (owner);
-  gboolean first;
+  gint seen;
 
   g_mutex_lock (&hostmem_lock);
-  first = !gst_mini_object_get_qdata (o, hostref_quark ()) &&
-      !gst_mini_object_get_qdata (o, seen_quark ());
-  if (first)
-    gst_mini_object_set_qdata (o, seen_quark (), GINT_TO_POINTER (1), NULL);
+  seen = GPOINTER_TO_INT (gst_mini_object_get_qdata (o, seen_quark ()));
+  if (!seen)
+    gst_mini_object_set_qdata (o, seen_quark (), GINT_TO_POINTER (SEEN_ONCE),
+        NULL);
   g_mutex_unlock (&hostmem_lock);
-  return first;
+  return seen;
 }
 
 /* The qdata destroy notify: runs when the GstMemory is finalized, before
@@ -230,61 +246,80 @@ hostref_release_notify (gpointer data)
   co_hostref_release (data);
 }
 
-/* A large foreign memory: its owner's whole allocation, referenced once
- * per GstMemory (qdata) and once more for this frame. */
-static CoMemPath
-memory_prepare_large (GstMemory * owner, gint device_id, CoHostRef ** frame)
+/* @owner's registry reference (qdata) added to *@frame; FALSE when it has
+ * none. */
+static gboolean
+registered_before (GstMemory * owner, CoHostRef ** frame)
 {
   CoHostRef *ref;
+
+  g_mutex_lock (&hostmem_lock);
+  ref = gst_mini_object_get_qdata (GST_MINI_OBJECT_CAST (owner),
+      hostref_quark ());
+  if (ref)
+    co_hostref_add (frame, ref);
+  g_mutex_unlock (&hostmem_lock);
+  return ref != NULL;
+}
+
+/* A foreign memory that comes back: its owner's whole allocation,
+ * registered (referenced once per GstMemory, as qdata, and once more for
+ * this frame), or page-locked by the application.  PAGEABLE when it is
+ * neither: the caller looks it up as a memory seen once. */
+static CoMemPath
+memory_prepare_recurring (GstMemory * owner, gint device_id, CoHostRef ** frame)
+{
+  CoHostRef *ref = NULL;
   CoHostRegResult res;
   GstMapInfo map;
   GError *err = NULL;
   gint64 t0;
 
-  g_mutex_lock (&hostmem_lock);
-  ref = gst_mini_object_get_qdata (GST_MINI_OBJECT_CAST (owner),
-      hostref_quark ());
-  if (ref) {
-    co_hostref_add (frame, ref);
-    g_mutex_unlock (&hostmem_lock);
-    return CO_PATH_REGISTERED;
-  }
-  if (!gst_memory_map (owner, &map, GST_MAP_READ)) {
-    g_mutex_unlock (&hostmem_lock);
+  if (!gst_memory_map (owner, &map, GST_MAP_READ))
     return CO_PATH_STAGED;
-  }
   t0 = g_get_monotonic_time ();
   res = co_hostreg_acquire (co_hostreg_get_default (),
       map.data - owner->offset, owner->maxsize, device_id,
       CO_HOSTREG_REGISTER, &ref, &err);
   t0 = g_get_monotonic_time () - t0;
   gst_memory_unmap (owner, &map);
-  if (res == CO_HOSTREG_REGISTERED) {
-    co_hostref_add (frame, ref);
-    gst_mini_object_set_qdata (GST_MINI_OBJECT_CAST (owner),
-        hostref_quark (), ref, hostref_release_notify);
-  }
-  g_mutex_unlock (&hostmem_lock);
 
   switch (res) {
     case CO_HOSTREG_REGISTERED:
+      co_hostref_add (frame, ref);
+      g_mutex_lock (&hostmem_lock);
+      /* another element may have registered it meanwhile: the qdata then
+       * drops that element's reference, and the entry keeps ours */
+      gst_mini_object_set_qdata (GST_MINI_OBJECT_CAST (owner),
+          hostref_quark (), ref, hostref_release_notify);
+      g_mutex_unlock (&hostmem_lock);
       GST_INFO ("memory %p: %" G_GSIZE_FORMAT " bytes page-locked in %.3f "
           "ms", owner, owner->maxsize, t0 / 1000.0);
       return CO_PATH_REGISTERED;
     case CO_HOSTREG_PINNED:
       return CO_PATH_PINNED;
     default:
+      /* the registry's own refusals (pages shared with a neighbour's
+       * registration) may pass: asked again next time; the driver's stay */
+      if (!g_error_matches (err, CO_ENGINE_ERROR, CO_ENGINE_ERROR_REFUSED)) {
+        g_mutex_lock (&hostmem_lock);
+        gst_mini_object_set_qdata (GST_MINI_OBJECT_CAST (owner), seen_quark (),
+            GINT_TO_POINTER (SEEN_DRIVER_REFUSED), NULL);
+        g_mutex_unlock (&hostmem_lock);
+      }
       GST_INFO ("memory %p is not page-locked, its frames are staged: %s",
           owner, err ? err->message : "refused");
       g_clear_error (&err);
-      return CO_PATH_STAGED;
+      return CO_PATH_PAGEABLE;
   }
 }
 
-/* A small foreign memory: never registered; its bytes are held for the
- * frame (or, inside someone's registered range, that range is). */
+/* A foreign memory seen once (or that cannot be registered): copied from
+ * where it is when it is page-locked already (the application's, or inside
+ * someone's registered range, then held for the frame), staged otherwise:
+ * never registered, never copied from while pageable. */
 static CoMemPath
-memory_prepare_small (GstMemory * mem, gint device_id, CoHostRef ** frame)
+memory_prepare_once (GstMemory * mem, gint device_id, CoHostRef ** frame)
 {
   CoHostRegResult res;
   GstMapInfo map;
@@ -294,7 +329,7 @@ memory_prepare_small (GstMemory * mem, gint device_id, CoHostRef ** frame)
     return CO_PATH_STAGED;
   res = map.size == 0 ? CO_HOSTREG_PINNED :
       co_hostreg_acquire (co_hostreg_get_default (), map.data, map.size,
-      device_id, CO_HOSTREG_HOLD, frame, &err);
+      device_id, CO_HOSTREG_LOOKUP, frame, &err);
   gst_memory_unmap (mem, &map);
   switch (res) {
     case CO_HOSTREG_PINNED:
@@ -302,7 +337,7 @@ memory_prepare_small (GstMemory * mem, gint device_id, CoHostRef ** frame)
     case CO_HOSTREG_REGISTERED:
       return CO_PATH_REGISTERED;
     case CO_HOSTREG_PAGEABLE:
-      return CO_PATH_PAGEABLE;
+      return CO_PATH_STAGED;
     default:
       GST_INFO ("memory %p cannot be copied from directly, staged: %s", mem,
           err ? err->message : "refused");
@@ -313,10 +348,10 @@ memory_prepare_small (GstMemory * mem, gint device_id, CoHostRef ** frame)
 
 CoMemPath
 gst_cuda_overlap_hostmem_prepare (GstBuffer * buf, gint device_id,
-    gsize min_register, CoHostRef ** frame_ref)
+    CoHostRef ** frame_ref)
 {
   GstMemory *mem, *owner;
-  CoMemPath path;
+  CoMemPath path = CO_PATH_PAGEABLE;
   guint i, n = gst_buffer_n_memory (buf);
 
   *frame_ref = NULL;
@@ -335,17 +370,12 @@ gst_cuda_overlap_hostmem_prepare (GstBuffer * buf, gint device_id,
   owner = mem->parent ? mem->parent : mem;
   if (gst_cuda_overlap_is_pinned_memory (mem))
     return CO_PATH_PINNED;
-  if (owner->maxsize >= min_register && owner->maxsize > 0 &&
-      !first_sight (owner)) {
-    path = memory_prepare_large (owner, device_id, frame_ref);
-  } else {
-    /* small, or large and new: copied from where it is when it is
-     * page-locked already (the application's, or inside a registered
-     * range), else a small one directly, a large one staged */
-    path = memory_prepare_small (mem, device_id, frame_ref);
-    if (path == CO_PATH_PAGEABLE && owner->maxsize >= min_register)
-      path = CO_PATH_STAGED;
-  }
+  if (registered_before (owner, frame_ref))
+    return CO_PATH_REGISTERED;
+  if (owner->maxsize > 0 && sightings (owner) == SEEN_ONCE)
+    path = memory_prepare_recurring (owner, device_id, frame_ref);
+  if (path == CO_PATH_PAGEABLE)
+    path = memory_prepare_once (mem, device_id, frame_ref);
   if (path == CO_PATH_STAGED)
     g_clear_pointer (frame_ref, co_hostref_release);
   return path;

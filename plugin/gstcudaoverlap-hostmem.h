@@ -28,16 +28,16 @@ gboolean gst_cuda_overlap_is_pinned_memory (GstMemory * mem);
 /* The path @buf's bytes take to the device, and what keeps it safe:
  *  PINNED      every memory is ours (or page-locked by the application);
  *  REGISTERED  foreign memory inside a range of the registry (registered
- *              for it now, or earlier by anyone in this process); each
- *              GstMemory of @min_register bytes or more keeps a reference
- *              on its range until it is finalized;
- *  PAGEABLE    small foreign memory (below @min_register) that no one has
- *              registered, held against registrations while in flight;
- *  STAGED      none of these is safe (a registration was refused, small
- *              memory overlaps a registered range partly, or the buffer has
- *              several memories, which mapping would merge into a temporary
- *              copy): the caller copies the bytes into page-locked memory
- *              of its own and uploads that.
+ *              for it now, or earlier by anyone in this process); a
+ *              GstMemory, small or large, is registered the second time it
+ *              is seen and keeps a reference on its range until it is
+ *              finalized;
+ *  STAGED      none of these (a GstMemory seen once in pageable memory, a
+ *              registration refused, memory overlapping a registered range
+ *              partly, or a buffer of several memories, which mapping would
+ *              merge into a temporary copy): the caller copies the bytes
+ *              into page-locked memory of its own and uploads that.
+ * No foreign memory is copied to the device from pageable memory.
  * *@frame_ref is the reference the frame keeps on its ranges while it is
  * in flight (NULL when none is needed); release it with
  * co_hostref_release() once the device has finished reading the input,
@@ -45,7 +45,7 @@ gboolean gst_cuda_overlap_is_pinned_memory (GstMemory * mem);
  * backend), without touching the registry: PINNED if every memory is ours,
  * PAGEABLE otherwise. */
 CoMemPath gst_cuda_overlap_hostmem_prepare (GstBuffer * buf, gint device_id,
-    gsize min_register, CoHostRef ** frame_ref);
+    CoHostRef ** frame_ref);
 
 /* Whether the @size bytes at @data, mapped from @buf, lie inside one of
  * @buf's memories: PINNED when they do (the frame keeps the path

@@ -16,7 +16,14 @@
  *    upstream cannot give more buffers than it has;
  *  - a buffer from a foreign pool with a maximum of M buffers limits the
  *    batch to M / 2 (at least 1) at once, so that one batch is filled while
- *    the previous one runs.
+ *    the previous one runs;
+ *  - likewise a buffer from no pool in system memory whose bytes are where
+ *    those of the input M >= 2 buffers earlier were, that input no longer in the
+ *    batch being filled: upstream cycles through M buffers of its own (an
+ *    application's recurring buffers, or its slots wrapped in a new
+ *    GstMemory for every frame and handed back by the memory's destroy
+ *    notify), which it reuses once the element let them go; a batch of M
+ *    would take them all, and no batch would fill while another runs.
  * Serialized events, DRAIN queries, flushes and rebuilds end the batch as
  * before (submitted or dropped).  The automatic batch and `batch=N` obey
  * the same rules.  What the batch learned (its smaller size) holds until
@@ -84,6 +91,8 @@ gst_cuda_overlap_batch_forget (GstCudaOverlapBatch * b)
 {
   b->learned = G_MAXUINT;
   b->fill_pool = NULL;
+  memset (b->seen, 0, sizeof (b->seen));
+  b->seen_pos = 0;
 }
 
 /* With the batch's lock. */
@@ -156,8 +165,46 @@ set_fill_locked (GstCudaOverlapFilter * self, guint fill, const gchar * why)
   g_atomic_int_set (&priv->filling.latency_changed, TRUE);
 }
 
+/* A buffer from no pool: when its bytes are where those of the input d >= 2
+ * buffers earlier were, and that input is not in the batch being filled
+ * (upstream may have waited until the element let it go), upstream cycles
+ * through d buffers: half of them at most in a batch. */
+static void
+see_ring (GstCudaOverlapFilter * self, GstBuffer * buf)
+{
+  GstCudaOverlapBatch *b = &PRIV (self)->filling;
+  GstMemory *mem;
+  GstMapInfo map;
+  guint d;
+
+  if (gst_buffer_n_memory (buf) != 1)
+    return;
+  mem = gst_buffer_peek_memory (buf, 0);
+  /* system memory only: mapping other memory may copy it */
+  if (!mem->allocator || !gst_memory_is_type (mem, GST_ALLOCATOR_SYSMEM) ||
+      !gst_memory_map (mem, &map, GST_MAP_READ))
+    return;
+  gst_memory_unmap (mem, &map);
+  for (d = 1; d <= GST_CUDA_OVERLAP_BATCH_SEEN; d++)
+    if (b->seen[(b->seen_pos + GST_CUDA_OVERLAP_BATCH_SEEN - d) %
+            GST_CUDA_OVERLAP_BATCH_SEEN] == map.data)
+      break;
+  b->seen[b->seen_pos] = map.data;
+  b->seen_pos = (b->seen_pos + 1) % GST_CUDA_OVERLAP_BATCH_SEEN;
+  /* the same bytes twice in a row (a still picture pushed again) say
+   * nothing of a ring; a ring of one buffer times the batch out instead */
+  if (d < 2 || d > GST_CUDA_OVERLAP_BATCH_SEEN)
+    return;
+  g_mutex_lock (&b->lock);
+  if (d > b->n)
+    set_fill_locked (self, d / 2, "upstream cycles through a few buffers "
+        "of its own");
+  g_mutex_unlock (&b->lock);
+}
+
 /* Streaming thread, before @buf is added: a pool of upstream's own with a
- * maximum limits the batch to half of it. */
+ * maximum limits the batch to half of it; without a pool, the ring of
+ * buffers upstream cycles through (see_ring). */
 void
 gst_cuda_overlap_batch_see_pool (GstCudaOverlapFilter * self, GstBuffer * buf)
 {
@@ -166,6 +213,10 @@ gst_cuda_overlap_batch_see_pool (GstCudaOverlapFilter * self, GstBuffer * buf)
   GstStructure *config;
   guint max = 0;
 
+  if (!pool && !priv->in_cuda) {
+    see_ring (self, buf);
+    return;
+  }
   if (G_LIKELY (pool == priv->filling.fill_pool || pool == priv->proposed)
       || !pool)
     return;

@@ -10,6 +10,8 @@
 #include "gstcudaoverlapfilter.h"
 
 G_BEGIN_DECLS
+/* How many pool-less inputs the batch remembers (their bytes' address). */
+#define GST_CUDA_OVERLAP_BATCH_SEEN 64
 /* @lock guards the fields marked [B]: the streaming thread and the timer
  * take it.  It is taken alone (never with the element's state lock or
  * object lock held), and it is not held while posting or while waiting for
@@ -32,6 +34,10 @@ G_BEGIN_DECLS
                                  * (G_MAXUINT: nothing learned), kept across
                                  * rebuilds */
   GstBufferPool *fill_pool;     /* [S] the foreign pool last looked at */
+  /* [S] where the bytes of the last pool-less inputs were (a ring, compared
+   * and never dereferenced), the next one at @seen_pos */
+  gconstpointer seen[GST_CUDA_OVERLAP_BATCH_SEEN];
+  guint seen_pos;
   GThread *timer;               /* [S] while an engine with batch > 1 runs */
   gboolean timer_stop;          /* [B] */
   gboolean timer_idle;          /* [B] the timer waits for a batch to start */
@@ -56,7 +62,8 @@ gboolean gst_cuda_overlap_batch_submit (GstCudaOverlapFilter * self,
     GError ** error);
 /* Drops the batch being filled, if any (flush, shutdown). */
 void gst_cuda_overlap_batch_cancel (GstCudaOverlapFilter * self);
-/* Streaming thread, before @buf is added: its pool may make the batch
+/* Streaming thread, before @buf is added: its pool, or (without a pool)
+ * the ring of buffers upstream cycles through, may make the batch
  * smaller. */
 void gst_cuda_overlap_batch_see_pool (GstCudaOverlapFilter * self,
     GstBuffer * buf);

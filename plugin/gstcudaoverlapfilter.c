@@ -121,11 +121,6 @@ static gboolean in_callbacks (GstCudaOverlapFilter * self, gboolean task_only);
 static void wait_deferred (GstCudaOverlapFilter * self);
 static GstFlowReturn push_event (GstPad * srcpad, GstEvent * event);
 
-/* Foreign memory smaller than this is copied, not registered: registering
- * costs tens of microseconds per page-locked megabyte, more than a small
- * pageable copy costs. */
-#define MIN_REGISTER_BYTES (1 << 20)
-
 /* 0: automatic (gstcudaoverlapfilter-tune.c) */
 #define DEFAULT_STREAMS 0
 #define DEFAULT_CHUNKS 0
@@ -1304,8 +1299,7 @@ input_path (GstCudaOverlapFilter * self, GstCudaOverlapFilterFrame * fr)
   }
   fr->path = gst_cuda_overlap_hostmem_prepare (fr->inbuf,
       co_engine_backend (priv->engine) == CO_BACKEND_CUDA ?
-      gst_cuda_overlap_filter_device_id (self) : -2, MIN_REGISTER_BYTES,
-      &fr->host_ref);
+      gst_cuda_overlap_filter_device_id (self) : -2, &fr->host_ref);
   if (G_UNLIKELY (co_fault_force_staging ()) && fr->path == CO_PATH_PAGEABLE) {
     /* a test's: the staged path on the CPU backend too */
     g_clear_pointer (&fr->host_ref, co_hostref_release);

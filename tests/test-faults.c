@@ -68,8 +68,9 @@ run_init (Run * r, guint32 seed, const gchar * props)
   g_object_set (r->src, "caps", caps, NULL);
   g_object_set (r->sink, "max-buffers", 0, "wait-on-eos", FALSE, NULL);
   gst_caps_unref (caps);
-  /* fresh data, never zeros: above 1 MiB? no: small frames (pageable or
-   * held), which is where the registry's hold is exercised */
+  /* fresh data, never zeros; malloc()ed frames (on CUDA staged the first
+   * time each is pushed, registered when it is pushed again: the staging
+   * copies and the registry meet the injected faults) */
   for (i = 0; i < N_FRAMES; i++) {
     GstMapInfo map;
 

@@ -337,6 +337,57 @@ test_app_pinned (Fixture * fx, gconstpointer unused)
   co_hostref_release (ref);
 }
 
+/* CO_HOSTREG_LOOKUP (memory seen once, staged unless page-locked): never
+ * registers, never holds; it references a registered entry that contains
+ * the bytes, answers PINNED for the application's memory and PAGEABLE
+ * without a reference or an entry otherwise, so a registration of the same
+ * pages may follow at once (nothing copies from them while pageable). */
+static void
+test_lookup (Fixture * fx, gconstpointer unused)
+{
+  guintptr app = 0x680000, app_end = app + 8 * PAGE;
+  CoHostRef *ref = NULL, *mem = NULL;
+
+  g_assert_cmpint (acq (fx, 0x640000, 5000, CO_HOSTREG_LOOKUP, &ref), ==,
+      CO_HOSTREG_PAGEABLE);
+  g_assert_null (ref);
+  g_assert_cmpuint (co_hostreg_n_entries (fx->reg), ==, 0);
+  g_assert_cmpuint (fx->fake.n_register, ==, 0);
+  /* seen again: registered (what a recurring memory does) */
+  g_assert_cmpint (acq (fx, 0x640000, 5000, CO_HOSTREG_REGISTER, &mem), ==,
+      CO_HOSTREG_REGISTERED);
+  /* a frame inside it, seen once: referenced, nothing registered */
+  g_assert_cmpint (acq (fx, 0x640100, 3000, CO_HOSTREG_LOOKUP, &ref), ==,
+      CO_HOSTREG_REGISTERED);
+  g_assert_nonnull (ref);
+  g_assert_true (co_hostref_covers (ref, ADDR (0x640100), 3000));
+  g_assert_cmpuint (fx->fake.n_register, ==, 1);
+  /* partly over it: refused (staged) */
+  g_assert_cmpint (acq (fx, 0x641000, 2 * PAGE, CO_HOSTREG_LOOKUP, &ref), ==,
+      CO_HOSTREG_REFUSED);
+  co_hostref_release (mem);
+  g_assert_cmpuint (fx->fake.n_unregister, ==, 0);      /* the frame's ref */
+  co_hostref_release (ref);
+  g_assert_cmpuint (fx->fake.n_unregister, ==, 1);
+  ref = mem = NULL;
+  /* the application's page-locked memory: pinned, no reference */
+  g_array_append_val (fx->fake.app, app);
+  g_array_append_val (fx->fake.app, app_end);
+  g_assert_cmpint (acq (fx, app + 100, 3 * PAGE, CO_HOSTREG_LOOKUP, &ref), ==,
+      CO_HOSTREG_PINNED);
+  g_assert_null (ref);
+  g_assert_cmpuint (co_hostreg_n_entries (fx->reg), ==, 0);
+  /* a pageable copy in flight holds its pages: a lookup leaves them held,
+   * and adds nothing to the hold */
+  g_assert_cmpint (acq (fx, 0x6a0000, 100, CO_HOSTREG_HOLD, &mem), ==,
+      CO_HOSTREG_PAGEABLE);
+  g_assert_cmpint (acq (fx, 0x6a0000, 100, CO_HOSTREG_LOOKUP, &ref), ==,
+      CO_HOSTREG_PAGEABLE);
+  g_assert_null (ref);
+  g_assert_cmpuint (co_hostreg_n_entries (fx->reg), ==, 1);
+  co_hostref_release (mem);
+}
+
 /* A failing registration: refused with the driver's reason, nothing
  * recorded; the next attempt registers. */
 static void
@@ -527,6 +578,7 @@ main (int argc, char **argv)
   ADD ("last-unref", test_last_unref);
   ADD ("in-flight", test_in_flight);
   ADD ("app-pinned", test_app_pinned);
+  ADD ("lookup", test_lookup);
   ADD ("register-fails", test_register_fails);
   ADD ("shared-pages", test_shared_pages);
   ADD ("threads", test_threads);

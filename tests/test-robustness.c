@@ -439,6 +439,34 @@ feed_from_own_pool (gpointer data)
   return NULL;
 }
 
+/* Pulls @n inverted frames in order (seeded @seed), each within WAIT, then
+ * joins @feeder and waits for EOS. */
+static void
+pull_inverted_to_eos (Pipe * p, guint n, guint32 seed, GThread * feeder,
+    const gchar * ctx)
+{
+  gsize size = GST_VIDEO_INFO_SIZE (&p->info);
+  GstMessage *msg;
+  guint i;
+
+  for (i = 0; i < n; i++) {
+    GstBuffer *out = pipe_pull (p, WAIT), *ref;
+
+    fail_unless (out != NULL, "%s: %u of %u frames came out, then none for "
+        "5 s: a hang", ctx, i, n);
+    ref = new_frame (size, seed, i);
+    check_frame (&expect_invert, ref, out, &p->info, ctx);
+    gst_buffer_unref (ref);
+  }
+  g_thread_join (feeder);
+  msg = gst_bus_timed_pop_filtered (p->bus, WAIT,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS,
+      "%s: no EOS after the last frame (%s)", ctx,
+      msg ? co_test_error_text (msg) : "timed out");
+  gst_message_unref (msg);
+}
+
 /* The element limits its batch to half of a foreign pool's maximum, and
  * halves it when a batch of foreign buffers times out unfilled: every
  * frame comes out, whatever the pool's size. */
@@ -453,9 +481,7 @@ GST_START_TEST (test_small_own_pool)
   GstStructure *config = gst_buffer_pool_get_config (pool);
   GstCaps *caps = gst_video_info_to_caps (&p->info);
   gchar *ctx = row_ctx ("small own pool", c->name, seed);
-  GstMessage *msg;
   GThread *feeder;
-  guint i;
 
   gst_buffer_pool_config_set_params (config, caps, size, c->pool_size,
       c->pool_size);
@@ -468,25 +494,173 @@ GST_START_TEST (test_small_own_pool)
   feed_pool = pool;
   feed_seed = seed;
   feeder = g_thread_new ("feeder", feed_from_own_pool, NULL);
-  for (i = 0; i < POOL_FRAMES; i++) {
-    GstBuffer *out = pipe_pull (p, WAIT), *ref;
-
-    fail_unless (out != NULL, "%s: %u of %u frames came out, then none for "
-        "5 s: a hang", ctx, i, POOL_FRAMES);
-    ref = new_frame (size, seed, i);
-    check_frame (&expect_invert, ref, out, &p->info, ctx);
-    gst_buffer_unref (ref);
-  }
-  g_thread_join (feeder);
-  msg = gst_bus_timed_pop_filtered (p->bus, WAIT,
-      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS,
-      "%s: no EOS after the last frame (%s)", ctx,
-      msg ? co_test_error_text (msg) : "timed out");
-  gst_message_unref (msg);
+  pull_inverted_to_eos (p, POOL_FRAMES, seed, feeder, ctx);
   pipe_free (p);
   gst_buffer_pool_set_active (pool, FALSE);
   gst_object_unref (pool);
+  g_free (props);
+  g_free (ctx);
+}
+
+GST_END_TEST;
+
+/* ---- 2b. A ring of buffers of upstream's own, without a pool ---------- */
+
+typedef struct
+{
+  const gchar *name;
+  guint slots;                  /* upstream's buffers */
+  gboolean recurring;           /* one GstMemory per slot, else a new one
+                                 * per frame with a destroy notify */
+  guint batch;
+} RingCase;
+
+static const RingCase ring_cases[] = {
+  {.name = "slots-8-batch-8",.slots = 8,.batch = 8},
+  {.name = "slots-8-batch-16",.slots = 8,.batch = 16},
+  {.name = "slots-4-batch-8",.slots = 4,.batch = 8},
+  {.name = "slots-8-auto",.slots = 8,.batch = 0},
+  {.name = "recurring-8-batch-8",.slots = 8,.recurring = TRUE,.batch = 8},
+  {.name = "recurring-6-batch-16",.slots = 6,.recurring = TRUE,.batch = 16},
+};
+
+#define RING_FRAMES 120
+#define RING_MAX_SLOTS 8
+
+/* Upstream as an application with a fixed set of buffers: slot i mod n is
+ * reused once the element let it go (the destroy notify of the GstMemory
+ * over it, or the GstBuffer over its recurring GstMemory freed). */
+typedef struct
+{
+  GMutex lock;
+  GCond cond;
+  gboolean busy[RING_MAX_SLOTS];
+  guint8 *mem[RING_MAX_SLOTS];
+  GstMemory *wrapped[RING_MAX_SLOTS];
+  const RingCase *c;
+  gsize size;
+  gboolean timed_out;
+} RingFeed;
+
+static RingFeed ring_feed;
+
+static void
+ring_slot_free (gpointer data)
+{
+  g_mutex_lock (&ring_feed.lock);
+  ring_feed.busy[GPOINTER_TO_UINT (data)] = FALSE;
+  g_cond_broadcast (&ring_feed.cond);
+  g_mutex_unlock (&ring_feed.lock);
+}
+
+static void
+ring_buffer_freed (gpointer data, GstMiniObject * where)
+{
+  ring_slot_free (data);
+}
+
+static gpointer
+feed_from_ring (gpointer data)
+{
+  RingFeed *f = &ring_feed;
+  guint i, k;
+
+  for (i = 0; i < RING_FRAMES; i++) {
+    gint64 until = g_get_monotonic_time () + 5 * G_TIME_SPAN_SECOND;
+    GstBuffer *buf;
+
+    k = i % f->c->slots;
+    g_mutex_lock (&f->lock);
+    while (f->busy[k] && g_cond_wait_until (&f->cond, &f->lock, until));
+    f->timed_out = f->busy[k];
+    f->busy[k] = TRUE;
+    g_mutex_unlock (&f->lock);
+    if (f->timed_out)
+      break;
+    if (f->c->recurring) {
+      buf = gst_buffer_new ();
+      gst_buffer_append_memory (buf, gst_memory_ref (f->wrapped[k]));
+      gst_mini_object_weak_ref (GST_MINI_OBJECT_CAST (buf), ring_buffer_freed,
+          GUINT_TO_POINTER (k));
+    } else {
+      buf = gst_buffer_new_wrapped_full (0, f->mem[k], f->size, 0, f->size,
+          GUINT_TO_POINTER (k), ring_slot_free);
+    }
+    fill_frame (buf, feed_seed, i);
+    if (gst_app_src_push_buffer (GST_APP_SRC (feed_pipe->src), buf) !=
+        GST_FLOW_OK)
+      break;
+  }
+  gst_app_src_end_of_stream (GST_APP_SRC (feed_pipe->src));
+  return NULL;
+}
+
+/* The element's minimum latency: its batch's wait, (fill - 1) timeouts. */
+static GstClockTime
+filter_min_latency (Pipe * p)
+{
+  GstPad *pad = gst_element_get_static_pad (p->filter, "src");
+  GstQuery *q = gst_query_new_latency ();
+  GstClockTime min = GST_CLOCK_TIME_NONE;
+
+  if (gst_pad_query (pad, q))
+    gst_query_parse_latency (q, NULL, &min, NULL);
+  gst_query_unref (q);
+  gst_object_unref (pad);
+  return min;
+}
+
+/* An application's ring of n buffers (no pool): every frame comes out in
+ * order and right, upstream never waits 5 s for a buffer back, and a batch
+ * takes half of the ring at most, so that one fills while the previous one
+ * runs (the element's minimum latency says its batch). */
+GST_START_TEST (test_own_ring)
+{
+  const RingCase *c = &ring_cases[__i__];
+  guint32 seed = co_test_seed (c->name, 0);
+  gchar *props = g_strdup_printf ("operation=invert batch=%u", c->batch);
+  Pipe *p = pipe_new (GST_VIDEO_FORMAT_GRAY8, 640, 480, 30, 1, props);
+  gsize size = GST_VIDEO_INFO_SIZE (&p->info);
+  gchar *ctx = row_ctx ("own ring", c->name, seed);
+  GstClockTime timeout = GST_SECOND / 30 < 20 * GST_MSECOND ?
+      GST_SECOND / 30 : 20 * GST_MSECOND, min;
+  GThread *feeder;
+  guint k;
+
+  memset (&ring_feed, 0, sizeof (ring_feed));
+  g_mutex_init (&ring_feed.lock);
+  g_cond_init (&ring_feed.cond);
+  ring_feed.c = c;
+  ring_feed.size = size;
+  for (k = 0; k < c->slots; k++) {
+    ring_feed.mem[k] = g_malloc (size);
+    if (c->recurring)
+      ring_feed.wrapped[k] = gst_memory_new_wrapped (0, ring_feed.mem[k], size,
+          0, size, NULL, NULL);
+  }
+  wd_arm (30, ctx);
+  pipe_play (p);
+  feed_pipe = p;
+  feed_seed = seed;
+  feeder = g_thread_new ("feeder", feed_from_ring, NULL);
+  pull_inverted_to_eos (p, RING_FRAMES, seed, feeder, ctx);
+  fail_if (ring_feed.timed_out, "%s: upstream waited 5 s for a buffer the "
+      "element held", ctx);
+  /* fill - 1 timeouts at most, fill <= slots / 2 (whatever the batch
+   * property, automatic included) */
+  min = filter_min_latency (p);
+  fail_unless (GST_CLOCK_TIME_IS_VALID (min) &&
+      min <= (c->slots / 2 - 1) * timeout, "%s: minimum latency %"
+      GST_TIME_FORMAT ": a batch larger than half of upstream's %u buffers",
+      ctx, GST_TIME_ARGS (min), c->slots);
+  pipe_free (p);
+  for (k = 0; k < c->slots; k++) {
+    if (ring_feed.wrapped[k])
+      gst_memory_unref (ring_feed.wrapped[k]);
+    g_free (ring_feed.mem[k]);
+  }
+  g_mutex_clear (&ring_feed.lock);
+  g_cond_clear (&ring_feed.cond);
   g_free (props);
   g_free (ctx);
 }
@@ -1393,6 +1567,7 @@ robustness_suite (void)
   tcase_add_loop_test (tc, test_partial_batch_not_held, 0,
       G_N_ELEMENTS (sparse_cases));
   tcase_add_loop_test (tc, test_small_own_pool, 0, G_N_ELEMENTS (pool_cases));
+  tcase_add_loop_test (tc, test_own_ring, 0, G_N_ELEMENTS (ring_cases));
   tcase_add_loop_test (tc, test_allocation_answer, 0,
       G_N_ELEMENTS (alloc_cases));
   tcase_add_loop_test (tc, test_latency_no_overflow, 0,

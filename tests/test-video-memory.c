@@ -382,9 +382,11 @@ GST_END_TEST;
  * frame and every element (gst_buffer_new_wrapped_full), or one wrapper
  * pushed into both, fed to two elements at once from two threads.  The
  * frame size is not a multiple of the page size, so neighbouring frames
- * share pages.  Case 0: large frames (registered by the elements, or
- * staged where a neighbour's registration overlaps); case 1: small frames
- * (plain copies, held against registrations); case 2 (CUDA only): a ring
+ * share pages.  On CUDA a wrapper seen once is staged, one that the other
+ * element saw already (the shared wrapper) is registered, or staged where
+ * a neighbour's registration overlaps it partly, and a frame inside a
+ * neighbour's registration is copied from there; never a plain copy.
+ * Case 0: large frames; case 1: small frames; case 2 (CUDA only): a ring
  * the application page-locked itself (cudaHostAlloc), which the elements
  * must use as it is and never register or unregister. */
 #define RING_SLOTS 9
@@ -623,7 +625,7 @@ GST_START_TEST (test_shared_ring)
       fail_unless_equals_uint64 (pageable, n);
     } else if (ring_variants[__i__].app_pinned) {
       fail_unless_equals_uint64 (pinned, n);    /* used as it is */
-    } else if (fs >= (1 << 20)) {
+    } else {
       fail_unless_equals_uint64 (pageable, 0);  /* never a plain copy */
     }
     gst_structure_free (st);
@@ -633,6 +635,211 @@ GST_START_TEST (test_shared_ring)
     fail_unless_equals_int (cudaFreeHost (ring), cudaSuccess);
   } else {
     g_free (ring);
+  }
+  g_free (ctx);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+/* ------------------------------------------------------------------------ */
+/* An application that owns its buffers                                      */
+/* ------------------------------------------------------------------------ */
+
+/* GRAY8 640x480 frames, the element with its defaults, from an application
+ * that owns APP_SLOTS buffers and reuses each only once the element has let
+ * it go: (a) slots, a new GstMemory per frame over one of them, handed back
+ * by the memory's destroy notify (how capture sources feed appsrc); (b)
+ * recurring buffers, the same GstBuffer pushed again once the element
+ * dropped its reference.  Each use writes new content.  The element must
+ * never hold more than the ring (a slot not handed back within APP_WAIT_S
+ * fails the test: it would hang an application), every output must match
+ * the reference, and on CUDA the statistics say how each frame went:
+ * malloc()ed slots staged, page-locked ones used as they are, recurring
+ * buffers staged once and registered afterwards, none a pageable copy. */
+#define APP_SLOTS 8
+#define APP_FRAMES (APP_SLOTS * 8)
+#define APP_WAIT_S 20
+
+static const struct
+{
+  const gchar *name;
+  gboolean recurring;
+  gboolean page_locked;         /* cudaHostAlloc: CUDA only */
+} app_variants[] = {
+  {"slots-malloc", FALSE, FALSE},
+  {"slots-page-locked", FALSE, TRUE},
+  {"recurring-malloc", TRUE, FALSE},
+  {"recurring-page-locked", TRUE, TRUE},
+};
+
+typedef struct
+{
+  GMutex lock;
+  GCond cond;
+  gboolean busy[APP_SLOTS];
+} AppSlots;
+
+static AppSlots app_slots;
+
+static void
+app_slot_returned (gpointer data)
+{
+  g_mutex_lock (&app_slots.lock);
+  app_slots.busy[GPOINTER_TO_UINT (data)] = FALSE;
+  g_cond_broadcast (&app_slots.cond);
+  g_mutex_unlock (&app_slots.lock);
+}
+
+/* Waits until slot @k is free (TRUE), or APP_WAIT_S (FALSE). */
+static gboolean
+app_slot_wait (guint k, GstBuffer * recurring)
+{
+  gint64 until = g_get_monotonic_time () + APP_WAIT_S * G_TIME_SPAN_SECOND;
+  gboolean free_;
+
+  if (recurring) {
+    while (!gst_buffer_is_writable (recurring) &&
+        g_get_monotonic_time () < until)
+      g_usleep (200);
+    return gst_buffer_is_writable (recurring);
+  }
+  g_mutex_lock (&app_slots.lock);
+  while (app_slots.busy[k] && g_cond_wait_until (&app_slots.cond,
+          &app_slots.lock, until));
+  free_ = !app_slots.busy[k];
+  app_slots.busy[k] = TRUE;
+  g_mutex_unlock (&app_slots.lock);
+  return free_;
+}
+
+static guint8 *
+app_alloc (gsize size, gboolean page_locked, const gchar * ctx)
+{
+  void *p = NULL;
+
+  if (page_locked) {
+    cudaError_t err = cudaHostAlloc (&p, size, cudaHostAllocPortable);
+
+    fail_unless (err == cudaSuccess, "%s: cudaHostAlloc failed: %s", ctx,
+        cudaGetErrorString (err));
+  } else {
+    /* page-aligned: the buffers share no page, so each can be registered */
+    fail_unless (posix_memalign (&p, 4096, size) == 0);
+  }
+  return p;
+}
+
+static void
+app_check_stats (GstHarness * h, guint v, const gchar * ctx)
+{
+  GstStructure *st = NULL;
+  guint64 n, pinned, registered, pageable, staged;
+
+  /* the statistics of the whole run: at EOS */
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  g_object_get (h->element, "stats", &st, NULL);
+  fail_unless (st != NULL);
+  fail_unless (gst_structure_get (st, "frames", G_TYPE_UINT64, &n,
+          "frames-pinned", G_TYPE_UINT64, &pinned, "frames-registered",
+          G_TYPE_UINT64, &registered, "frames-pageable", G_TYPE_UINT64,
+          &pageable, "frames-staged", G_TYPE_UINT64, &staged, NULL));
+  gst_structure_free (st);
+  GST_INFO ("%s: %" G_GUINT64_FORMAT " pinned, %" G_GUINT64_FORMAT
+      " registered, %" G_GUINT64_FORMAT " pageable, %" G_GUINT64_FORMAT
+      " staged", ctx, pinned, registered, pageable, staged);
+  fail_unless_equals_uint64 (n, APP_FRAMES);
+  fail_unless_equals_uint64 (pinned + registered + pageable + staged, n);
+  if (!g_str_equal (co_test_backend, "cuda")) {
+    fail_unless_equals_uint64 (pageable, n);
+    return;
+  }
+  fail_unless_equals_uint64 (pageable, 0);
+  if (app_variants[v].page_locked) {
+    fail_unless_equals_uint64 (pinned, n);
+  } else if (app_variants[v].recurring) {
+    fail_unless_equals_uint64 (staged, APP_SLOTS);
+    fail_unless_equals_uint64 (registered, n - APP_SLOTS);
+  } else {
+    fail_unless_equals_uint64 (staged, n);
+  }
+}
+
+GST_START_TEST (test_app_ring)
+{
+  guint32 seed = co_test_seed ("test_app_ring", __i__);
+  GRand *rand = g_rand_new_with_seed (seed);
+  const OpCfg *op = &op_cfgs[0];        /* invert */
+  gboolean locked = app_variants[__i__].page_locked;
+  GstBuffer *recurring[APP_SLOTS] = { NULL, }, *expected[APP_FRAMES];
+  guint8 *mem[APP_SLOTS];
+  GstVideoInfo info;
+  GstHarness *h;
+  gchar *ctx;
+  gsize fs;
+  guint i, k;
+
+  co_test_print_variant ("test_app_ring", __i__, app_variants[__i__].name);
+  if (locked && !g_str_equal (co_test_backend, "cuda")) {
+    g_print ("test_app_ring[%d]: the CUDA backend only\n", __i__);
+    g_rand_free (rand);
+    return;
+  }
+  ctx = g_strdup_printf ("[GRAY8 640x480, defaults, %u application buffers "
+      "(%s), backend=%s seed=0x%08x]", APP_SLOTS, app_variants[__i__].name,
+      co_test_backend, seed);
+  h = make_harness (op, NULL);
+  gst_harness_set_src_caps (h, caps_of (GST_VIDEO_FORMAT_GRAY8, 640, 480,
+          &info));
+  fs = GST_VIDEO_INFO_SIZE (&info);
+  memset (app_slots.busy, 0, sizeof (app_slots.busy));
+  for (k = 0; k < APP_SLOTS; k++) {
+    mem[k] = app_alloc (fs, locked, ctx);
+    if (app_variants[__i__].recurring)
+      recurring[k] = gst_buffer_new_wrapped_full (0, mem[k], fs, 0, fs, NULL,
+          NULL);
+  }
+
+  for (i = 0; i < APP_FRAMES; i++) {
+    GstBuffer *in;
+
+    k = i % APP_SLOTS;
+    fail_unless (app_slot_wait (k, recurring[k]), "%s frame %u: buffer %u "
+        "not handed back within %d s: the element holds more than the "
+        "application's %u buffers", ctx, i, k, APP_WAIT_S, APP_SLOTS);
+    co_test_fill_random (rand, mem[k], fs);
+    /* a recurring buffer is writable here: only we hold it */
+    in = recurring[k] ? recurring[k] :
+        gst_buffer_new_wrapped_full (GST_MEMORY_FLAG_READONLY, mem[k], fs, 0,
+        fs, GUINT_TO_POINTER (k), app_slot_returned);
+    GST_BUFFER_PTS (in) = i * GST_SECOND / 30;
+    GST_BUFFER_DURATION (in) = GST_SECOND / 30;
+    expected[i] = make_expected (op, in, &info);
+    if (recurring[k])
+      gst_buffer_ref (in);
+    fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
+  }
+  for (i = 0; i < APP_FRAMES; i++) {
+    GstBuffer *out = co_test_pull_buffer (h, ctx);
+
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (out), i * GST_SECOND / 30);
+    check_output (out, expected[i], &info, ctx);
+    gst_buffer_unref (out);
+    gst_buffer_unref (expected[i]);
+  }
+  app_check_stats (h, __i__, ctx);
+  teardown_harness (h);
+  for (k = 0; k < APP_SLOTS; k++) {
+    if (recurring[k]) {
+      gst_buffer_unref (recurring[k]);
+    } else {
+      fail_unless (app_slot_wait (k, NULL));
+    }
+    if (locked) {
+      fail_unless_equals_int (cudaFreeHost (mem[k]), cudaSuccess);
+    } else {
+      free (mem[k]);
+    }
   }
   g_free (ctx);
   g_rand_free (rand);
@@ -656,6 +863,7 @@ video_memory_suite (void)
   tcase_add_test (tc, test_upstream_pool);
   tcase_add_test (tc, test_same_buffer_repushed);
   tcase_add_loop_test (tc, test_shared_ring, 0, G_N_ELEMENTS (ring_variants));
+  tcase_add_loop_test (tc, test_app_ring, 0, G_N_ELEMENTS (app_variants));
 
   tc = co_test_new_tcase (s, "short-buffers", leaks_teardown);
   tcase_add_loop_test (tc, test_short_buffer, 0, G_N_ELEMENTS (short_variants));

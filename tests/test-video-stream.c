@@ -483,8 +483,7 @@ static const BatchCase batch_cases[] = {
   /* rows without padding: a chunk's 2 x 4 plane copies are plain ones, which
    * the CUDA backend queues in one cudaMemcpyBatchAsync per direction */
   {0, GST_VIDEO_FORMAT_NV12, 256, 34, 4, 3, FALSE, FALSE},
-  /* the same from frames of more than 1 MiB, which the CUDA backend
-   * page-locks in place (cudaHostRegister) instead of staging */
+  /* the same from larger frames (1.2 MB) */
   {0, GST_VIDEO_FORMAT_RGBA, 640, 480, 4, 3, FALSE, FALSE},
   /* chroma in its own geometry in every image of a batch */
   {6, GST_VIDEO_FORMAT_Y42B, 75, 41, 4, 5, TRUE, FALSE},

@@ -37,9 +37,12 @@ def num(v):
 
 def key(r):
     """What identifies a row across runs: the settings the element chose
-    (defaults rows) and the best raw setting may differ between runs."""
+    (defaults rows) and the best raw or memcpy setting (its mode names the
+    threads of memcpy-best) may differ between runs."""
+    if r["name"].endswith("-best"):
+        return (r.get("label", ""), r["name"], r["input"])
     k = (r.get("label", ""), r["name"], r["mode"], r["input"])
-    if "auto" in r["mode"] or r["name"].endswith("-best"):
+    if "auto" in r["mode"]:
         return k
     return k + (r["streams"], r["chunks"])
 

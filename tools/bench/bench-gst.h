@@ -22,6 +22,12 @@ G_BEGIN_DECLS typedef enum
   BENCH_IN_SLOTS,               /* a new GstMemory per frame over one of N
                                  * slots, handed back by its destroy notify
                                  * (as capture sources feed appsrc) */
+  BENCH_IN_SLOTS_PINNED,        /* the same over slots the application
+                                 * page-locked (cudaHostAlloc) */
+  BENCH_IN_RECURRING,           /* N malloc()ed buffers, each a GstMemory
+                                 * made once, a new GstBuffer per frame over
+                                 * it once the last one's was freed (an
+                                 * application's recurring buffers) */
   BENCH_N_INPUTS
 } BenchInput;
 
@@ -83,13 +89,19 @@ typedef struct
                                  * last */
 } BenchRunSpec;
 
-/* BENCH_IN_SLOTS: @n slots of pageable memory, slot k holding ring frame
- * k; frame i waits for slot i mod n to be handed back (the destroy notify
- * of the GstMemory over it), as a capture source waits for a free buffer. */
+/* BENCH_IN_SLOTS, _SLOTS_PINNED, _RECURRING: @n slots of memory (pageable,
+ * or page-locked by the application: @locked), slot k holding ring frame
+ * k; frame i waits for slot i mod n to be handed back, as a capture source
+ * waits for a free buffer: by the destroy notify of the GstMemory over it,
+ * or (@recurring: one GstMemory per slot for the whole run, @wrapped) when
+ * the GstBuffer over it is finalized. */
 typedef struct
 {
   guint n;
+  gboolean locked;
+  gboolean recurring;
   guint8 *mem[BENCH_RING];
+  GstMemory *wrapped[BENCH_RING];
   gboolean busy[BENCH_RING];
   GMutex lock;
   GCond cond;
@@ -118,6 +130,8 @@ typedef struct
    * no one registered never is */
   guint8 *wrap_ring[BENCH_RING];
   BenchSlots slots;             /* BENCH_IN_SLOTS */
+  BenchSlots slots_pinned;      /* BENCH_IN_SLOTS_PINNED */
+  BenchSlots recurring;         /* BENCH_IN_RECURRING */
   /* every check_every-th timed output is checked (its sampled checksum);
    * the priming frames and the untimed full checks always */
   guint check_every;
@@ -176,10 +190,15 @@ GstBufferPool *bench_input_pool (GstElement * src, GHashTable * contents,
 GstBufferPool *bench_cuda_input_pool (GstElement * src, GstCaps * caps,
     const GstVideoInfo * info, GHashTable * contents, gchar ** error);
 GstBuffer *bench_ring_input (const BenchRunSpec * sp, gint r);
-GstBuffer *bench_slot_input (guint i, gint * r);
-/* BENCH_IN_SLOTS: the slots made (bench_slots_init) and freed. */
-void bench_slots_init (guint n);
-void bench_slots_clear (void);
+GstBuffer *bench_slot_input (BenchSlots * sl, guint i, gint * r);
+/* The slots of @kind (BENCH_IN_SLOTS, _SLOTS_PINNED, _RECURRING), or NULL. */
+BenchSlots *bench_slots_of (BenchInput kind);
+/* @sl's @n slots made (@locked: page-locked with cudaHostAlloc, plain
+ * memory without CUDA; @recurring: one GstMemory each, for the run), and
+ * freed. */
+void bench_slots_init (BenchSlots * sl, guint n, gboolean locked,
+    gboolean recurring);
+void bench_slots_clear (BenchSlots * sl);
 /* The element's properties for @sp (gst-launch syntax): the operation
  * (with --op gamma its gamma), streams, chunks, mode unless @sp->defaults,
  * then backend, stats-interval=0 and --props. */

@@ -246,57 +246,98 @@ bench_ring_input (const BenchRunSpec * sp, gint r)
   }
 }
 
-void
-bench_slots_init (guint n)
+BenchSlots *
+bench_slots_of (BenchInput kind)
 {
-  BenchSlots *sl = &bench_gst.slots;
-  guint k;
-
-  sl->n = CLAMP (n, 1, BENCH_RING);
-  g_mutex_init (&sl->lock);
-  g_cond_init (&sl->cond);
-  for (k = 0; k < sl->n; k++) {
-    sl->mem[k] = g_malloc (bench_gst.fr.lay.size);
-    memcpy (sl->mem[k], bench_gst.fr.ring[k], bench_gst.fr.lay.size);
+  switch (kind) {
+    case BENCH_IN_SLOTS:
+      return &bench_gst.slots;
+    case BENCH_IN_SLOTS_PINNED:
+      return &bench_gst.slots_pinned;
+    case BENCH_IN_RECURRING:
+      return &bench_gst.recurring;
+    default:
+      return NULL;
   }
 }
 
 void
-bench_slots_clear (void)
+bench_slots_init (BenchSlots * sl, guint n, gboolean locked, gboolean recurring)
 {
-  BenchSlots *sl = &bench_gst.slots;
+  gsize size = bench_gst.fr.lay.size;
+  guint k;
+
+  sl->n = CLAMP (n, 1, BENCH_RING);
+  sl->locked = locked;
+  sl->recurring = recurring;
+  g_mutex_init (&sl->lock);
+  g_cond_init (&sl->cond);
+  for (k = 0; k < sl->n; k++) {
+    sl->mem[k] = locked ? bench_cuda_host_alloc (size) : g_malloc (size);
+    memcpy (sl->mem[k], bench_gst.fr.ring[k], size);
+    if (recurring)
+      sl->wrapped[k] = gst_memory_new_wrapped (GST_MEMORY_FLAG_READONLY,
+          sl->mem[k], size, 0, size, NULL, NULL);
+  }
+}
+
+void
+bench_slots_clear (BenchSlots * sl)
+{
   guint k;
 
   if (!sl->n)
     return;
-  for (k = 0; k < sl->n; k++)
-    g_free (sl->mem[k]);
+  for (k = 0; k < sl->n; k++) {
+    if (sl->wrapped[k])
+      gst_memory_unref (sl->wrapped[k]);
+    if (sl->locked)
+      bench_cuda_host_free (sl->mem[k]);
+    else
+      g_free (sl->mem[k]);
+  }
   g_mutex_clear (&sl->lock);
   g_cond_clear (&sl->cond);
   memset (sl, 0, sizeof (*sl));
 }
 
-/* The destroy notify of a slot's GstMemory: the slot is free again. */
+/* What hands a slot back: its GstMemory's destroy notify, or (recurring
+ * slots) the weak reference on the GstBuffer over it. */
+typedef struct
+{
+  BenchSlots *sl;
+  guint k;
+} SlotUse;
+
 static void
 slot_returned (gpointer data)
 {
-  BenchSlots *sl = &bench_gst.slots;
+  SlotUse *u = data;
+  BenchSlots *sl = u->sl;
 
   g_mutex_lock (&sl->lock);
-  sl->busy[GPOINTER_TO_UINT (data)] = FALSE;
+  sl->busy[u->k] = FALSE;
   g_cond_broadcast (&sl->cond);
   g_mutex_unlock (&sl->lock);
+  g_free (u);
 }
 
-/* Frame @i over slot i mod n, once it is handed back; NULL when it is not
- * within WAIT_NS. */
-GstBuffer *
-bench_slot_input (guint i, gint * r)
+static void
+slot_buffer_finalized (gpointer data, GstMiniObject * where)
 {
-  BenchSlots *sl = &bench_gst.slots;
+  slot_returned (data);
+}
+
+/* Frame @i over slot i mod n of @sl, once it is handed back; NULL when it
+ * is not within WAIT_NS. */
+GstBuffer *
+bench_slot_input (BenchSlots * sl, guint i, gint * r)
+{
   guint k = i % sl->n;
   gint64 deadline = g_get_monotonic_time () + WAIT_NS / 1000;
   gsize size = bench_gst.fr.lay.size;
+  SlotUse *u;
+  GstBuffer *buf;
 
   g_mutex_lock (&sl->lock);
   while (sl->busy[k])
@@ -309,8 +350,17 @@ bench_slot_input (guint i, gint * r)
   sl->busy[k] = TRUE;
   g_mutex_unlock (&sl->lock);
   *r = k;
-  return gst_buffer_new_wrapped_full (GST_MEMORY_FLAG_READONLY, sl->mem[k],
-      size, 0, size, GUINT_TO_POINTER (k), slot_returned);
+  u = g_new (SlotUse, 1);
+  u->sl = sl;
+  u->k = k;
+  if (!sl->recurring)
+    return gst_buffer_new_wrapped_full (GST_MEMORY_FLAG_READONLY, sl->mem[k],
+        size, 0, size, u, slot_returned);
+  buf = gst_buffer_new ();
+  gst_buffer_append_memory (buf, gst_memory_ref (sl->wrapped[k]));
+  gst_mini_object_weak_ref (GST_MINI_OBJECT_CAST (buf), slot_buffer_finalized,
+      u);
+  return buf;
 }
 
 GstCaps *

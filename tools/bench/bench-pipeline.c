@@ -45,7 +45,7 @@
 
 BenchGst bench_gst;
 const gchar *bench_input_names[BENCH_N_INPUTS] = { "pinned", "registered",
-  "wrapped", "fresh", "app-pinned", "slots"
+  "wrapped", "fresh", "app-pinned", "slots", "slots-pinned", "recurring"
 };
 
 const gchar *bench_mem_names[BENCH_N_MEM] = { "none", "cuda-cuda", "upload",
@@ -541,8 +541,8 @@ make_input (RunState * st, guint i, GHashTable * contents)
     buf = gst_buffer_new ();
     gst_buffer_append_memory (buf, gst_memory_ref (bench_gst.peer_mem[r] ?
             bench_gst.peer_mem[r] : bench_gst.mem[r]));
-  } else if (!st->sp->peer && st->sp->input == BENCH_IN_SLOTS) {
-    buf = bench_slot_input (i, &r);
+  } else if (!st->sp->peer && bench_slots_of (st->sp->input)) {
+    buf = bench_slot_input (bench_slots_of (st->sp->input), i, &r);
     if (!buf) {
       g_mutex_lock (&st->lock);
       if (!st->error)

@@ -201,18 +201,34 @@ find_row (const gchar * name, const gchar * mode, const gchar * input)
   return best;
 }
 
-/* Wrapped and fresh input: @r against the lower of the raw ceiling @raw
- * and the host's memcpy (memcpy-best), the bound of a staged frame. */
+/* Wrapped, fresh and slots input: @r against the lower of the raw ceiling
+ * @raw and the host's memcpy (memcpy-best), the bound of a staged frame. */
 static void
 print_staged_ceiling (FILE * out, BenchInput k, const BenchRow * r, gdouble raw)
 {
   gdouble mc = row_fps ("memcpy-best"), ceil;
 
-  if ((k != BENCH_IN_WRAPPED && k != BENCH_IN_FRESH) || isnan (mc))
+  if ((k != BENCH_IN_WRAPPED && k != BENCH_IN_FRESH && k != BENCH_IN_SLOTS)
+      || isnan (mc))
     return;
   ceil = isnan (raw) ? mc : MIN (raw, mc);
   fprintf (out, ", %.3f x the lower of raw and memcpy-best (%.1f fps)",
       r->fps / ceil, ceil);
+}
+
+/* Slots input (malloc()ed or page-locked): @r against its twin row (same
+ * name and mode) of recurring input, the rate an application's buffers
+ * reach when they come back as the same GstMemory. */
+static void
+print_recurring_ratio (FILE * out, BenchInput k, const BenchRow * r)
+{
+  const BenchRow *rec;
+
+  if (k != BENCH_IN_SLOTS && k != BENCH_IN_SLOTS_PINNED)
+    return;
+  rec = find_row (r->name, r->mode, bench_input_names[BENCH_IN_RECURRING]);
+  if (rec && rec->fps > 0)
+    fprintf (out, ", %.3f x recurring (%.1f fps)", r->fps / rec->fps, rec->fps);
 }
 
 /* --gamma-ramp: each ramp row against its constant twin. */
@@ -299,6 +315,7 @@ print_summary (FILE * out)
         fprintf (out, ", %.3f x the best overlap row", de->fps /
             MAX (ov ? ov->fps : 0, sw ? sw->fps : 0));
       print_staged_ceiling (out, k, de, best);
+      print_recurring_ratio (out, k, de);
       fputc ('\n', out);
     }
     if (sw && (!ov || sw->fps > ov->fps))
@@ -314,6 +331,7 @@ print_summary (FILE * out)
     if (peer)
       fprintf (out, ", %.2f x peer", ov->fps / peer->fps);
     print_staged_ceiling (out, k, ov, best);
+    print_recurring_ratio (out, k, ov);
     fputc ('\n', out);
   }
   print_ramp_summary (out);
@@ -363,7 +381,10 @@ bench_print_report (FILE * out, const gchar * cmd, gboolean want_cuda)
       "GstBuffer per frame; wrapped: a new GstMemory per frame over another "
       "malloc()ed copy that nothing registers; slots: a new GstMemory per "
       "frame over one of a few malloc()ed slots, each handed back by its "
-      "destroy notify; control: identity in the element's place, the same "
+      "destroy notify; slots-pinned: the same over slots the bench "
+      "page-locked (cudaHostAlloc); recurring: a few malloc()ed buffers, "
+      "each a GstMemory for the run, a new GstBuffer over one once the last "
+      "over it was freed; control: identity in the element's place, the same "
       "input (pinned: a plain video pool of the bench); "
       "peer: its own malloc()ed copy; "
       "memcpy: ring frames copied into page-locked frames by N threads, each "

@@ -2,7 +2,8 @@
 # make check (test bench-gate): the bench gate end to end on the CPU backend,
 #   tools/bench/check-bench.sh BUILD
 # run-bench.sh --repeat=2 writes a CSV, which must hold the gate's rows (per
-# label the defaults and the 2 x 1 rows, each input's harness control; the
+# label the defaults and the 2 x 1 rows, each input's harness control, and
+# memcpy-best where slots are an input; the
 # gamma label's constant rows and their ramp twins, each twin with its ratio
 # to the constant row), each row the median of the 2 repeats kept beside it; the median merge of three
 # doctored repeats gives per cell the middle value, and a check that failed
@@ -30,13 +31,21 @@ def has(**kw):
     return any(all(r[k] == v for k, v in kw.items()) and r["check"].startswith("ok")
                for r in rows)
 missing = []
-for label in ("main", "small"):
-    for inp in ("pinned", "registered", "slots"):
+gate_inputs = {
+    "main": ("pinned", "registered", "slots", "slots-pinned", "recurring"),
+    "small": ("pinned", "registered", "slots", "slots-pinned", "recurring"),
+    "gray": ("registered", "recurring", "slots", "slots-pinned"),
+}
+for label, inputs in gate_inputs.items():
+    for inp in inputs:
         for want in (dict(name="element", mode="overlap", streams="2", chunks="1"),
                      dict(name="defaults", mode="auto"),
                      dict(name="control", mode="identity")):
             if not has(label=label, input=inp, **want):
                 missing.append((label, inp, want["name"]))
+    # the staged frames' bound beside the slots rows
+    if not has(label=label, name="memcpy-best"):
+        missing.append((label, "memcpy-best"))
 for inp in ("registered", "slots"):
     if not has(label="short", input=inp, name="processes"):
         missing.append(("short", inp, "processes"))

@@ -11,7 +11,8 @@
  *       registered,peer] [--sweep] [--csv FILE] [--live FPS]
  *       [--live-frames N] [--op invert|gamma|custom] [--gamma-ramp]
  *       [--props "PROP=VALUE ..."]
- *       [--input pinned,registered,wrapped,fresh,app-pinned,slots]
+ *       [--input pinned,registered,wrapped,fresh,app-pinned,slots,
+ *       slots-pinned,recurring]
  *       [--slots N] [--defaults] [--control] [--check-every K]
  *       [--pipelines N] [--processes N] [--first-frame]
  *       [--memory cuda-cuda,upload,download,blur-cuda-in]
@@ -48,7 +49,13 @@
  *               frame over one of --slots N slots of pageable memory, frame
  *               i waiting until the destroy notify of slot i mod N's last
  *               memory hands it back (how capture sources and applications
- *               with a fixed set of buffers feed appsrc)
+ *               with a fixed set of buffers feed appsrc); slots-pinned: the
+ *               same over slots the bench page-locked (cudaHostAlloc);
+ *               recurring: --slots N malloc()ed buffers, each wrapped once
+ *               in a GstMemory for the run, frame i a new GstBuffer over
+ *               buffer i mod N once the last GstBuffer over it was freed
+ *               (an application's recurring buffers); with raw rows, the
+ *               memcpy rows run for slots too (wrapped, fresh)
  *  control      with --control: per input, the harness control: the same
  *               pipeline with identity in the element's place (appsrc !
  *               identity ! appsink); the x control column is a row's
@@ -533,8 +540,8 @@ static GOptionEntry entries[] = {
         "(they come last, so they win)", "PROPS"},
   {"input", 0, 0, G_OPTION_ARG_STRING, &opt_input,
       "Comma list of the element rows' inputs: pinned, registered (the "
-        "default), wrapped, fresh, app-pinned, slots (see the top of "
-        "cudaoverlap-bench.c)", "LIST"},
+        "default), wrapped, fresh, app-pinned, slots, slots-pinned, "
+        "recurring (see the top of cudaoverlap-bench.c)", "LIST"},
   {"defaults", 0, 0, G_OPTION_ARG_NONE, &opt_defaults,
         "Also run the element with no properties set (automatic settings)",
       NULL},
@@ -562,8 +569,9 @@ static GOptionEntry entries[] = {
         "identity in the element's place (the rows' x control column)",
       NULL},
   {"slots", 0, 0, G_OPTION_ARG_INT, &opt_slots,
-      "--input slots: the number of slots, each handed back by its "
-        "memory's destroy notify (8; 1..16)", "N"},
+      "--input slots, slots-pinned, recurring: the number of slots, each "
+        "handed back by its memory's destroy notify (recurring: when the "
+        "GstBuffer over it is freed) (8; 1..16)", "N"},
   {"check-every", 0, 0, G_OPTION_ARG_INT, &opt_check_every,
       "Check every K-th timed output's sampled checksum (1: all); the "
         "priming frames and the untimed full checks always", "K"},
@@ -636,12 +644,27 @@ inputs_make (void)
     app_ring_make ();
   bench_gst.check_every = opt_check_every;
   if (in_use[BENCH_IN_SLOTS]) {
-    bench_slots_init (opt_slots);
+    bench_slots_init (&bench_gst.slots, opt_slots, FALSE, FALSE);
     if (!opt_child)
       bench_note ("slots input: %d slots of pageable memory, each holding a "
           "ring frame; frame i waits for slot i mod %d, handed back by the "
           "destroy notify of the GstMemory over it (as a capture source "
           "feeds appsrc)", opt_slots, opt_slots);
+  }
+  if (in_use[BENCH_IN_SLOTS_PINNED]) {
+    bench_slots_init (&bench_gst.slots_pinned, opt_slots, have_cuda, FALSE);
+    if (!opt_child)
+      bench_note ("slots-pinned input: the same over %d slots in %s",
+          opt_slots, have_cuda ? "memory the bench page-locked "
+          "(cudaHostAlloc)" : "plain memory (no CUDA: nothing to page-lock)");
+  }
+  if (in_use[BENCH_IN_RECURRING]) {
+    bench_slots_init (&bench_gst.recurring, opt_slots, FALSE, TRUE);
+    if (!opt_child)
+      bench_note ("recurring input: %d malloc()ed buffers, each wrapped once "
+          "in a GstMemory for the run; frame i is a new GstBuffer over "
+          "buffer i mod %d once the last GstBuffer over it was freed (an "
+          "application's recurring buffers)", opt_slots, opt_slots);
   }
   if (in_use[BENCH_IN_WRAPPED]) {
     ring_copy_make (bench_gst.wrap_ring);
@@ -808,7 +831,9 @@ bench_free_all (void)
   bench_gather_free (bench_gst.gather);
   if (bench_gst.cuda_context)
     gst_context_unref (bench_gst.cuda_context);
-  bench_slots_clear ();
+  bench_slots_clear (&bench_gst.slots);
+  bench_slots_clear (&bench_gst.slots_pinned);
+  bench_slots_clear (&bench_gst.recurring);
   bench_frames_clear (&bench_gst.fr);
   bench_custom_free (custom);
 }
@@ -886,7 +911,8 @@ main (int argc, char **argv)
   verify_inputs ();
   peer_skipped = peer_prepare (want_cuda);
 
-  if (k_raw && (in_use[BENCH_IN_WRAPPED] || in_use[BENCH_IN_FRESH]))
+  if (k_raw && (in_use[BENCH_IN_WRAPPED] || in_use[BENCH_IN_FRESH] ||
+          in_use[BENCH_IN_SLOTS]))
     memcpy_rows ();
   if (k_raw && have_cuda && bench_gst.fr.gamma <= 0) {
     raw_rows ();

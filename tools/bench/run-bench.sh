@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The bench gate's rows (make bench; docs/bench.md):
 #   tools/bench/run-bench.sh [--repeat=R] BUILD [CSV]
-# Runs BUILD's cudaoverlap-bench four times, each run a label of the CSV:
+# Runs BUILD's cudaoverlap-bench five times, each run a label of the CSV:
 #   main   4K RGBA frames
 #   small  640x360 RGBA frames (the per-frame costs)
+#   gray   GRAY8 640x480 frames from an application's buffers (small frames
+#          from any memory)
 #   short  1080p RGBA, 60 frames and no warm-up, also in a fresh process
 #   gamma  1080p RGBA, operation=gamma: gamma 2.2 constant, and each row
 #          again with gamma ramped by a GstController control source
@@ -11,14 +13,19 @@
 # kernel, frames and buffers; raw-best), the element at 2 streams x 1 chunk
 # and with its defaults, and the harness control (identity in the element's
 # place), per input (pinned: the element's pool; registered: one malloc()ed
-# ring; slots: 8 slots handed back by their memory's destroy notify).
+# ring; slots: 8 slots handed back by their memory's destroy notify;
+# slots-pinned: the same, page-locked by the application; recurring: 8
+# malloc()ed buffers, each one GstMemory for the run, a new GstBuffer over
+# one once the last was freed); with slots also the memcpy rows (the bound
+# of staged frames).  gray: registered, recurring, slots, slots-pinned (not
+# pinned: the element's pool is the small frames' known case).
 # gamma: the element at 2 x 1 and with its defaults, pinned and registered
 # input, each row followed by its ramp twin (mode "overlap ramp", "auto
 # ramp": gamma 0.5 at the first frame to 2.5 at the last, linear), whose
 # x_constant column is its frames/s over the constant row's; no raw rows
 # and no control (nothing gates them).  Every run: the priming frames and a
 # stated sample of the timed outputs checked off the timed threads.
-# The four runs are repeated R times (--repeat, or BENCH_REPEAT; default 3
+# The five runs are repeated R times (--repeat, or BENCH_REPEAT; default 3
 # on a GPU, 1 without): a single run of a row on a GPU moves by more than
 # the gate's 5 %, once in a while far more.  Prints the tables of every
 # repeat, keeps each repeat's rows in CSV.repeats/repeat-N.csv and writes
@@ -65,12 +72,16 @@ if [ "$backend" = cuda ]; then
   short=(--width=1920 --height=1080 --frames=60 --warmup=0 --raw-frames=300
          --raw-warmup=30 --check-every=1)
   gamma=(--width=1920 --height=1080 --frames=600 --warmup=60 --check-every=8)
+  gray=(--format=GRAY8 --width=640 --height=480 --frames=4000 --warmup=400
+        --check-every=16)
   banner="backend cuda: the bench gate's rows"
 else
   main=(--width=640 --height=360 --frames=60 --warmup=5 --check-every=4)
   small=(--width=160 --height=120 --frames=300 --warmup=20 --check-every=8)
   short=(--width=320 --height=240 --frames=20 --warmup=0 --check-every=1)
   gamma=(--width=320 --height=240 --frames=40 --warmup=5 --check-every=4)
+  gray=(--format=GRAY8 --width=160 --height=120 --frames=200 --warmup=20
+        --check-every=8)
   banner="NO GPU: these are the CPU backend's rows, small and short, to test the bench; they are not the gate's"
 fi
 if [ -z "$repeat" ]; then
@@ -83,12 +94,13 @@ rm -rf "$reps"
 mkdir -p "$reps" || exit 1
 repeats=()
 for ((r = 1; r <= repeat; r++)); do
-  for run in main small short gamma; do
+  for run in main small short gamma gray; do
     declare -n opts=$run
     case $run in
       short) extra=("--only=raw" "--input=registered,slots" --processes=1 --control) ;;
       gamma) extra=(--op=gamma --gamma-ramp "--only=overlap" "--input=pinned,registered") ;;
-      *) extra=("--only=raw,overlap" "--input=pinned,registered,slots" --control) ;;
+      gray) extra=("--only=raw,overlap" "--input=registered,recurring,slots,slots-pinned" --control) ;;
+      *) extra=("--only=raw,overlap" "--input=pinned,registered,slots,slots-pinned,recurring" --control) ;;
     esac
     echo "== repeat $r/$repeat, $run: cudaoverlap-bench ${common[*]} ${opts[*]} ${extra[*]}"
     rm -f "$work/$run.csv"
@@ -96,7 +108,7 @@ for ((r = 1; r <= repeat; r++)); do
       --csv="$work/$run.csv" || rc=1
   done
   repeats+=("$reps/repeat-$r.csv")
-  { head -n 1 "$work/main.csv"; for run in main small short gamma; do
+  { head -n 1 "$work/main.csv"; for run in main small short gamma gray; do
       tail -n +2 "$work/$run.csv" 2>/dev/null; done; } > "$reps/repeat-$r.csv" || rc=1
 done
 python3 "$here/bench-compare.py" --median "$csv" "${repeats[@]}" || rc=1
