@@ -21,7 +21,15 @@
  * built in double precision; YUV: luma only) and `box-blur` (each
  * colour component becomes (sum + n/2) / n over the (2r+1)² window around
  * it, n = (2r+1)², borders replicated; chroma planes in their own geometry).
- * Alpha and padding bytes pass through unchanged.  `custom` runs a kernel
+ * Alpha and padding bytes pass through unchanged.  Samples with padding
+ * bits (P010_10LE: 10 bits at bit 6 of 16; I420_10LE: 10 bits at bit 0)
+ * are worked on as their values c = (sample >> shift) & M, M = 2^bits − 1
+ * (1023), written back as c' << shift with every padding bit 0, whatever
+ * the input's: invert gives (M − c) << shift, gamma lut[c] << shift with a
+ * table of M + 1 entries (chroma: c << shift), box-blur the mean of the
+ * values; so gamma 1 and radius 0 clear the padding bits of these formats
+ * instead of passing buffers through (`none` copies bytes as they are).
+ * P016_LE uses all 16 bits, as GRAY16_LE does.  `custom` runs a kernel
  * of the user's on every band (#GstCudaOverlapVideoFilter:kernel-module,
  * #GstCudaOverlapVideoFilter:kernel-name, with
  * #GstCudaOverlapVideoFilter:kernel-halo rows above and below each band and
@@ -137,14 +145,16 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_overlap_video_filter_debug);
 #define GST_CAT_DEFAULT gst_cuda_overlap_video_filter_debug
 
 #define FORMATS "{ GRAY8, GRAY16_LE, RGBA, BGRA, ARGB, ABGR, RGBx, BGRx, " \
-  "xRGB, xBGR, RGB, BGR, NV12, NV21, I420, YV12, Y42B, Y444, Y444_16LE }"
+  "xRGB, xBGR, RGB, BGR, NV12, NV21, I420, YV12, Y42B, Y444, Y444_16LE, " \
+  "P010_10LE, P016_LE, I420_10LE }"
 /* Ours that 1.22's CUDA memory (nvcodec) carries too: not GRAY8, GRAY16_LE,
  * xRGB, xBGR, which stay in system memory.  Its layouts differ from
- * GstVideoInfo's defaults (I420's, YV12's and Y42B's chroma planes have the
- * luma pitch): each buffer is read as its video meta, or else its
- * GstCudaMemory's info, says. */
+ * GstVideoInfo's defaults (I420's, YV12's, I420_10LE's and Y42B's chroma
+ * planes have the luma pitch): each buffer is read as its video meta, or
+ * else its GstCudaMemory's info, says. */
 #define CUDA_FORMATS "{ RGBA, BGRA, ARGB, ABGR, RGBx, BGRx, RGB, BGR, " \
-  "NV12, NV21, I420, YV12, Y42B, Y444, Y444_16LE }"
+  "NV12, NV21, I420, YV12, Y42B, Y444, Y444_16LE, P010_10LE, P016_LE, " \
+  "I420_10LE }"
 
 /* Metas tagged only with these (or with nothing) hold for the output: our
  * operations change pixel values, never the geometry. */
@@ -362,10 +372,12 @@ configure_custom (GstCudaOverlapVideoFilter * self, CoEngineConfig * cfg,
 
 /* The planes of a format as the kernels see them, from its
  * GstVideoFormatInfo: our formats are planes of 1 to 4 interleaved
- * components of 8 or 16 bits (little-endian) each, every bit of a sample
- * used.  A plane's comps are its pixel stride in samples; comp_mask has
- * the bit of each component but alpha (the bits of padding bytes, 'x', are
- * clear); gamma goes through luma only in YUV formats. */
+ * components of 8 or 16 bits (little-endian) each.  A plane's comps are
+ * its pixel stride in samples; comp_mask has the bit of each component but
+ * alpha (the bits of padding bytes, 'x', are clear); gamma goes through
+ * luma only in YUV formats.  A sample's value has the format's depth, at
+ * its shift: bits (0 where the depth fills the sample) and shift
+ * (P010_10LE: 10 at 6; I420_10LE: 10 at 0). */
 static gboolean
 describe_format (const GstVideoInfo * info, CoVideoDesc * d)
 {
@@ -392,12 +404,15 @@ describe_format (const GstVideoInfo * info, CoVideoDesc * d)
     case GST_VIDEO_FORMAT_Y42B:
     case GST_VIDEO_FORMAT_Y444:
     case GST_VIDEO_FORMAT_Y444_16LE:
+    case GST_VIDEO_FORMAT_P010_10LE:
+    case GST_VIDEO_FORMAT_P016_LE:
+    case GST_VIDEO_FORMAT_I420_10LE:
       break;
     default:
       return FALSE;
   }
 
-  bytes = GST_VIDEO_FORMAT_INFO_DEPTH (fi, 0) / 8;
+  bytes = (GST_VIDEO_FORMAT_INFO_DEPTH (fi, 0) + 7) / 8;
   d->height = GST_VIDEO_INFO_HEIGHT (info);
   d->n_planes = GST_VIDEO_INFO_N_PLANES (info);
   for (i = 0; i < d->n_planes; i++) {
@@ -409,18 +424,38 @@ describe_format (const GstVideoInfo * info, CoVideoDesc * d)
     p->comps = GST_VIDEO_FORMAT_INFO_PSTRIDE (fi, comp[0]) / bytes;
     p->comp_bytes = bytes;
     p->comp_mask = 0;
+    /* a component's place: its byte offset in samples, rounded up (1.22's
+     * table gives the V of P010_10LE and P016_LE the offset 1, not 2) */
     for (k = 0; k < GST_VIDEO_MAX_COMPONENTS && comp[k] >= 0; k++)
       if (comp[k] != GST_VIDEO_COMP_A)
-        p->comp_mask |= 1u << (GST_VIDEO_FORMAT_INFO_POFFSET (fi,
-                comp[k]) / bytes);
+        p->comp_mask |= 1u << ((GST_VIDEO_FORMAT_INFO_POFFSET (fi,
+                    comp[k]) + bytes - 1) / bytes);
     p->use_lut = !GST_VIDEO_FORMAT_INFO_IS_YUV (fi) || i == 0;
     p->xsub = GST_VIDEO_FORMAT_INFO_W_SUB (fi, comp[0]);
     p->ysub = GST_VIDEO_FORMAT_INFO_H_SUB (fi, comp[0]);
     p->width = GST_VIDEO_INFO_COMP_WIDTH (info, comp[0]);
     p->height = GST_VIDEO_INFO_COMP_HEIGHT (info, comp[0]);
     p->dev_pitch = GST_VIDEO_INFO_PLANE_STRIDE (info, i);
+    p->bits = GST_VIDEO_FORMAT_INFO_DEPTH (fi, comp[0]);
+    if (p->bits == 8 * bytes)
+      p->bits = 0;
+    p->shift = GST_VIDEO_FORMAT_INFO_SHIFT (fi, comp[0]);
   }
   return TRUE;
+}
+
+/* Whether a plane's samples have padding bits (P010_10LE, I420_10LE):
+ * invert, gamma and box-blur clear them, so no setting leaves a frame as
+ * it is. */
+static gboolean
+has_padding_bits (const CoVideoDesc * d)
+{
+  gint i;
+
+  for (i = 0; i < d->n_planes; i++)
+    if (d->planes[i].bits != 0)
+      return TRUE;
+  return FALSE;
 }
 
 /* With the object lock.  Device memory on a pad takes one frame per
@@ -510,7 +545,8 @@ gst_cuda_overlap_video_filter_configure (GstCudaOverlapFilter * base,
   }
   if (d->op == CO_VIDEO_OP_GAMMA)
     gst_cuda_video_gamma_reserve (&self->tables,
-        d->planes[0].comp_bytes == 2 ? 65535 : 255, self->batch_eff, cfg);
+        co_gamma_lut_max (d->planes[0].comp_bytes, d->planes[0].bits),
+        self->batch_eff, cfg);
   /* no work memory where the CPU backend works in place (see prepare) */
   cfg->cpu_direct = cpu_direct (self);
   return GST_VIDEO_INFO_SIZE (&self->info);
@@ -570,7 +606,8 @@ frame_gamma (GstCudaOverlapVideoFilter * self)
 }
 
 /* none, gamma 1 (the table is the identity) and box-blur radius 0 (a
- * window of one pixel) leave every frame as it is (the base class passes
+ * window of one pixel) leave every frame as it is, but for samples with
+ * padding bits, which they clear (the base class passes
  * buffers through only when both pads have the same memory: between
  * system and CUDA memory the frames are copied, chunk by chunk).  Asked
  * after the engine was made to fit the settings (a rebuild), so it answers
@@ -583,8 +620,11 @@ gst_cuda_overlap_video_filter_is_identity (GstCudaOverlapFilter * base)
   GstCudaOverlapVideoFilter *self = GST_CUDA_OVERLAP_VIDEO_FILTER (base);
   const CoVideoDesc *d = &self->desc;
 
-  return d->op == CO_VIDEO_OP_NONE
-      || (d->op == CO_VIDEO_OP_GAMMA && frame_gamma (self) == 1.0)
+  if (d->op == CO_VIDEO_OP_NONE)
+    return TRUE;
+  if (has_padding_bits (d))
+    return FALSE;
+  return (d->op == CO_VIDEO_OP_GAMMA && frame_gamma (self) == 1.0)
       || (d->op == CO_VIDEO_OP_BOX_BLUR && d->radius == 0);
 }
 

@@ -72,7 +72,7 @@ band_is_valid (const CoPlaneBand * b)
 {
   return b->width > 0 && b->height > 0 && b->comps >= 1 && b->comps <= 4
       && (b->comp_bytes == 1 || b->comp_bytes == 2)
-      && b->bits == 0 && b->shift == 0 && b->packing == CO_PACK_NONE;
+      && co_band_bits_valid (b) && b->packing == CO_PACK_NONE;
 }
 
 /* Copy rows [y0, y1) from src to dst: the result of box-blur with r = 0
@@ -133,6 +133,54 @@ pointwise_band (const CoPlaneBand * b, CoVideoOp op, const uint16_t * lut)
   }
 }
 
+/* Samples with padding bits (co_band_has_padding), 16-bit: each sample
+ * s of a changed component gives c = (s >> shift) & M and becomes
+ * (M - c) << shift (invert), lut[c] << shift (gamma, @lut set) or
+ * c << shift (@lut NULL: a copy with the padding cleared); the other
+ * components are copied. */
+static void
+pointwise_bits_band (const CoPlaneBand * b, CoVideoOp op, const uint16_t * lut)
+{
+  const int comps = b->comps, sh = b->shift;
+  const uint32_t m = (1u << b->bits) - 1;
+  const size_t n = (size_t) b->width * (size_t) comps;
+  int y;
+
+  for (y = b->y0; y < b->y1; y++) {
+    const uint8_t *s = src_row (b, y);
+    uint8_t *d = dst_row (b, y);
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+      uint32_t v = get_comp (s, i, 2);
+
+      if ((b->comp_mask >> (i % comps)) & 1) {
+        v = (v >> sh) & m;
+        if (op == CO_VIDEO_OP_INVERT)
+          v = m - v;
+        else if (lut)
+          v = lut[v];
+        v <<= sh;
+      }
+      put_comp (d, i, 2, v);
+    }
+  }
+}
+
+/* invert, gamma with the LUT, and the copies of gamma without it and of
+ * box-blur with r = 0 (@op none): pointwise_band, or pointwise_bits_band
+ * for samples with padding bits. */
+static void
+pointwise_or_copy (const CoPlaneBand * b, CoVideoOp op, const uint16_t * lut)
+{
+  if (co_band_has_padding (b))
+    pointwise_bits_band (b, op, lut);
+  else if (op == CO_VIDEO_OP_NONE)
+    copy_band (b);
+  else
+    pointwise_band (b, op, lut);
+}
+
 /* ---- box-blur ----------------------------------------------------------- */
 
 /* Exact division q = N / n for 0 <= N <= 65535 * n + n / 2, 1 <= n <= 65^2:
@@ -165,6 +213,9 @@ blur_hrow (const CoPlaneBand * b, int r, const uint8_t * row, uint32_t * h,
     /* tmp[i] = component at clamp (i - r, 0, w - 1), i in [0, w + 2r) */
     for (x = 0; x < w; x++)
       tmp[r + x] = get_comp (row, (size_t) x * comps + c, cb);
+    if (co_band_has_padding (b))
+      for (x = 0; x < w; x++)
+        tmp[r + x] = (tmp[r + x] >> b->shift) & ((1u << b->bits) - 1);
     for (x = 0; x < r; x++) {
       tmp[x] = tmp[r];
       tmp[r + w + x] = tmp[r + w - 1];
@@ -180,11 +231,13 @@ blur_hrow (const CoPlaneBand * b, int r, const uint8_t * row, uint32_t * h,
   }
 }
 
+/* Box-blur of one band (samples with padding bits: of their values, the
+ * means shifted back to the values' place, osh). */
 static int
 blur_band (const CoPlaneBand * b, int r)
 {
   const int w = b->width, hgt = b->height, comps = b->comps;
-  const int cb = b->comp_bytes;
+  const int cb = b->comp_bytes, osh = co_band_has_padding (b) ? b->shift : 0;
   const size_t rowlen = (size_t) w * comps;
   const int nring = 2 * r + 2;
   const uint32_t n = (uint32_t) (2 * r + 1) * (uint32_t) (2 * r + 1);
@@ -231,7 +284,7 @@ blur_band (const CoPlaneBand * b, int r)
       uint32_t o;
 
       if ((b->comp_mask >> c) & 1)
-        o = (uint32_t) (((uint64_t) (v[i] + half) * magic) >> 42);
+        o = (uint32_t) (((uint64_t) (v[i] + half) * magic) >> 42) << osh;
       else
         o = get_comp (s, i, cb);
       put_comp (d, i, cb, o);
@@ -360,17 +413,17 @@ co_video_run_cpu (const CoVideoParams * p)
       bz.dst += (int64_t) z *b0->dst_image_stride;
       switch (p->op) {
         case CO_VIDEO_OP_INVERT:
-          pointwise_band (b, p->op, NULL);
+          pointwise_or_copy (b, p->op, NULL);
           break;
         case CO_VIDEO_OP_GAMMA:
           if (b->use_lut && b->comp_mask)
-            pointwise_band (b, p->op, p->lut + z * b0->lut_image_stride);
+            pointwise_or_copy (b, p->op, p->lut + z * b0->lut_image_stride);
           else
-            copy_band (b);
+            pointwise_or_copy (b, CO_VIDEO_OP_NONE, NULL);
           break;
         case CO_VIDEO_OP_BOX_BLUR:
           if (p->radius == 0 || !b->comp_mask)
-            copy_band (b);
+            pointwise_or_copy (b, CO_VIDEO_OP_NONE, NULL);
           else if (blur_band (b, p->radius) != 0)
             ret = -1;
           break;

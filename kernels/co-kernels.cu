@@ -31,6 +31,9 @@
 struct CoPattern
 {
   uint32_t w[12];
+  /* CO_PW_XOR_AND's AND mask, in the same layout: the bytes of M << shift
+   * for changed components, 0xff for the others */
+  uint32_t a[12];
 };
 
 enum
@@ -38,6 +41,10 @@ enum
   CO_PW_XOR = 0,                /* invert (all-zero pattern: copy) */
   CO_PW_LUT8 = 1,               /* gamma, 8-bit components */
   CO_PW_LUT16 = 2,              /* gamma, 16-bit components */
+  /* samples with padding bits (co_band_has_padding), 16-bit: */
+  CO_PW_XOR_AND = 3,            /* invert (all-zero XOR pattern: a copy
+                                 * with the padding cleared) */
+  CO_PW_LUT_BITS = 4,           /* gamma */
 };
 
 /* Load / store the 16 bytes at @p as 4 little-endian words, with accesses of
@@ -77,12 +84,28 @@ store16 (uint8_t * p, const uint32_t w[4])
   }
 }
 
-/* One 32-bit word (4 bytes at a 4-aligned row offset) with mask word @m. */
+/* One 32-bit word (4 bytes at a 4-aligned row offset) with mask word @m
+ * (and, CO_PW_XOR_AND, AND mask word @a; CO_PW_LUT_BITS: the samples'
+ * shift @sh and value mask @vm). */
 template < int MODE > __device__ __forceinline__ uint32_t
-pw_word (uint32_t v, uint32_t m, const uint8_t * lut8, const uint16_t * lut16)
+pw_word (uint32_t v, uint32_t m, uint32_t a, int sh, uint32_t vm,
+    const uint8_t * lut8, const uint16_t * lut16)
 {
   if (MODE == CO_PW_XOR)
     return v ^ m;
+  if (MODE == CO_PW_XOR_AND)
+    return (v ^ m) & a;
+  if (MODE == CO_PW_LUT_BITS) {
+    /* the two halfwords: lut[(h >> sh) & vm] << sh where changed */
+    uint32_t r = v;
+    if (m & 0xffffu)
+      r = (r & 0xffff0000u) | ((uint32_t) __ldg (lut16 + (((v & 0xffffu)
+                      >> sh) & vm)) << sh);
+    if (m >> 16)
+      r = (r & 0xffffu) | ((uint32_t) __ldg (lut16 + ((v >> (16 + sh))
+                  & vm)) << (16 + sh));
+    return r;
+  }
   if (MODE == CO_PW_LUT8) {
     /* all four bytes looked up, then the unmasked ones taken from v */
     const uint32_t t = (uint32_t) lut8[v & 0xffu]
@@ -103,7 +126,8 @@ pw_word (uint32_t v, uint32_t m, const uint8_t * lut8, const uint16_t * lut16)
 /* The last, partial 16-byte chunk of a row: @nb < 16 bytes, byte by byte. */
 template < int MODE > __device__ __forceinline__ void
 pw_tail (const uint8_t * s, uint8_t * d, int nb, const uint32_t m[4],
-    const uint8_t * lut8, const uint16_t * lut16)
+    const uint32_t a[4], int sh, uint32_t vm, const uint8_t * lut8,
+    const uint16_t * lut16)
 {
   uint32_t w[4] = { 0, 0, 0, 0 };
 
@@ -113,11 +137,50 @@ pw_tail (const uint8_t * s, uint8_t * d, int nb, const uint32_t m[4],
       w[j >> 2] |= (uint32_t) s[j] << (8 * (j & 3));
 #pragma unroll
   for (int i = 0; i < 4; i++)
-    w[i] = pw_word < MODE > (w[i], m[i], lut8, lut16);
+    w[i] = pw_word < MODE > (w[i], m[i], a[i], sh, vm, lut8, lut16);
 #pragma unroll
   for (int j = 0; j < 16; j++)
     if (j < nb)
       d[j] = (uint8_t) (w[j >> 2] >> (8 * (j & 3)));
+}
+
+/* The block's shared set-up, before its barrier: the pattern's words (and
+ * CO_PW_XOR_AND's AND words) by thread 0, the 8-bit LUT (CO_PW_LUT8) by
+ * all. */
+template < int MODE > __device__ __forceinline__ void
+pw_block_setup (int tid, const CoPattern & pat, const uint16_t * lut,
+    uint32_t * s_pat, uint32_t * s_and, uint8_t * s_lut)
+{
+  if (tid == 0) {
+#pragma unroll
+    for (int i = 0; i < 12; i++)
+      s_pat[i] = pat.w[i];
+    if (MODE == CO_PW_XOR_AND) {
+#pragma unroll
+      for (int i = 0; i < 12; i++)
+        s_and[i] = pat.a[i];
+    }
+  }
+  if (MODE == CO_PW_LUT8) {
+    for (int i = tid; i < 256; i += blockDim.x * blockDim.y)
+      s_lut[i] = (uint8_t) lut[i];
+  }
+}
+
+/* The mask words of the 16 bytes at row offset 16 @k (and their AND
+ * words, CO_PW_XOR_AND), after the barrier. */
+template < int MODE > __device__ __forceinline__ void
+pw_masks (unsigned k, const uint32_t * s_pat, const uint32_t * s_and,
+    uint32_t m[4], uint32_t a[4])
+{
+  const int ph = (int) (k % 3u) * 4;
+
+#pragma unroll
+  for (int i = 0; i < 4; i++) {
+    m[i] = s_pat[ph + i];
+    if (MODE == CO_PW_XOR_AND)
+      a[i] = s_and[ph + i];
+  }
 }
 
 /* Point-wise op on one plane band.  Row bytes rb = width * comps *
@@ -131,15 +194,19 @@ pw_tail (const uint8_t * s, uint8_t * d, int nb, const uint32_t m[4],
  * components (exact for 8-bit and for 16-bit little-endian).  gamma 8-bit:
  * c' = (uint8) lut[c] from a shared copy of the LUT (all 4 bytes of a word
  * looked up, unmasked bytes then taken from the input); gamma 16-bit:
- * c' = lut[c] read through the read-only cache.  Unmasked bytes are copied. */
+ * c' = lut[c] read through the read-only cache.  Unmasked bytes are copied.
+ * Samples with padding bits: invert (and the copy that clears the padding)
+ * (v ^ x) & a with the pattern's XOR and AND masks, exact per byte of a
+ * little-endian sample; gamma lut[(s >> shift) & M] << shift per sample. */
 template < int A, int MODE > __global__ void __launch_bounds__ (CO_PW_THREADS)
 co_pointwise_kernel (CoPlaneBand b, CoPattern pat, const uint16_t * lut)
 {
   b.src += (int64_t) blockIdx.z * b.src_image_stride;
   b.dst += (int64_t) blockIdx.z * b.dst_image_stride;
-  if (MODE != CO_PW_XOR)
+  if (MODE != CO_PW_XOR && MODE != CO_PW_XOR_AND)
     lut += (int64_t) blockIdx.z * b.lut_image_stride;
   __shared__ uint32_t s_pat[12];
+  __shared__ uint32_t s_and[MODE == CO_PW_XOR_AND ? 12 : 1];
   __shared__ uint8_t s_lut[256];
   const int tid = threadIdx.y * blockDim.x + threadIdx.x;
   const int64_t rb = (int64_t) b.width * b.comps * b.comp_bytes;
@@ -150,6 +217,8 @@ co_pointwise_kernel (CoPlaneBand b, CoPattern pat, const uint16_t * lut)
   const int nb = full ? 16 : (int) (rb - off);
   const int src_dy = b.y0 - b.src_y0;
   const int ystep = gridDim.y * blockDim.y;
+  const int sh = b.shift;
+  const uint32_t vm = (1u << b.bits) - 1;
   int y = blockIdx.y * blockDim.y + threadIdx.y;
   uint32_t w[4], w2[4];
   bool have = false;
@@ -163,25 +232,14 @@ co_pointwise_kernel (CoPlaneBand b, CoPattern pat, const uint16_t * lut)
     have = true;
   }
 
-  if (tid == 0) {
-#pragma unroll
-    for (int i = 0; i < 12; i++)
-      s_pat[i] = pat.w[i];
-  }
-  if (MODE == CO_PW_LUT8) {
-    for (int i = tid; i < 256; i += blockDim.x * blockDim.y)
-      s_lut[i] = (uint8_t) lut[i];
-  }
+  pw_block_setup < MODE > (tid, pat, lut, s_pat, s_and, s_lut);
   __syncthreads ();
 
   if (off >= rb)
     return;
 
-  const int ph = (int) (k % 3u) * 4;
-  uint32_t m[4];
-#pragma unroll
-  for (int i = 0; i < 4; i++)
-    m[i] = s_pat[ph + i];
+  uint32_t m[4], a[4] = { 0, 0, 0, 0 };
+  pw_masks < MODE > (k, s_pat, s_and, m, a);
 
   for (; y < rows; y += 2 * ystep) {
     const int y2 = y + ystep;
@@ -200,18 +258,18 @@ co_pointwise_kernel (CoPlaneBand b, CoPattern pat, const uint16_t * lut)
       have = false;
 #pragma unroll
       for (int i = 0; i < 4; i++)
-        w[i] = pw_word < MODE > (w[i], m[i], s_lut, lut);
+        w[i] = pw_word < MODE > (w[i], m[i], a[i], sh, vm, s_lut, lut);
       store16 < A > (d, w);
       if (two) {
 #pragma unroll
         for (int i = 0; i < 4; i++)
-          w2[i] = pw_word < MODE > (w2[i], m[i], s_lut, lut);
+          w2[i] = pw_word < MODE > (w2[i], m[i], a[i], sh, vm, s_lut, lut);
         store16 < A > (d2, w2);
       }
     } else {
-      pw_tail < MODE > (s, d, nb, m, s_lut, lut);
+      pw_tail < MODE > (s, d, nb, m, a, sh, vm, s_lut, lut);
       if (two)
-        pw_tail < MODE > (s2, d2, nb, m, s_lut, lut);
+        pw_tail < MODE > (s2, d2, nb, m, a, sh, vm, s_lut, lut);
     }
   }
 }
@@ -228,7 +286,9 @@ launch_pw_mode (int a, dim3 grid, dim3 block, cudaStream_t st,
     co_pointwise_kernel < 1, MODE > <<<grid, block, 0, st>>> (b, pat, lut);
 }
 
-/* @mode: CO_PW_*; @active: false gives an all-zero pattern (a copy). */
+/* @mode: CO_PW_XOR, LUT8 or LUT16 (samples with padding bits take
+ * CO_PW_XOR_AND or CO_PW_LUT_BITS instead); @active: false gives an
+ * all-zero pattern (a copy; with padding bits, one that clears them). */
 static int
 launch_pointwise (const CoPlaneBand * b, int mode, bool active,
     const uint16_t * lut, cudaStream_t st)
@@ -236,21 +296,31 @@ launch_pointwise (const CoPlaneBand * b, int mode, bool active,
   const int rows = b->y1 - b->y0;
   const int64_t rb = (int64_t) b->width * b->comps * b->comp_bytes;
   const int pb = b->comps * b->comp_bytes;
+  /* the bits of a changed component's value, where they lie: 0xff bytes
+   * without padding bits */
+  const uint32_t vbits = co_band_has_padding (b) ?
+      ((1u << b->bits) - 1) << b->shift : 0xffffu;
   CoPattern pat;
 
   if (rows <= 0 || rb <= 0)
     return 0;
+  if (co_band_has_padding (b))
+    mode = mode == CO_PW_XOR ? CO_PW_XOR_AND : CO_PW_LUT_BITS;
 
   for (int i = 0; i < 12; i++) {
-    uint32_t v = 0;
+    uint32_t v = 0, and_mask = 0;
 
     for (int j = 0; j < 4; j++) {
-      const int c = ((4 * i + j) % pb) / b->comp_bytes;
+      const int o = (4 * i + j) % pb, c = o / b->comp_bytes;
+      const uint32_t vb = (vbits >> (8 * (o % b->comp_bytes))) & 0xffu;
+      const bool changed = (b->comp_mask >> c) & 1;
 
-      if (active && ((b->comp_mask >> c) & 1))
-        v |= 0xffu << (8 * j);
+      if (active && changed)
+        v |= vb << (8 * j);
+      and_mask |= (changed ? vb : 0xffu) << (8 * j);
     }
     pat.w[i] = v;
+    pat.a[i] = and_mask;
   }
 
   /* the widest access that every row start of src and dst allows */
@@ -278,6 +348,10 @@ launch_pointwise (const CoPlaneBand * b, int mode, bool active,
     launch_pw_mode < CO_PW_LUT8 > (a, grid, block, st, *b, pat, lut);
   else if (mode == CO_PW_LUT16)
     launch_pw_mode < CO_PW_LUT16 > (a, grid, block, st, *b, pat, lut);
+  else if (mode == CO_PW_XOR_AND)
+    launch_pw_mode < CO_PW_XOR_AND > (a, grid, block, st, *b, pat, lut);
+  else if (mode == CO_PW_LUT_BITS)
+    launch_pw_mode < CO_PW_LUT_BITS > (a, grid, block, st, *b, pat, lut);
   else
     launch_pw_mode < CO_PW_XOR > (a, grid, block, st, *b, pat, lut);
   return (int) cudaGetLastError ();
@@ -298,6 +372,18 @@ ld_comp (const uint8_t * p)
   if (AL)
     return *(const uint16_t *) p;
   return (uint32_t) p[0] | ((uint32_t) p[1] << 8);
+}
+
+/* A component's value: the sample itself, or (BITS: samples with padding
+ * bits) (sample >> shift) & M. */
+template < int CB, bool AL, bool BITS > __device__ __forceinline__ uint32_t
+ld_val (const uint8_t * p, const CoPlaneBand & b)
+{
+  const uint32_t v = ld_comp < CB, AL > (p);
+
+  if (BITS)
+    return (v >> b.shift) & ((1u << b.bits) - 1);
+  return v;
 }
 
 template < int CB, bool AL > __device__ __forceinline__ void
@@ -353,7 +439,7 @@ blur_v_elements (int tid, int bx0, int r, int w, int ne, uint32_t mask,
 
 /* V of output row @by0, summed directly into @v:
  *   V[e](by0) = sum_{dy=-r}^{r} c(px, clamp (by0 + dy, 0, h - 1)). */
-template < int CB, bool AL > __device__ __forceinline__ void
+template < int CB, bool AL, bool BITS > __device__ __forceinline__ void
 blur_v_first (const CoPlaneBand & b, int r, int tid, int by0,
     const bool (&uok)[2], const int64_t (&ucol)[2], uint32_t * v)
 {
@@ -366,8 +452,8 @@ blur_v_first (const CoPlaneBand & b, int r, int tid, int by0,
 
       for (int dy = -r; dy <= r; dy++) {
         const int ry = min (max (by0 + dy, 0), h - 1);
-        acc += ld_comp < CB, AL > (b.src + (int64_t) (ry - b.src_y0)
-            * b.src_stride + ucol[u]);
+        acc += ld_val < CB, AL, BITS > (b.src + (int64_t) (ry - b.src_y0)
+            * b.src_stride + ucol[u], b);
       }
       v[tid + u * CO_BLUR_THREADS] = acc;
     }
@@ -376,7 +462,7 @@ blur_v_first (const CoPlaneBand & b, int r, int tid, int by0,
 
 /* The loads for V(y + 1): entering row min (y + 1 + r, h - 1) into @va,
  * leaving row max (y - r, 0) into @vl. */
-template < int CB, bool AL > __device__ __forceinline__ void
+template < int CB, bool AL, bool BITS > __device__ __forceinline__ void
 blur_v_loads (const CoPlaneBand & b, int r, int y, const bool (&uok)[2],
     const int64_t (&ucol)[2], uint32_t (&va)[2], uint32_t (&vl)[2])
 {
@@ -388,16 +474,17 @@ blur_v_loads (const CoPlaneBand & b, int r, int y, const bool (&uok)[2],
 #pragma unroll
   for (int u = 0; u < 2; u++) {
     if (uok[u]) {
-      va[u] = ld_comp < CB, AL > (sa + ucol[u]);
-      vl[u] = ld_comp < CB, AL > (sl + ucol[u]);
+      va[u] = ld_val < CB, AL, BITS > (sa + ucol[u], b);
+      vl[u] = ld_val < CB, AL, BITS > (sl + ucol[u], b);
     }
   }
 }
 
 /* This thread's output element of row @y: c' = (S + half) / n with
  *   S = sum_{j=0}^{2r} vc[(xl + j) * C + oc]
- * if its component is masked (@om), else c copied from input row y. */
-template < int C, int CB, bool AL > __device__ __forceinline__ void
+ * (BITS: c' << shift) if its component is masked (@om), else c copied from
+ * input row y. */
+template < int C, int CB, bool AL, bool BITS > __device__ __forceinline__ void
 blur_out (const CoPlaneBand & b, int r, int y, int tid, bool om,
     int64_t ocol, uint32_t n, uint32_t half, const uint32_t * vc)
 {
@@ -411,6 +498,8 @@ blur_out (const CoPlaneBand & b, int r, int y, int tid, bool om,
     for (int j = 0; j <= 2 * r; j++)
       s += vc[tid + j * C];
     o = (s + half) / n;
+    if (BITS)
+      o <<= b.shift;
   } else {
     o = ld_comp < CB, AL > (b.src + (int64_t) (y - b.src_y0)
         * b.src_stride + ocol);
@@ -453,10 +542,12 @@ blur_v_step (int tid, const bool (&uok)[2], const uint32_t (&va)[2],
  * clamping is in V).  Input row y is read at src + (y - src_y0) * stride;
  * all rows read are clamp (y +- r) of output rows, inside [src_y0, src_y1)
  * by the band contract.  Unmasked components are copied from row y.
+ * BITS (samples with padding bits): the sums are of the values
+ * (s >> shift) & M, the output c' << shift.
  *
  * The helpers above hold no __syncthreads (); both of the kernel's are
  * here, reached by every thread of the block. */
-template < int C, int CB, bool AL > __global__ void
+template < int C, int CB, bool AL, bool BITS > __global__ void
 __launch_bounds__ (CO_BLUR_THREADS)
 co_blur_kernel (CoPlaneBand b, int r, int th)
 {
@@ -483,7 +574,7 @@ co_blur_kernel (CoPlaneBand b, int r, int th)
   blur_v_elements < C, CB > (tid, bx0, r, w, ne, mask, uok, ucol);
 
   /* V for the block's first output row */
-  blur_v_first < CB, AL > (b, r, tid, by0, uok, ucol, vs[0]);
+  blur_v_first < CB, AL, BITS > (b, r, tid, by0, uok, ucol, vs[0]);
   __syncthreads ();
 
   const int xl = tid / C, oc = tid % C;
@@ -499,10 +590,10 @@ co_blur_kernel (CoPlaneBand b, int r, int th)
 
     /* loads for V(y + 1) first, their latency hidden by the sum below */
     if (more)
-      blur_v_loads < CB, AL > (b, r, y, uok, ucol, va, vl);
+      blur_v_loads < CB, AL, BITS > (b, r, y, uok, ucol, va, vl);
 
     if (out_ok)
-      blur_out < C, CB, AL > (b, r, y, tid, om, ocol, n, half, vc);
+      blur_out < C, CB, AL, BITS > (b, r, y, tid, om, ocol, n, half, vc);
 
     if (more)
       blur_v_step (tid, uok, va, vl, vc, vs[(i & 1) ^ 1]);
@@ -514,12 +605,23 @@ template < int C > static void
 launch_blur_c (const CoPlaneBand & b, int r, int th, dim3 grid,
     cudaStream_t st, bool al2)
 {
+  const bool bits = co_band_has_padding (&b);
+
   if (b.comp_bytes == 1)
-    co_blur_kernel < C, 1, false > <<<grid, CO_BLUR_THREADS, 0, st>>> (b, r, th);
+    co_blur_kernel < C, 1, false, false > <<<grid, CO_BLUR_THREADS, 0,
+        st>>> (b, r, th);
+  else if (al2 && bits)
+    co_blur_kernel < C, 2, true, true > <<<grid, CO_BLUR_THREADS, 0,
+        st>>> (b, r, th);
   else if (al2)
-    co_blur_kernel < C, 2, true > <<<grid, CO_BLUR_THREADS, 0, st>>> (b, r, th);
+    co_blur_kernel < C, 2, true, false > <<<grid, CO_BLUR_THREADS, 0,
+        st>>> (b, r, th);
+  else if (bits)
+    co_blur_kernel < C, 2, false, true > <<<grid, CO_BLUR_THREADS, 0,
+        st>>> (b, r, th);
   else
-    co_blur_kernel < C, 2, false > <<<grid, CO_BLUR_THREADS, 0, st>>> (b, r, th);
+    co_blur_kernel < C, 2, false, false > <<<grid, CO_BLUR_THREADS, 0,
+        st>>> (b, r, th);
 }
 
 static int
@@ -586,7 +688,7 @@ co_video_launch_cuda (const CoVideoParams * p, void *stream)
       return (int) cudaErrorInvalidValue;
     if (b->width <= 0 || b->height <= 0 || b->comps < 1 || b->comps > 4
         || (b->comp_bytes != 1 && b->comp_bytes != 2)
-        || b->bits != 0 || b->shift != 0 || b->packing != CO_PACK_NONE)
+        || !co_band_bits_valid (b) || b->packing != CO_PACK_NONE)
       return (int) cudaErrorInvalidValue;
 
     switch (p->op) {
@@ -811,6 +913,17 @@ preload_one (K kernel, int err)
   return err ? err : (int) e;
 }
 
+/* launch_blur_c's kernels for C components */
+template < int C > static int
+preload_blur (int err)
+{
+  err = preload_one (co_blur_kernel < C, 1, false, false >, err);
+  err = preload_one (co_blur_kernel < C, 2, true, false >, err);
+  err = preload_one (co_blur_kernel < C, 2, false, false >, err);
+  err = preload_one (co_blur_kernel < C, 2, true, true >, err);
+  return preload_one (co_blur_kernel < C, 2, false, true >, err);
+}
+
 int
 co_kernels_cuda_preload (void)
 {
@@ -825,18 +938,16 @@ co_kernels_cuda_preload (void)
   err = preload_one (co_pointwise_kernel < 16, CO_PW_LUT16 >, err);
   err = preload_one (co_pointwise_kernel < 4, CO_PW_LUT16 >, err);
   err = preload_one (co_pointwise_kernel < 1, CO_PW_LUT16 >, err);
-  err = preload_one (co_blur_kernel < 1, 1, false >, err);
-  err = preload_one (co_blur_kernel < 1, 2, true >, err);
-  err = preload_one (co_blur_kernel < 1, 2, false >, err);
-  err = preload_one (co_blur_kernel < 2, 1, false >, err);
-  err = preload_one (co_blur_kernel < 2, 2, true >, err);
-  err = preload_one (co_blur_kernel < 2, 2, false >, err);
-  err = preload_one (co_blur_kernel < 3, 1, false >, err);
-  err = preload_one (co_blur_kernel < 3, 2, true >, err);
-  err = preload_one (co_blur_kernel < 3, 2, false >, err);
-  err = preload_one (co_blur_kernel < 4, 1, false >, err);
-  err = preload_one (co_blur_kernel < 4, 2, true >, err);
-  err = preload_one (co_blur_kernel < 4, 2, false >, err);
+  err = preload_one (co_pointwise_kernel < 16, CO_PW_XOR_AND >, err);
+  err = preload_one (co_pointwise_kernel < 4, CO_PW_XOR_AND >, err);
+  err = preload_one (co_pointwise_kernel < 1, CO_PW_XOR_AND >, err);
+  err = preload_one (co_pointwise_kernel < 16, CO_PW_LUT_BITS >, err);
+  err = preload_one (co_pointwise_kernel < 4, CO_PW_LUT_BITS >, err);
+  err = preload_one (co_pointwise_kernel < 1, CO_PW_LUT_BITS >, err);
+  err = preload_blur < 1 > (err);
+  err = preload_blur < 2 > (err);
+  err = preload_blur < 3 > (err);
+  err = preload_blur < 4 > (err);
   err = preload_one (co_gain_kernel < true >, err);
   err = preload_one (co_gain_kernel < false >, err);
   err = preload_one (co_fir_kernel < true >, err);

@@ -97,9 +97,11 @@ extern "C"
     uint32_t comp_mask;         /* components the operation changes */
     int32_t use_lut;            /* gamma: 1 if this plane goes through the LUT */
     /* Bits of a sample that hold its value (0: all of them) and their
-     * position: value = (sample >> shift) & ((1 << bits) - 1); the other
-     * bits of an output sample are 0 (P010_10LE: bits 10, shift 6;
-     * I420_10LE: bits 10, shift 0). */
+     * position: value = (sample >> shift) & M, M = (1 << bits) - 1; the
+     * other bits (padding) of the output samples of invert, gamma and
+     * box-blur are 0 (P010_10LE: bits 10, shift 6; I420_10LE: bits 10,
+     * shift 0; P016_LE: 0).  With bits, comp_bytes is 2 and
+     * bits + shift <= 16; bits 0 (or 16) needs shift 0. */
     int32_t bits;
     int32_t shift;
     int32_t packing;            /* CoPacking; 0: CO_PACK_NONE */
@@ -124,6 +126,18 @@ extern "C"
  *             c(clamp (x + dx, 0, width - 1), clamp (y + dy, 0, height - 1))
  *             for the same component: borders replicated.  r = 0 copies.
  *             S fits in 32 bits (65535 * 65^2 < 2^32).
+ * A plane whose samples have padding bits (co_band_has_padding: P010_10LE,
+ * I420_10LE) works on c = (sample >> shift) & M, M = (1 << bits) - 1, and
+ * writes c' << shift, every padding bit 0:
+ * - invert:   (M - c) << shift, i.e. (sample ^ (M << shift)) & (M << shift)
+ *             (P010_10LE: v' = (1023 - (v >> 6)) << 6; I420_10LE:
+ *             v' = 1023 - (v & 1023)).
+ * - gamma:    lut[c] << shift with a LUT of M + 1 entries (co_gamma_lut_max)
+ *             on planes with use_lut; c << shift (the padding cleared)
+ *             elsewhere.
+ * - box-blur: the mean above of the values c, << shift; r = 0 gives
+ *             c << shift.
+ * Components outside comp_mask are copied unchanged in every case.
  */
   typedef struct
   {
@@ -136,8 +150,32 @@ extern "C"
     CoPlaneBand planes[CO_VIDEO_MAX_PLANES];
   } CoVideoParams;
 
+/* Whether @b's samples have padding bits: bits set and fewer than the
+ * sample's (the kernels then work on the values, see above). */
+  static inline int co_band_has_padding (const CoPlaneBand * b)
+  {
+    return b->bits > 0 && b->bits < 8 * b->comp_bytes;
+  }
+
+/* Whether @b's bits and shift are ones the kernels take (see CoPlaneBand). */
+  static inline int co_band_bits_valid (const CoPlaneBand * b)
+  {
+    if (b->bits == 0 || b->bits == 8 * b->comp_bytes)
+      return b->shift == 0;
+    return b->comp_bytes == 2 && b->bits > 0 && b->bits < 16
+        && b->shift >= 0 && b->bits + b->shift <= 16;
+  }
+
+/* The largest value of a sample of @bits bits (0: all of its @comp_bytes
+ * bytes): the gamma LUT's max, which has max + 1 entries. */
+  static inline uint32_t co_gamma_lut_max (int32_t comp_bytes, int32_t bits)
+  {
+    return bits ? (1u << bits) - 1 : (comp_bytes == 2 ? 65535u : 255u);
+  }
+
 /* Fill @lut (max + 1 entries) with floor (max * (i / max)^(1 / gamma) + 0.5),
- * computed in double precision.  max is 255 or 65535. */
+ * computed in double precision.  max is co_gamma_lut_max ()'s: 255, 65535
+ * or (1 << bits) - 1. */
   void co_gamma_lut_fill (uint16_t * lut, uint32_t max, double gamma);
 
 /* Compute one band on the calling thread.  Returns 0. */
@@ -216,4 +254,4 @@ extern "C"
 #ifdef __cplusplus
 }
 #endif
-#endif                          /* __CO_KERNELS_H__ */
+#endif /* __CO_KERNELS_H__ */

@@ -19,6 +19,9 @@
 /* 2 bytes per chroma pixel, half width and height.  I420 (YV12): Y, U, V    */
 /* (Y, V, U) planes, chroma half width and height; Y42B: the same, chroma    */
 /* half width only; Y444: three full planes; Y444_16LE: with 16-bit samples. */
+/* P010_10LE, P016_LE: NV12's planes with 16-bit samples, P010's values the  */
+/* 10 high bits; I420_10LE: I420's planes, 16-bit samples, values the 10     */
+/* low bits.                                                                 */
 /* ------------------------------------------------------------------------ */
 
 #define PACKED_FIRST3(fmt) \
@@ -35,6 +38,13 @@
 #define SEMI_PLANAR_420(fmt) \
   { fmt, 2, 1, 255, { 1, 2 }, { 0, 1 }, { 0, 1 }, { 1, 2 }, \
       { { 0 }, { 0, 1 } }, { TRUE, FALSE } }
+/* 16-bit samples, values of max at shift */
+#define SEMI_PLANAR_420_16(fmt, max, shift) \
+  { fmt, 2, 2, max, { 2, 4 }, { 0, 1 }, { 0, 1 }, { 1, 2 }, \
+      { { 0 }, { 0, 2 } }, { TRUE, FALSE }, shift }
+#define PLANAR_420_16(fmt, max, shift) \
+  { fmt, 3, 2, max, { 2, 2, 2 }, { 0, 1, 1 }, { 0, 1, 1 }, { 1, 1, 1 }, \
+      { { 0 }, { 0 }, { 0 } }, { TRUE, FALSE, FALSE }, shift }
 
 static const CoRefFormat ref_formats[] = {
   {GST_VIDEO_FORMAT_GRAY8, 1, 1, 255, {1}, {0}, {0}, {1}, {{0}}, {TRUE}},
@@ -57,6 +67,9 @@ static const CoRefFormat ref_formats[] = {
   PLANAR_YUV (GST_VIDEO_FORMAT_Y42B, 1, 1, 0),
   PLANAR_YUV (GST_VIDEO_FORMAT_Y444, 1, 0, 0),
   PLANAR_YUV (GST_VIDEO_FORMAT_Y444_16LE, 2, 0, 0),
+  SEMI_PLANAR_420_16 (GST_VIDEO_FORMAT_P010_10LE, 1023, 6),
+  SEMI_PLANAR_420_16 (GST_VIDEO_FORMAT_P016_LE, 65535, 0),
+  PLANAR_420_16 (GST_VIDEO_FORMAT_I420_10LE, 1023, 0),
 };
 
 /* The 12 formats of the custom kernels' ABI version 1 first (the tests'
@@ -68,7 +81,9 @@ static const GstVideoFormat ref_format_list[] = {
   GST_VIDEO_FORMAT_xRGB, GST_VIDEO_FORMAT_xBGR, GST_VIDEO_FORMAT_NV12,
   GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_RGB, GST_VIDEO_FORMAT_BGR,
   GST_VIDEO_FORMAT_NV21, GST_VIDEO_FORMAT_YV12, GST_VIDEO_FORMAT_Y42B,
-  GST_VIDEO_FORMAT_Y444, GST_VIDEO_FORMAT_Y444_16LE, GST_VIDEO_FORMAT_UNKNOWN
+  GST_VIDEO_FORMAT_Y444, GST_VIDEO_FORMAT_Y444_16LE,
+  GST_VIDEO_FORMAT_P010_10LE, GST_VIDEO_FORMAT_P016_LE,
+  GST_VIDEO_FORMAT_I420_10LE, GST_VIDEO_FORMAT_UNKNOWN
 };
 
 const gchar *
@@ -242,6 +257,63 @@ co_ref_blur_plane_separable (const guint8 * src, gint sstride,
 /* The operations                                                            */
 /* ------------------------------------------------------------------------ */
 
+/* Whether the format's samples hold bits besides their value. */
+static gboolean
+has_padding_bits (const CoRefFormat * f)
+{
+  return f->max != (1u << (8 * f->bytes_per_sample)) - 1;
+}
+
+/* The value of the sample at @p, and a value put back at its place with
+ * the padding bits 0. */
+static guint
+get_value (const CoRefFormat * f, const guint8 * p)
+{
+  return (get_sample (p, f->bytes_per_sample) >> f->shift) & f->max;
+}
+
+static void
+put_value (const CoRefFormat * f, guint8 * p, guint v)
+{
+  put_sample (p, f->bytes_per_sample, v << f->shift);
+}
+
+/* Box blur of the colour components of a plane of values: each sample
+ * replaced by its value (in a copy), blurred, put back at its place. */
+static void
+blur_plane_values (const CoRefFormat * f, guint p, const guint8 * sp,
+    gint ss, guint8 * dp, gint ds, guint pw, guint ph, guint radius)
+{
+  guint ps = f->pstride[p], rb = pw * ps, x, y, c;
+  guint8 *vals = g_malloc ((gsize) rb * ph);
+  guint64 cost = (guint64) pw * ph * (2 * radius + 1) * (2 * radius + 1);
+
+  for (y = 0; y < ph; y++)
+    for (x = 0; x < pw; x++)
+      for (c = 0; c < f->n_colour[p]; c++) {
+        gsize o = f->colour_offset[p][c] + (gsize) x * ps;
+        put_sample (vals + (gsize) y * rb + o, f->bytes_per_sample,
+            get_value (f, sp + (gssize) y * ss + o));
+      }
+  for (c = 0; c < f->n_colour[p]; c++) {
+    if (cost <= CO_REF_NAIVE_BLUR_BUDGET)
+      co_ref_blur_plane_naive (vals, rb, dp, ds, pw, ph, ps,
+          f->colour_offset[p][c], f->bytes_per_sample, radius);
+    else
+      co_ref_blur_plane_separable (vals, rb, dp, ds, pw, ph, ps,
+          f->colour_offset[p][c], f->bytes_per_sample, radius);
+  }
+  /* the means are values: to their place */
+  for (y = 0; y < ph; y++)
+    for (x = 0; x < pw; x++)
+      for (c = 0; c < f->n_colour[p]; c++) {
+        guint8 *d = dp + (gssize) y * ds + f->colour_offset[p][c] +
+            (gsize) x * ps;
+        put_value (f, d, get_sample (d, f->bytes_per_sample));
+      }
+  g_free (vals);
+}
+
 static gboolean
 is_colour_byte (const CoRefFormat * f, guint plane, guint byte_in_pixel,
     guint * comp_index)
@@ -301,23 +373,29 @@ co_ref_apply (CoRefOp op, gdouble gamma, guint radius,
           for (x = 0; x < pw; x++)
             for (c = 0; c < f->n_colour[p]; c++) {
               gsize o = f->colour_offset[p][c] + (gsize) x * ps;
-              guint v = get_sample (sp + (gssize) y * ss + o, bps);
-              put_sample (dp + (gssize) y * ds + o, bps, f->max - v);
+              guint v = get_value (f, sp + (gssize) y * ss + o);
+              put_value (f, dp + (gssize) y * ds + o, f->max - v);
             }
         break;
       case CO_REF_GAMMA:
-        if (!f->gamma_plane[p])
+        /* a plane without gamma: its values, the padding bits 0 */
+        if (!f->gamma_plane[p] && !has_padding_bits (f))
           break;
         for (y = 0; y < ph; y++)
           for (x = 0; x < pw; x++)
             for (c = 0; c < f->n_colour[p]; c++) {
               gsize o = f->colour_offset[p][c] + (gsize) x * ps;
-              guint v = get_sample (sp + (gssize) y * ss + o, bps);
-              put_sample (dp + (gssize) y * ds + o, bps, table[v]);
+              guint v = get_value (f, sp + (gssize) y * ss + o);
+              put_value (f, dp + (gssize) y * ds + o,
+                  f->gamma_plane[p] ? table[v] : v);
             }
         break;
       case CO_REF_BOX_BLUR:{
         guint64 cost = (guint64) pw * ph * (2 * radius + 1) * (2 * radius + 1);
+        if (has_padding_bits (f)) {
+          blur_plane_values (f, p, sp, ss, dp, ds, pw, ph, radius);
+          break;
+        }
         for (c = 0; c < f->n_colour[p]; c++) {
           if (cost <= CO_REF_NAIVE_BLUR_BUDGET)
             co_ref_blur_plane_naive (sp, ss, dp, ds, pw, ph, ps,

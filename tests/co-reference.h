@@ -18,6 +18,12 @@
  *             own geometry, NV12's (NV21's) U and V separately
  *
  * Alpha and padding ('x') bytes are copied unchanged.
+ *
+ * Samples with padding bits (P010_10LE: 10 bits at bit 6 of 16; I420_10LE:
+ * 10 bits at bit 0): every operation above works on the value
+ * c = (sample >> shift) & max, max = 1023, and writes c' << shift, the
+ * padding bits 0 (invert: (max - c) << shift; gamma: table[c] << shift,
+ * the other planes c << shift; box-blur on the values); none copies.
  */
 #ifndef __CO_REFERENCE_H__
 #define __CO_REFERENCE_H__
@@ -47,9 +53,9 @@ typedef struct
 {
   GstVideoFormat format;
   guint n_planes;
-  guint bytes_per_sample;       /* 1, or 2 (GRAY16_LE, Y444_16LE: little
-                                 * endian) */
-  guint max;                    /* 255 or 65535 */
+  guint bytes_per_sample;       /* 1, or 2 (GRAY16_LE, Y444_16LE, P010_10LE,
+                                 * P016_LE, I420_10LE: little endian) */
+  guint max;                    /* 255, 65535, or 1023 (10-bit values) */
   /* per plane */
   guint pstride[3];             /* bytes from one pixel to the next */
   guint x_shift[3];             /* 0: full width, 1: (w+1)/2 */
@@ -57,6 +63,8 @@ typedef struct
   guint n_colour[3];            /* colour components in the plane */
   guint colour_offset[3][3];    /* their byte offsets inside a pixel */
   gboolean gamma_plane[3];      /* gamma applies to this plane's colours */
+  guint shift;                  /* a value's place in its sample: value =
+                                 * (sample >> shift) & max */
 } CoRefFormat;
 
 const CoRefFormat *co_ref_format (GstVideoFormat format);
@@ -91,7 +99,7 @@ void co_ref_blur_plane_separable (const guint8 * src, gint sstride,
  * below this, else the separable way. */
 #define CO_REF_NAIVE_BLUR_BUDGET (40u * 1000u * 1000u)
 
-/* Gamma table for @max (255 or 65535): @max + 1 entries. */
+/* Gamma table for @max (255, 65535 or 1023): @max + 1 entries. */
 void co_ref_gamma_table (gdouble gamma, guint max, guint16 * table);
 
 /* Byte-exact comparison of the visible bytes of every row of every plane.

@@ -33,7 +33,8 @@
 
 static const gchar *const cuda_formats[] = {
   "RGBA", "BGRA", "ARGB", "ABGR", "RGBx", "BGRx", "RGB", "BGR", "NV12",
-  "NV21", "I420", "YV12", "Y42B", "Y444", "Y444_16LE"
+  "NV21", "I420", "YV12", "Y42B", "Y444", "Y444_16LE", "P010_10LE", "P016_LE",
+  "I420_10LE"
 };
 
 static const gchar *const system_only_formats[] = {
@@ -517,9 +518,10 @@ GST_END_TEST;
 /* 1921x1081 (odd, two chunks of chroma rows meet mid-pair), box-blur
  * radius 32 across 7 chunks, CUDA memory in and out, in the layouts of
  * 1.22's CUDA memory: among them chroma planes at the luma pitch (YV12,
- * Y42B), read as the buffer says. */
+ * Y42B, I420_10LE), read as the buffer says; samples with padding bits
+ * (P010_10LE, I420_10LE: random input, the output's padding bits 0). */
 static const gchar *const odd_size_formats[] = { "RGBA", "NV12", "YV12",
-  "Y42B", "RGB", "Y444_16LE"
+  "Y42B", "RGB", "Y444_16LE", "P010_10LE", "I420_10LE"
 };
 
 GST_START_TEST (test_cuda_odd_size)

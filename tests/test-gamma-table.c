@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The gamma tables the kernels read (co_gamma_lut_fill), 8- and 16-bit,
+ * The gamma tables the kernels read (co_gamma_lut_fill), 8-, 10- and 16-bit,
  * against the independent reference's (co-reference.c): every entry, for
  * the gammas a ramp passes through (random ones over the whole range) and
  * the edges (0.01, 1, 10, values whose entries land on half integers).
@@ -49,14 +49,20 @@ main (int argc, char **argv)
 
   g_print ("test-gamma-table: seed 0x%08x (CO_TEST_SEED repeats it)\n", seed);
   for (i = 0; i < G_N_ELEMENTS (edges); i++)
-    bad += !check_gamma (edges[i], 255) + !check_gamma (edges[i], 65535);
+    bad += !check_gamma (edges[i], 255) + !check_gamma (edges[i], 65535)
+        + !check_gamma (edges[i], co_gamma_lut_max (2, 10));
   for (i = 0; i < n; i++) {
     /* log-uniform over [0.01, 10], the property's range */
     gdouble g = exp (g_rand_double_range (rand, log (0.01), log (10.0)));
 
-    bad += !check_gamma (g, 255) + !check_gamma (g, 65535);
+    bad += !check_gamma (g, 255) + !check_gamma (g, 65535)
+        + !check_gamma (g, co_gamma_lut_max (2, 10));
   }
   g_rand_free (rand);
+  /* the tables' sizes: 10 bits 1024 entries; every bit of 1 or 2 bytes */
+  if (co_gamma_lut_max (2, 10) != 1023 || co_gamma_lut_max (2, 0) != 65535
+      || co_gamma_lut_max (1, 0) != 255 || co_gamma_lut_max (2, 16) != 65535)
+    bad++;
   g_print ("%u gammas, %u tables differ from the reference\n",
       (guint) G_N_ELEMENTS (edges) + n, bad);
   return bad ? 1 : 0;

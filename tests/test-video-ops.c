@@ -39,14 +39,22 @@ GST_START_TEST (test_reference_table)
         GST_VIDEO_FORMAT_INFO_N_COMPONENTS (fi) - (alpha ? 1 : 0));
     for (c = 0; c < GST_VIDEO_FORMAT_INFO_N_COMPONENTS (fi); c++) {
       guint plane = GST_VIDEO_FORMAT_INFO_PLANE (fi, c);
-      guint off = GST_VIDEO_FORMAT_INFO_POFFSET (fi, c);
+      guint bps = f->bytes_per_sample;
+      /* in samples, rounded up: 1.22 gives the V of P010_10LE and P016_LE
+       * the byte offset 1 (NV12's), where its sample starts at byte 2 */
+      guint off = (GST_VIDEO_FORMAT_INFO_POFFSET (fi, c) + bps - 1) / bps * bps;
       guint k;
       gboolean listed = FALSE;
 
       fail_unless_equals_int (GST_VIDEO_FORMAT_INFO_PSTRIDE (fi, c),
           f->pstride[plane]);
-      fail_unless_equals_int (GST_VIDEO_FORMAT_INFO_DEPTH (fi, c),
-          8 * f->bytes_per_sample);
+      /* a value of depth bits at shift in a sample of bytes_per_sample */
+      fail_unless_equals_int (f->max,
+          (1u << GST_VIDEO_FORMAT_INFO_DEPTH (fi, c)) - 1);
+      fail_unless_equals_int (GST_VIDEO_FORMAT_INFO_SHIFT (fi, c), f->shift);
+      fail_unless_equals_int ((GST_VIDEO_FORMAT_INFO_DEPTH (fi, c) +
+              GST_VIDEO_FORMAT_INFO_SHIFT (fi, c) + 7) / 8,
+          f->bytes_per_sample);
       fail_unless_equals_int (GST_VIDEO_FORMAT_INFO_W_SUB (fi, c),
           f->x_shift[plane]);
       fail_unless_equals_int (GST_VIDEO_FORMAT_INFO_H_SUB (fi, c),
@@ -69,7 +77,6 @@ GST_START_TEST (test_reference_table)
     } else {
       fail_unless (f->gamma_plane[0]);
     }
-    fail_unless_equals_int (f->max, (1u << (8 * f->bytes_per_sample)) - 1);
     if (f->bytes_per_sample == 2)
       fail_unless (GST_VIDEO_FORMAT_INFO_IS_LE (fi));
   }
@@ -77,6 +84,81 @@ GST_START_TEST (test_reference_table)
 }
 
 GST_END_TEST;
+
+/* The 16-bit sample at @p (little endian) */
+static guint
+sample16 (const guint8 * p)
+{
+  return p[0] | (p[1] << 8);
+}
+
+static void
+set_sample16 (guint8 * p, guint v)
+{
+  p[0] = v & 0xff;
+  p[1] = v >> 8;
+}
+
+/* P010_10LE (values in the 10 high bits) and I420_10LE (the 10 low bits)
+ * 1x1, with garbage in the padding bits: the values inverted, the padding
+ * bits of the output 0; gamma leaves the chroma's values, padding cleared. */
+static void
+reference_known_10bit (void)
+{
+  GstVideoInfo info;
+  GstBuffer *in, *out;
+  GstVideoFrame fi, fo;
+  guint8 *y, *uv;
+
+  fail_unless (gst_video_info_set_format (&info, GST_VIDEO_FORMAT_P010_10LE,
+          1, 1));
+  in = gst_buffer_new_allocate (NULL, info.size, NULL);
+  out = gst_buffer_new_allocate (NULL, info.size, NULL);
+  fail_unless (gst_video_frame_map (&fi, &info, in, GST_MAP_WRITE));
+  fail_unless (gst_video_frame_map (&fo, &info, out, GST_MAP_WRITE));
+  /* Y: value 0x4a7f >> 6 = 297, padding 0x3f; U 1023 | 0x3f; V 0 | 0x01 */
+  set_sample16 (GST_VIDEO_FRAME_PLANE_DATA (&fi, 0), 0x4a7f);
+  uv = GST_VIDEO_FRAME_PLANE_DATA (&fi, 1);
+  set_sample16 (uv, 0xffff);
+  set_sample16 (uv + 2, 0x0001);
+  co_ref_apply (CO_REF_INVERT, 1.0, 0, &fi, &fo);
+  y = GST_VIDEO_FRAME_PLANE_DATA (&fo, 0);
+  uv = GST_VIDEO_FRAME_PLANE_DATA (&fo, 1);
+  fail_unless_equals_int (sample16 (y), (1023 - 297) << 6);
+  fail_unless_equals_int (sample16 (uv), 0);
+  fail_unless_equals_int (sample16 (uv + 2), 1023 << 6);
+  co_ref_apply (CO_REF_GAMMA, 1.0, 0, &fi, &fo);
+  fail_unless_equals_int (sample16 (y), 297 << 6);
+  fail_unless_equals_int (sample16 (uv), 0xffc0);
+  fail_unless_equals_int (sample16 (uv + 2), 0);
+  co_ref_apply (CO_REF_BOX_BLUR, 1.0, 3, &fi, &fo);
+  fail_unless_equals_int (sample16 (y), 297 << 6);
+  co_ref_apply (CO_REF_NONE, 1.0, 0, &fi, &fo);
+  fail_unless_equals_int (sample16 (y), 0x4a7f);
+  gst_video_frame_unmap (&fo);
+  gst_video_frame_unmap (&fi);
+  gst_buffer_unref (in);
+  gst_buffer_unref (out);
+
+  fail_unless (gst_video_info_set_format (&info, GST_VIDEO_FORMAT_I420_10LE,
+          1, 1));
+  in = gst_buffer_new_allocate (NULL, info.size, NULL);
+  out = gst_buffer_new_allocate (NULL, info.size, NULL);
+  fail_unless (gst_video_frame_map (&fi, &info, in, GST_MAP_WRITE));
+  fail_unless (gst_video_frame_map (&fo, &info, out, GST_MAP_WRITE));
+  /* values 0xfc05 & 1023 = 5, 0x03ff, 0x8400 & 1023 = 0 */
+  set_sample16 (GST_VIDEO_FRAME_PLANE_DATA (&fi, 0), 0xfc05);
+  set_sample16 (GST_VIDEO_FRAME_PLANE_DATA (&fi, 1), 0x03ff);
+  set_sample16 (GST_VIDEO_FRAME_PLANE_DATA (&fi, 2), 0x8400);
+  co_ref_apply (CO_REF_INVERT, 1.0, 0, &fi, &fo);
+  fail_unless_equals_int (sample16 (GST_VIDEO_FRAME_PLANE_DATA (&fo, 0)), 1018);
+  fail_unless_equals_int (sample16 (GST_VIDEO_FRAME_PLANE_DATA (&fo, 1)), 0);
+  fail_unless_equals_int (sample16 (GST_VIDEO_FRAME_PLANE_DATA (&fo, 2)), 1023);
+  gst_video_frame_unmap (&fo);
+  gst_video_frame_unmap (&fi);
+  gst_buffer_unref (in);
+  gst_buffer_unref (out);
+}
 
 GST_START_TEST (test_reference_known_values)
 {
@@ -170,6 +252,8 @@ GST_START_TEST (test_reference_known_values)
   gst_video_frame_unmap (&fi);
   gst_buffer_unref (in);
   gst_buffer_unref (out);
+
+  reference_known_10bit ();
 }
 
 GST_END_TEST;
@@ -328,6 +412,11 @@ static const BigCase big_cases[] = {
   {GST_VIDEO_FORMAT_NV21, 8, 1},        /* box-blur r=32, 1 x 5 */
   {GST_VIDEO_FORMAT_RGB, 0, 6}, /* invert, serial */
   {GST_VIDEO_FORMAT_YV12, 7, 3},        /* box-blur r=7, 3 x 5 */
+  {GST_VIDEO_FORMAT_P010_10LE, 0, 3},   /* invert, 3 x 5 */
+  {GST_VIDEO_FORMAT_I420_10LE, 7, 5},   /* box-blur r=7, 8 x 5 */
+  {GST_VIDEO_FORMAT_P016_LE, 1, 1},     /* gamma 0.45, 1 x 5 */
+  {GST_VIDEO_FORMAT_P010_10LE, 2, 4},   /* gamma 2.2, 8 x 1 */
+  {GST_VIDEO_FORMAT_P010_10LE, 8, 6},   /* box-blur r=32, serial */
 };
 
 GST_START_TEST (test_correctness_big)
@@ -364,6 +453,7 @@ GST_START_TEST (test_extreme_settings)
   static const GstVideoFormat fmts[] = {
     GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_RGBA,
     GST_VIDEO_FORMAT_GRAY16_LE, GST_VIDEO_FORMAT_Y42B,
+    GST_VIDEO_FORMAT_P010_10LE,
   };
   const RunCfg *run = &extreme_variants[__i__].run;
   guint32 seed = co_test_seed ("test_extreme_settings", __i__);

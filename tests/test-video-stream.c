@@ -490,6 +490,11 @@ static const BatchCase batch_cases[] = {
   {2, GST_VIDEO_FORMAT_Y444_16LE, 33, 17, 5, 3, FALSE, FALSE},
   {5, GST_VIDEO_FORMAT_NV21, 97, 33, 3, 4, FALSE, TRUE},
   {0, GST_VIDEO_FORMAT_BGR, 65, 35, 6, 1, TRUE, FALSE},
+  /* samples with padding bits, cleared in every image */
+  {0, GST_VIDEO_FORMAT_P010_10LE, 75, 41, 4, 5, TRUE, FALSE},
+  {1, GST_VIDEO_FORMAT_I420_10LE, 33, 17, 3, 3, FALSE, TRUE},
+  {7, GST_VIDEO_FORMAT_P016_LE, 65, 35, 5, 1, FALSE, FALSE},
+  {6, GST_VIDEO_FORMAT_P010_10LE, 97, 33, 3, 4, FALSE, FALSE},
 };
 
 /* 2 x batch + 1 frames (the last batch partial, sent by EOS), every output

@@ -10,7 +10,7 @@
  * and the CPU kernels.
  *
  * For odd sizes (1921x1081, 7x5), padded pitches, GRAY8, GRAY16_LE, RGBA,
- * NV12 and I420, invert, gamma, box-blur up to radius 32 over bands
+ * NV12, I420 and P010_10LE (samples with padding bits), invert, gamma, box-blur up to radius 32 over bands
  * thinner than the radius, 1 to 64 chunks:
  *  - the plans: no upload from a direct input, no download to a direct
  *    output, the kernel's pointers and pitches are the buffer's own plus
@@ -33,6 +33,7 @@ typedef struct
   const gchar *name;
   gint n_planes;
   gint comps[3], bytes, mask[3], sub[3];        /* sub: 4:2:0 chroma */
+  gint bits, shift;             /* a sample's value (0: every bit) */
 } Fmt;
 
 static const Fmt fmts[] = {
@@ -41,6 +42,7 @@ static const Fmt fmts[] = {
   {"RGBA", 1, {4}, 1, {0x7}, {0}},
   {"NV12", 2, {1, 2}, 1, {0x1, 0x3}, {0, 1}},
   {"I420", 3, {1, 1, 1}, 1, {0x1, 0x1, 0x1}, {0, 1, 1}},
+  {"P010_10LE", 2, {1, 2}, 2, {0x1, 0x3}, {0, 1}, 10, 6},
 };
 
 typedef struct
@@ -94,6 +96,8 @@ desc_init (CoVideoDesc * d, const Fmt * f, const Op * op, gint w, gint h)
     p->comp_mask = f->mask[i];
     p->use_lut = i == 0;
     p->ysub = f->sub[i];
+    p->bits = f->bits;
+    p->shift = f->shift;
     p->width = f->sub[i] ? (w + 1) / 2 : w;
     p->height = f->sub[i] ? (h + 1) / 2 : h;
     /* the slot's pitch: 4-byte aligned rows, as GstVideoInfo's */
@@ -160,6 +164,8 @@ expected (const CoVideoDesc * d, const Pic * in, Pic * want,
     b->comp_bytes = p->comp_bytes;
     b->comp_mask = p->comp_mask;
     b->use_lut = p->use_lut;
+    b->bits = p->bits;
+    b->shift = p->shift;
     b->n_images = 1;
   }
   g_assert_cmpint (co_video_run_cpu (&vp), ==, 0);
@@ -276,7 +282,7 @@ run_case (const Fmt * f, const Op * op, const Size * sz, guint chunks,
   CoFrame *fr, *done;
   GError *err = NULL;
   guint16 *lut = g_new (guint16, 65536);
-  guint32 max = f->bytes == 2 ? 65535 : 255;
+  guint32 max = co_gamma_lut_max (f->bytes, f->bits);
   GRand *rand = g_rand_new_with_seed (chunks * 7 + sz->w);
   gchar *what = g_strdup_printf ("%s %dx%d op %d radius %d, %u chunks, "
       "input %s, output %s", f->name, sz->w, sz->h, op->op, op->radius,

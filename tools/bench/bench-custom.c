@@ -86,6 +86,8 @@ bench_custom_band (const BenchCustom * c, const BenchLayout * l,
     b->comps = bp->comps;
     b->comp_bytes = bp->comp_bytes;
     b->comp_mask = bp->mask;
+    b->bits = bp->bits;
+    b->shift = bp->shift;
   }
 }
 

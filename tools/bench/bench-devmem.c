@@ -336,6 +336,8 @@ rawmem_enqueue (BenchRawMem * r, guint64 f, guint slot, guint streams,
         b->comps = bp->comps;
         b->comp_bytes = bp->comp_bytes;
         b->comp_mask = bp->mask;
+        b->bits = bp->bits;
+        b->shift = bp->shift;
       }
       TOOL_CK (co_video_launch_cuda (&p, r->streams[s]));
     }

@@ -146,7 +146,9 @@ bench_plane_row (const BenchPlane * p, gint luma_row)
 }
 
 /* The naive CPU invert: every component in the plane's mask becomes
- * max - c, everything else is copied. */
+ * max - c, everything else is copied; with bits, c is the value
+ * (s >> shift) & max, max = 2^bits - 1, and the sample (max - c) << shift
+ * (its other bits 0). */
 void
 bench_invert_ref (const BenchLayout * l, const guint8 * src, guint8 * dst)
 {
@@ -168,6 +170,13 @@ bench_invert_ref (const BenchLayout * l, const guint8 * src, guint8 * dst)
             continue;
           if (p->comp_bytes == 1) {
             d[k] = 255 - s[k];
+          } else if (p->bits) {
+            guint max = (1u << p->bits) - 1;
+            guint v = (max - (((s[k] | (s[k + 1] << 8)) >> p->shift) & max))
+                << p->shift;
+
+            d[k] = v & 0xff;
+            d[k + 1] = v >> 8;
           } else {
             guint v = 65535 - (s[k] | (s[k + 1] << 8));
 

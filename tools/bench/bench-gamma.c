@@ -5,11 +5,13 @@
  *
  * The expected output of operation=gamma, computed here from the formula
  * alone (none of the plugin's code): every colour component (the plane's
- * mask: R, G and B, not alpha or padding; grey; the luma plane of NV12 and
- * I420, never their 4:2:0 chroma planes) becomes
+ * mask: R, G and B, not alpha or padding; grey; the luma plane of the YUV
+ * formats, never their chroma planes) becomes
  *   floor (max * pow (c / max, 1 / gamma) + 0.5)
- * in double precision, max = 255 (8-bit) or 65535 (16-bit), clamped to
- * [0, max]; everything else is copied.  The formula is evaluated once per
+ * in double precision, max = 255 (8-bit), 65535 (16-bit) or 2^bits - 1
+ * (P010_10LE, I420_10LE: c the value (s >> shift) & max, the result put
+ * back << shift, in every plane, its other bits 0), clamped to [0, max];
+ * everything else is copied.  The formula is evaluated once per
  * possible component value (a table of max + 1 entries) and looked up per
  * component.
  * With a gamma that changes per frame (--gamma-ramp) each checked output
@@ -28,7 +30,7 @@ plane_row_bytes (const BenchPlane * p)
   return (gsize) p->width * p->comps * p->comp_bytes;
 }
 
-/* The max + 1 values of the formula, @max 255 or 65535 (a g_free()d array). */
+/* The max + 1 values of the formula (a g_free()d array). */
 static guint16 *
 gamma_table (guint max, gdouble gamma)
 {
@@ -44,20 +46,22 @@ gamma_table (guint max, gdouble gamma)
   return t;
 }
 
-/* Whether the operation changes plane @p at all (not a 4:2:0 chroma one). */
+/* Whether the operation changes plane @p at all: a plane gamma goes
+ * through, or one whose samples have other bits than their value's. */
 static gboolean
 gamma_plane (const BenchPlane * p)
 {
-  return !p->ysub;
+  return p->gamma || p->bits;
 }
 
 /* Bytes [@from, @from + @len) of a row of plane @p (@from on a component's
  * first byte), from @s to @d, through @t where the component is in the
- * mask. */
+ * mask (a plane without gamma: the value itself, put back << shift). */
 static void
 gamma_bytes (const BenchPlane * p, const guint16 * t, const guint8 * s,
     guint8 * d, gsize from, gsize len)
 {
+  guint max = p->bits ? (1u << p->bits) - 1 : 65535;
   gsize k;
 
   for (k = 0; k < len; k += p->comp_bytes) {
@@ -68,8 +72,9 @@ gamma_bytes (const BenchPlane * p, const guint16 * t, const guint8 * s,
     } else if (p->comp_bytes == 1) {
       d[k] = (guint8) t[s[k]];
     } else {
-      guint v = t[s[k] | (s[k + 1] << 8)];
+      guint v = ((s[k] | (s[k + 1] << 8)) >> p->shift) & max;
 
+      v = (p->gamma ? t[v] : v) << p->shift;
       d[k] = v & 0xff;
       d[k + 1] = v >> 8;
     }
@@ -79,7 +84,10 @@ gamma_bytes (const BenchPlane * p, const guint16 * t, const guint8 * s,
 static guint16 *
 layout_table (const BenchLayout * l, gdouble gamma)
 {
-  return gamma_table (l->planes[0].comp_bytes == 2 ? 65535 : 255, gamma);
+  const BenchPlane *p = &l->planes[0];
+
+  return gamma_table (p->bits ? (1u << p->bits) - 1 : p->comp_bytes == 2 ?
+      65535 : 255, gamma);
 }
 
 void

@@ -161,6 +161,8 @@ typedef struct
 
 extern BenchGst bench_gst;
 
+/* The formats the bench takes (the element's), NULL-terminated. */
+extern const gchar *const bench_formats[];
 gboolean bench_layout_from_info (const GstVideoInfo * info, BenchLayout * l);
 /* How long a run waits for a frame, a slot or a message. */
 #define WAIT_NS (60 * G_GUINT64_CONSTANT (1000000000))

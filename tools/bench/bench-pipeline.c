@@ -85,59 +85,53 @@ typedef struct
   gdouble *gamma_of;            /* ramp: each output's gamma */
 } RunState;
 
+const gchar *const bench_formats[] = { "GRAY8", "GRAY16_LE", "RGBA", "BGRA",
+  "ARGB", "ABGR", "RGBx", "BGRx", "xRGB", "xBGR", "RGB", "BGR", "NV12", "NV21",
+  "I420", "YV12", "Y42B", "Y444", "Y444_16LE", "P010_10LE", "P016_LE",
+  "I420_10LE", NULL
+};
+
+/* The planes of one of bench_formats from its GstVideoFormatInfo: each a
+ * plane of interleaved components of 1 or 2 bytes (its pixel stride in
+ * samples); the mask has every component but alpha (padding 'x' bytes
+ * are no component); a component's place is its byte offset in samples,
+ * rounded up (1.22 gives P010_10LE's and P016_LE's V the offset 1). */
 gboolean
 bench_layout_from_info (const GstVideoInfo * info, BenchLayout * l)
 {
-  guint mask = 1, i;
-  gint comps = 1, bytes = 1;
-  gboolean yuv = FALSE;
+  const GstVideoFormatInfo *fi = info->finfo;
+  gint i, k, bytes;
 
-  switch (GST_VIDEO_INFO_FORMAT (info)) {
-    case GST_VIDEO_FORMAT_GRAY8:
-      break;
-    case GST_VIDEO_FORMAT_GRAY16_LE:
-      bytes = 2;
-      break;
-    case GST_VIDEO_FORMAT_RGBA:
-    case GST_VIDEO_FORMAT_BGRA:
-    case GST_VIDEO_FORMAT_RGBx:
-    case GST_VIDEO_FORMAT_BGRx:
-      comps = 4;
-      mask = 0x7;               /* alpha / padding last */
-      break;
-    case GST_VIDEO_FORMAT_ARGB:
-    case GST_VIDEO_FORMAT_ABGR:
-    case GST_VIDEO_FORMAT_xRGB:
-    case GST_VIDEO_FORMAT_xBGR:
-      comps = 4;
-      mask = 0xe;               /* alpha / padding first */
-      break;
-    case GST_VIDEO_FORMAT_NV12:
-    case GST_VIDEO_FORMAT_I420:
-      yuv = TRUE;
-      break;
-    default:
-      return FALSE;
-  }
+  if (!g_strv_contains (bench_formats, GST_VIDEO_INFO_NAME (info)))
+    return FALSE;
+  bytes = (GST_VIDEO_FORMAT_INFO_DEPTH (fi, 0) + 7) / 8;
   l->width = GST_VIDEO_INFO_WIDTH (info);
   l->height = GST_VIDEO_INFO_HEIGHT (info);
   l->n_planes = GST_VIDEO_INFO_N_PLANES (info);
   l->size = GST_VIDEO_INFO_SIZE (info);
-  for (i = 0; i < (guint) l->n_planes; i++) {
+  for (i = 0; i < l->n_planes; i++) {
     BenchPlane *p = &l->planes[i];
+    gint comp[GST_VIDEO_MAX_COMPONENTS];
 
+    gst_video_format_info_component (fi, i, comp);
     p->offset = GST_VIDEO_INFO_PLANE_OFFSET (info, i);
     p->stride = GST_VIDEO_INFO_PLANE_STRIDE (info, i);
-    p->width = GST_VIDEO_INFO_COMP_WIDTH (info, i);
-    p->height = GST_VIDEO_INFO_COMP_HEIGHT (info, i);
-    p->comps = comps;
+    p->width = GST_VIDEO_INFO_COMP_WIDTH (info, comp[0]);
+    p->height = GST_VIDEO_INFO_COMP_HEIGHT (info, comp[0]);
+    p->comps = GST_VIDEO_FORMAT_INFO_PSTRIDE (fi, comp[0]) / bytes;
     p->comp_bytes = bytes;
-    p->mask = mask;
-    p->ysub = yuv && i > 0;
-    if (p->ysub && GST_VIDEO_INFO_FORMAT (info) == GST_VIDEO_FORMAT_NV12) {
-      p->comps = 2;             /* interleaved U and V */
-      p->mask = 0x3;
-    }
+    p->mask = 0;
+    for (k = 0; k < GST_VIDEO_MAX_COMPONENTS && comp[k] >= 0; k++)
+      if (comp[k] != GST_VIDEO_COMP_A)
+        p->mask |= 1u << ((GST_VIDEO_FORMAT_INFO_POFFSET (fi, comp[k]) +
+                bytes - 1) / bytes);
+    p->xsub = GST_VIDEO_FORMAT_INFO_W_SUB (fi, comp[0]);
+    p->ysub = GST_VIDEO_FORMAT_INFO_H_SUB (fi, comp[0]);
+    p->gamma = !GST_VIDEO_FORMAT_INFO_IS_YUV (fi) || i == 0;
+    p->bits = GST_VIDEO_FORMAT_INFO_DEPTH (fi, comp[0]);
+    if (p->bits == 8 * bytes)
+      p->bits = 0;
+    p->shift = GST_VIDEO_FORMAT_INFO_SHIFT (fi, comp[0]);
   }
   return TRUE;
 }

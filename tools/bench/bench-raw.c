@@ -374,6 +374,8 @@ enqueue_frame (BenchRaw * r, guint64 f, guint slot, guint streams, guint chunks)
       b->comps = bp->comps;
       b->comp_bytes = bp->comp_bytes;
       b->comp_mask = bp->mask;
+      b->bits = bp->bits;
+      b->shift = bp->shift;
     }
     TOOL_CK (co_video_launch_cuda (&p, st));
     for (i = 0; i < l->n_planes; i++)

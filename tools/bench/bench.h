@@ -35,7 +35,12 @@ G_BEGIN_DECLS
   gint width, height;           /* pixels per row, rows */
   gint comps, comp_bytes;
   guint mask;                   /* components that invert changes */
-  gint ysub;                    /* 1: vertically subsampled (4:2:0 chroma) */
+  gint xsub, ysub;              /* 1: horizontally, vertically subsampled
+                                 * (log2: 4:2:2 chroma has xsub, 4:2:0 both) */
+  gboolean gamma;               /* gamma changes it (not a YUV chroma plane) */
+  /* a sample's value: (sample >> shift) & (2^bits - 1), the other bits 0
+   * in the output (bits 0: every bit, P010_10LE: 10 at 6) */
+  gint bits, shift;
 } BenchPlane;
 
 typedef struct
@@ -111,7 +116,7 @@ void bench_op_ref (const BenchFrames * f, const guint8 * src, guint8 * dst);
 gboolean bench_frames_set_custom (BenchFrames * f, const BenchCustom * c,
     gchar ** why);
 /* bench-gamma.c: the naive gamma of a frame (its colour components; not
- * the 4:2:0 chroma planes), the expected sampled checksum of the gamma of
+ * the YUV chroma planes), the expected sampled checksum of the gamma of
  * @src (from the sampled pieces alone), and --op gamma's sum_op (FALSE
  * when the pieces' sum is not that of the whole expected frame). */
 #define BENCH_GAMMA 2.2

@@ -440,8 +440,10 @@ custom_from_props (GstVideoFormat vfmt)
       (vfmt));
   c->run.halo = halo;
   c->run.width = opt_width;
-  for (i = 0; i < (guint) bench_gst.fr.lay.n_planes; i++)
-    c->run.x_shift[i] = c->run.y_shift[i] = bench_gst.fr.lay.planes[i].ysub;
+  for (i = 0; i < (guint) bench_gst.fr.lay.n_planes; i++) {
+    c->run.x_shift[i] = bench_gst.fr.lay.planes[i].xsub;
+    c->run.y_shift[i] = bench_gst.fr.lay.planes[i].ysub;
+  }
   return c;
 }
 
@@ -485,7 +487,7 @@ gamma_expect (void)
   if (!opt_child)
     bench_note ("--op gamma: operation=gamma gamma=%g, outputs checked "
         "against a naive CPU gamma (floor (max * pow (c / max, 1 / gamma) + "
-        "0.5) in double, colour components, luma only for NV12 and I420)%s",
+        "0.5) in double, colour components, luma only for YUV)%s",
         BENCH_GAMMA, opt_gamma_ramp ? "; --gamma-ramp: each element row "
         "again (mode \"... ramp\") with gamma driven by a linear "
         "interpolation control source, " G_STRINGIFY (BENCH_RAMP_FROM)
@@ -628,9 +630,10 @@ options_valid (GstVideoFormat vfmt)
   gst_video_info_set_format (&bench_gst.info, vfmt, opt_width, opt_height);
   if (vfmt == GST_VIDEO_FORMAT_UNKNOWN
       || !bench_layout_from_info (&bench_gst.info, &bench_gst.fr.lay)) {
-    fprintf (stderr,
-        "--format %s: not one of GRAY8 GRAY16_LE RGBA BGRA ARGB "
-        "ABGR RGBx BGRx xRGB xBGR NV12 I420\n", opt_format);
+    gchar *all = g_strjoinv (" ", (gchar **) bench_formats);
+
+    fprintf (stderr, "--format %s: not one of %s\n", opt_format, all);
+    g_free (all);
     return FALSE;
   }
   return TRUE;
