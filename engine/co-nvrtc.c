@@ -19,10 +19,16 @@
 #ifndef CO_CUDA_LIB64
 #define CO_CUDA_LIB64 "/usr/local/cuda/lib64"
 #endif
+/* NVRTC of the CUDA major version of the build (meson defines them) */
+#ifndef CO_NVRTC_SONAME
 #define CO_NVRTC_SONAME "libnvrtc.so.13"
-/* the package that brings it, for the message when none loads */
+#endif
+/* NVIDIA's package that brings it, for the message when none loads */
+#ifndef CO_NVRTC_PACKAGE
 #define CO_NVRTC_PACKAGE "cuda-nvrtc-13-0"
+#endif
 #define CO_NVRTC_CACHE_MAGIC "cudaoverlap-nvrtc 1"
+#define CO_NVRTC_ABI_HEADER "gst/cudaoverlap/cudaoverlap-kernel.h"
 
 /* the ABI header, generated from plugin/gst/cudaoverlap/ at build time
  * (engine/embed-text.py) */
@@ -171,7 +177,7 @@ co_nvrtc_open (const CoNvrtcRequest * req, GError ** error)
     g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_KERNEL,
         "operation=custom: kernel-source needs NVRTC, the CUDA runtime "
         "compiler (%s), and none loads (tried %s%s); install NVIDIA's "
-        "package %s (or the CUDA 13 toolkit), or compile the kernel with "
+        "package %s (or the CUDA toolkit), or compile the kernel with "
         "nvcc and use kernel-module", CO_NVRTC_SONAME, list, why->str,
         CO_NVRTC_PACKAGE);
     g_free (list);
@@ -236,6 +242,8 @@ co_nvrtc_options (const CoNvrtcRequest * req)
   /* a function without __device__ (the ABI header's inline helpers, a
    * user's) is compiled for the device: NVRTC compiles no host code */
   g_ptr_array_add (o, g_strdup ("-default-device"));
+  /* the ABI's types without an #include: a kernel fits in one line */
+  g_ptr_array_add (o, g_strdup ("--pre-include=" CO_NVRTC_ABI_HEADER));
   g_ptr_array_add (o, g_strdup ("-DGST_CUDA_OVERLAP_KERNEL_NVRTC=1"));
   if (req->include_dir)
     g_ptr_array_add (o, g_strdup_printf ("-I%s", req->include_dir));
@@ -503,9 +511,7 @@ co_nvrtc_compile (const CoNvrtcApi * api, const CoNvrtcRequest * req,
     CoNvrtcResult * res, GError ** error)
 {
   const char *headers[2] = { co_nvrtc_abi_header, co_nvrtc_stdint };
-  const char *names[2] = { "gst/cudaoverlap/cudaoverlap-kernel.h",
-    "stdint.h"
-  };
+  const char *names[2] = { CO_NVRTC_ABI_HEADER, "stdint.h" };
   GPtrArray *o = co_nvrtc_options (req);
   nvrtcProgram prog = NULL;
   const char *lowered = NULL;

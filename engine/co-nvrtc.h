@@ -73,8 +73,9 @@ typedef struct
                                  * NULL */
 } CoNvrtcResult;
 
-/* The NVRTC library files tried by default: libnvrtc.so.13, then
- * CO_CUDA_LIB64/libnvrtc.so.13 (the toolkit of this build). */
+/* The NVRTC library files tried by default: libnvrtc.so.13 (the CUDA
+ * major version of the build), then CO_CUDA_LIB64/libnvrtc.so.13 (the
+ * toolkit of this build). */
 const gchar *const *co_nvrtc_default_libraries (void);
 
 /* Compiles @req (or reads it from the cache) into @res (cleared first).

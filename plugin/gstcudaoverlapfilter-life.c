@@ -460,6 +460,10 @@ post_kernel_error (GstCudaOverlapFilter * self, GstCaps * caps,
   gchar *first = g_strndup (message, nl ? (gsize) (nl - message) :
       strlen (message));
 
+  /* "...:" introduces the log */
+  if (nl && g_str_has_suffix (first, ":"))
+    first[strlen (first) - 1] = '\0';
+
   if (nl)
     GST_ERROR_OBJECT (self, "%s", message);
   GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("%s", first),

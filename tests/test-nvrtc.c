@@ -136,7 +136,8 @@ test_examples (void)
   }
 }
 
-/* A kernel in a line: a C++ name, no extern "C", the in-memory headers. */
+/* A kernel in a line: a C++ name, no extern "C", the in-memory headers
+ * (included, or not: the ABI header is included before the source). */
 static void
 test_one_line (void)
 {
@@ -153,6 +154,12 @@ test_one_line (void)
   g_assert_true (ok);
   g_assert_true (g_str_has_prefix (res.lowered_name, "_Z"));
   g_assert_nonnull (strstr (res.lowered_name, "invert"));
+  co_nvrtc_result_clear (&res);
+  /* the ABI header is there without an #include */
+  request (&req, strchr (one_line, '\n') + 1, "invert", NULL);
+  ok = co_nvrtc_build (&req, &res, &err);
+  g_assert_no_error (err);
+  g_assert_true (ok);
   co_nvrtc_result_clear (&res);
   /* a name the source does not define */
   request (&req, one_line, "nope", NULL);
