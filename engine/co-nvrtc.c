@@ -196,6 +196,12 @@ static const gchar *const co_nvrtc_system_dirs[] =
   "/usr/local/lib", NULL
 };
 
+static gint
+co_nvrtc_cmp_names (const gchar ** a, const gchar ** b)
+{
+  return strcmp (*a, *b);
+}
+
 static void
 co_nvrtc_key_file (GChecksum * sum, const gchar * path)
 {
@@ -204,8 +210,14 @@ co_nvrtc_key_file (GChecksum * sum, const gchar * path)
 
   if (g_stat (path, &st) != 0)
     return;
-  line = g_strdup_printf ("lib %s %" G_GUINT64_FORMAT " %" G_GINT64_FORMAT
-      "\n", path, (guint64) st.st_size, (gint64) st.st_mtime);
+  line = g_strdup_printf ("file %s %" G_GUINT64_FORMAT " %" G_GINT64_FORMAT
+      ".%09ld\n", path, (guint64) st.st_size, (gint64) st.st_mtime,
+#ifdef __linux__
+      (long) st.st_mtim.tv_nsec
+#else
+      0L
+#endif
+      );
   g_checksum_update (sum, (const guchar *) line, -1);
   g_free (line);
 }
@@ -229,6 +241,32 @@ co_nvrtc_key_libraries (GChecksum * sum, const CoNvrtcRequest * req)
       g_free (p);
     }
   }
+}
+
+/* The files of the include folder (kernel-source-file's), by a stat of
+ * each, in name order: an edited header there compiles anew.  Not its
+ * subfolders. */
+static void
+co_nvrtc_key_include_dir (GChecksum * sum, const gchar * dir)
+{
+  GDir *d = g_dir_open (dir, 0, NULL);
+  GPtrArray *names = g_ptr_array_new_with_free_func (g_free);
+  const gchar *n;
+  guint i;
+
+  while (d && (n = g_dir_read_name (d)) && names->len < 4096)
+    g_ptr_array_add (names, g_strdup (n));
+  if (d)
+    g_dir_close (d);
+  g_ptr_array_sort (names, (GCompareFunc) co_nvrtc_cmp_names);
+  for (i = 0; i < names->len; i++) {
+    gchar *p = g_build_filename (dir, g_ptr_array_index (names, i), NULL);
+
+    if (g_file_test (p, G_FILE_TEST_IS_REGULAR))
+      co_nvrtc_key_file (sum, p);
+    g_free (p);
+  }
+  g_ptr_array_unref (names);
 }
 
 /* The compile options but the architecture (which follows from the
@@ -271,6 +309,8 @@ co_nvrtc_key (const CoNvrtcRequest * req)
   g_checksum_update (sum, (const guchar *) "\nsource\n", -1);
   g_checksum_update (sum, (const guchar *) req->source, -1);
   co_nvrtc_key_libraries (sum, req);
+  if (req->include_dir)
+    co_nvrtc_key_include_dir (sum, req->include_dir);
   key = g_strdup (g_checksum_get_string (sum));
   g_checksum_free (sum);
   g_ptr_array_unref (o);

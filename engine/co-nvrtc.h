@@ -16,7 +16,8 @@
  * The code is cached on disk, one file per key: the SHA-256 of the
  * source, the options, the ABI header, the compute capability and the
  * path, size and modification time of every NVRTC library file that may
- * be loaded (a stat, so a cache hit opens no NVRTC).  An entry carries the
+ * be loaded (a stat, so a cache hit opens no NVRTC) and of every file of
+ * the include folder (an edited header there is compiled anew).  An entry carries the
  * SHA-256 of its code and is written to a temporary file that is then
  * renamed, so that a reader sees a whole entry or none; two processes that
  * compile the same source both write the same entry, the last rename

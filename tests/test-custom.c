@@ -1534,7 +1534,8 @@ source_off (void)
 }
 
 /* kernel-source's errors: two kernels named, the CPU backend without a
- * CPU function, a source that does not compile (its log in the error). */
+ * CPU function, a source that does not compile (its log in the error), a
+ * missing file, a kernel-name the source does not define. */
 GST_START_TEST (test_source_errors)
 {
   gchar *props, *text;
@@ -1562,6 +1563,17 @@ GST_START_TEST (test_source_errors)
       "error: identifier \"undeclared_thing\" is undefined", NULL
     };
     expect_error (props, w);
+  }
+  {
+    const gchar *w[] = { "cannot read kernel-source-file",
+      "/nonexistent/k.cu", NULL
+    };
+    expect_error ("kernel-source-file=/nonexistent/k.cu kernel-name=k", w);
+  }
+  {
+    const gchar *w[] = { "kernel-source does not compile", "\"nope\"", NULL };
+    expect_error ("kernel-source=\"__global__ void k (int) {}\" "
+        "kernel-name=nope", w);
   }
   text = video_error (props);
   /* the message is the first line; the log is in the debug text */

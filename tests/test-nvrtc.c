@@ -6,8 +6,8 @@
  * PTX for one it does not), a one-line kernel without extern "C" compiles
  * against the in-memory ABI header and <stdint.h>, a compile error gives
  * NVRTC's log, a missing NVRTC is named with its package, and the disk
- * cache: stored, hit, a corrupt or truncated entry rebuilt, an unwritable
- * folder skipped, and a hit that loads no NVRTC: a process whose NVRTC
+ * cache: stored, hit, a corrupt or truncated entry rebuilt, compilers of
+ * one source at once, an unwritable folder skipped, and a hit that loads no NVRTC: a process whose NVRTC
  * file is replaced by an unloadable one of the same path, size and time
  * (the cache key's stat) still gets the code, and has no libnvrtc mapped.
  *
@@ -21,7 +21,6 @@
 #include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
-#include <utime.h>
 #include <sys/stat.h>
 #include <glib.h>
 #include <glib/gstdio.h>
@@ -260,6 +259,8 @@ static void
 test_cache (void)
 {
   gchar *cache = g_build_filename (tmp_root, "cache", NULL), *path;
+  gchar *inc = g_build_filename (tmp_root, "inc", NULL), *other, *path2;
+  gchar *header = g_build_filename (inc, "k.h", NULL);
   CoNvrtcRequest req;
   GBytes *a, *b;
 
@@ -287,11 +288,80 @@ test_cache (void)
   b = build_bytes (&req, CO_NVRTC_CACHE_HIT);
   g_assert_true (g_bytes_equal (a, b));
   g_bytes_unref (b);
-  /* another compute capability, another source: other entries */
+  /* another compute capability, another include folder's file: other
+   * entries */
   req.cc_minor = 9;
-  g_assert_cmpstr (co_nvrtc_cache_path (&req), !=, path);
+  other = co_nvrtc_cache_path (&req);
+  g_assert_cmpstr (other, !=, path);
+  g_free (other);
+  req.cc_minor = 0;
+  req.include_dir = inc;
+  g_assert_cmpint (g_mkdir (inc, 0700), ==, 0);
+  g_assert_true (g_file_set_contents (header, "#define A 1\n", -1, NULL));
+  other = co_nvrtc_cache_path (&req);
+  g_assert_cmpstr (other, !=, path);
+  g_assert_true (g_file_set_contents (header, "#define A 22\n", -1, NULL));
+  path2 = co_nvrtc_cache_path (&req);
+  g_assert_cmpstr (other, !=, path2);
+  g_free (other);
+  g_free (path2);
+  g_free (header);
+  g_free (inc);
   g_bytes_unref (a);
   g_free (path);
+  g_free (cache);
+}
+
+#define N_RACERS 4
+
+typedef struct
+{
+  const CoNvrtcRequest *req;
+  GBytes *image;
+} Racer;
+
+static gpointer
+race (gpointer data)
+{
+  Racer *r = data;
+  CoNvrtcResult res;
+
+  if (co_nvrtc_build (r->req, &res, NULL))
+    r->image = g_bytes_ref (res.image);
+  co_nvrtc_result_clear (&res);
+  return NULL;
+}
+
+/* Compilers of the same source at once (threads here, processes alike:
+ * each writes a temporary file and renames it): each gets the code, the
+ * entry that stays is whole, and the next build hits it. */
+static void
+test_cache_race (void)
+{
+  gchar *cache = g_build_filename (tmp_root, "cache-race", NULL);
+  Racer r[N_RACERS];
+  GThread *t[N_RACERS];
+  CoNvrtcRequest req;
+  GBytes *b;
+  guint i;
+
+  if (!have_nvrtc ())
+    return;
+  request (&req, one_line, "invert", cache);
+  for (i = 0; i < N_RACERS; i++) {
+    r[i].req = &req;
+    r[i].image = NULL;
+    t[i] = g_thread_new ("racer", race, &r[i]);
+  }
+  for (i = 0; i < N_RACERS; i++)
+    g_thread_join (t[i]);
+  b = build_bytes (&req, CO_NVRTC_CACHE_HIT);
+  for (i = 0; i < N_RACERS; i++) {
+    g_assert_nonnull (r[i].image);
+    g_assert_true (g_bytes_equal (r[i].image, b));
+    g_bytes_unref (r[i].image);
+  }
+  g_bytes_unref (b);
   g_free (cache);
 }
 
@@ -358,7 +428,7 @@ test_cache_hit_loads_no_nvrtc (void)
   gchar *cache = g_build_filename (tmp_root, "cache-hit", NULL);
   gchar *real = g_strdup (CO_CUDA_LIB64 "/" SONAME);
   CoNvrtcRequest req;
-  struct utimbuf times;
+  struct timespec times[2];
   GStatBuf st;
   int fd;
 
@@ -378,9 +448,10 @@ test_cache_hit_loads_no_nvrtc (void)
   g_assert_cmpint (fd, >=, 0);
   g_assert_cmpint (ftruncate (fd, st.st_size), ==, 0);
   close (fd);
-  times.actime = st.st_atime;
-  times.modtime = st.st_mtime;
-  g_assert_cmpint (utime (nvrtc_path, &times), ==, 0);
+  /* the key's time to the nanosecond */
+  times[0] = st.st_atim;
+  times[1] = st.st_mtim;
+  g_assert_cmpint (utimensat (AT_FDCWD, nvrtc_path, times, 0), ==, 0);
   g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_INHERIT_STDERR);
   /* the link back, for the tests after this one */
   g_unlink (nvrtc_path);
@@ -433,6 +504,7 @@ main (int argc, char **argv)
   g_test_add_func ("/nvrtc/compile-error", test_compile_error);
   g_test_add_func ("/nvrtc/missing-library", test_missing_library);
   g_test_add_func ("/nvrtc/cache", test_cache);
+  g_test_add_func ("/nvrtc/cache-race", test_cache_race);
   g_test_add_func ("/nvrtc/cache-unwritable", test_cache_unwritable);
   g_test_add_func ("/nvrtc/cache-hit-loads-no-nvrtc",
       test_cache_hit_loads_no_nvrtc);
