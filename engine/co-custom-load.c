@@ -118,7 +118,9 @@ struct _CoCustomCuda
   gboolean audio;
   cudaLibrary_t lib;
   cudaKernel_t kernel;
-  /* kernel-source: NVRTC's time, where the code came from */
+  /* kernel-source: the kernel's symbol in the compiled code (name is the
+   * C++ name the user gave), NVRTC's time, where the code came from */
+  gchar *symbol;
   gdouble compile_ms;
   CoNvrtcCache cache;
   gboolean compiled;
@@ -212,7 +214,7 @@ co_custom_cache_dir (const CoCustomSpec * spec)
 }
 
 /* kernel-source (-file): compiled for @device (or taken from the cache),
- * loaded, and @k->name made the compiled kernel's symbol. */
+ * loaded, and @k->symbol the compiled kernel's symbol. */
 static gboolean
 co_custom_cuda_compile (CoCustomCuda * k, const CoCustomSpec * spec,
     gint device, GError ** error)
@@ -249,8 +251,7 @@ co_custom_cuda_compile (CoCustomCuda * k, const CoCustomSpec * spec,
     k->compiled = TRUE;
     k->compile_ms = res.compile_ms;
     k->cache = res.cache;
-    g_free (k->name);
-    k->name = g_strdup (res.lowered_name);
+    k->symbol = g_strdup (res.lowered_name);
     ok = co_custom_cuda_load_image (k, g_bytes_get_data (res.image, &len),
         len, device, error);
     co_nvrtc_result_clear (&res);
@@ -270,7 +271,8 @@ co_custom_cuda_find_kernel (CoCustomCuda * k, gint device, GError ** error)
   cudaError_t err;
   gchar *hint;
 
-  err = cudaLibraryGetKernel (&k->kernel, k->lib, k->name);
+  err = cudaLibraryGetKernel (&k->kernel, k->lib, k->symbol ? k->symbol :
+      k->name);
   if (err == cudaErrorSymbolNotFound) {
     co_custom_set_cuda_error (error, err, "no kernel \"%s\" in %s",
         k->name, k->module,
@@ -383,6 +385,7 @@ co_custom_cuda_unload (CoCustomCuda * k)
   co_custom_launcher_unref (k->launcher);
   g_free (k->module);
   g_free (k->name);
+  g_free (k->symbol);
   g_free (k);
 }
 
