@@ -10,6 +10,8 @@
  * chunk with the launch struct of the public ABI.  A module's kernel errors
  * are worded here (with a hint where one helps, e.g. the architecture to
  * build for); a chunk that fails on the CPU returns its frame's error text.
+ * kernel-source (or kernel-source-file) is compiled with NVRTC (co-nvrtc.h)
+ * for the engine's GPU, and its code loaded as a module's.
  * Fault points (co-fault.h): "cudaLibraryLoadData" and "cudaLaunchKernel".
  */
 #ifdef CO_HAVE_CUDA
@@ -19,6 +21,7 @@
 
 #include "co-custom-load.h"
 #include "co-fault.h"
+#include "co-nvrtc.h"
 
 struct _CoCustomLauncher
 {
@@ -74,6 +77,27 @@ co_custom_launcher_unref (CoCustomLauncher * cl)
   g_free (cl);
 }
 
+gchar *
+co_custom_spec_conflict (const CoCustomSpec * spec)
+{
+  const gchar *set[3] = { NULL, NULL, NULL };
+  guint n = 0;
+
+  if (spec->launcher)
+    return NULL;
+  if (spec->module && *spec->module)
+    set[n++] = "kernel-module";
+  if (spec->source && *spec->source)
+    set[n++] = "kernel-source";
+  if (spec->source_file && *spec->source_file)
+    set[n++] = "kernel-source-file";
+  if (n < 2)
+    return NULL;
+  return g_strdup_printf ("operation=custom: %s and %s%s%s are set; each "
+      "names the kernel's code: set only one (the others empty)", set[0],
+      set[1], n > 2 ? " and " : "", n > 2 ? set[2] : "");
+}
+
 /* Where a launch failed, for the messages: "chunk 2" (audio), "chunk 2,
  * plane 0" (video). */
 static gchar *
@@ -94,6 +118,12 @@ struct _CoCustomCuda
   gboolean audio;
   cudaLibrary_t lib;
   cudaKernel_t kernel;
+  /* kernel-source: the kernel's symbol in the compiled code (name is the
+   * C++ name the user gave), NVRTC's time, where the code came from */
+  gchar *symbol;
+  gdouble compile_ms;
+  CoNvrtcCache cache;
+  gboolean compiled;
 };
 
 /* "operation=custom: WHAT: the CUDA message (name)", WHAT from @format
@@ -124,15 +154,39 @@ co_custom_arch_hint (gint device)
       "later GPU", device, major, minor, major, minor);
 }
 
+/* @data (@len bytes, PTX NUL-terminated), loaded as a library. */
+static gboolean
+co_custom_cuda_load_image (CoCustomCuda * k, const gchar * data, gsize len,
+    gint device, GError ** error)
+{
+  gchar *hint = NULL;
+  gboolean ptx;
+  cudaError_t err;
+
+  err = co_fault_hit ("cudaLibraryLoadData") ? cudaErrorInvalidKernelImage :
+      cudaLibraryLoadData (&k->lib, data, NULL, NULL, 0, NULL, NULL, 0);
+  /* PTX is text with a .target directive; the rest is a cubin or fatbin,
+   * which may lack code for this GPU */
+  ptx = g_strstr_len (data, MIN (len, 4096), ".target") != NULL;
+  if (err == cudaSuccess)
+    return TRUE;
+  k->lib = NULL;
+  if (err == cudaErrorNoKernelImageForDevice || (!ptx && len > 0))
+    hint = co_custom_arch_hint (device);
+  co_custom_set_cuda_error (error, err, "cudaLibraryLoadData of "
+      "%s failed%s", k->module, len == 0 ? " (the file is empty)" : "", hint);
+  g_free (hint);
+  return FALSE;
+}
+
 /* The module's bytes, loaded as a library (PTX, cubin or fatbin). */
 static gboolean
 co_custom_cuda_open_library (CoCustomCuda * k, gint device, GError ** error)
 {
   GError *ferr = NULL;
-  gchar *data = NULL, *hint = NULL;
+  gchar *data = NULL, *what;
   gsize len = 0;
-  gboolean ptx;
-  cudaError_t err;
+  gboolean ok;
 
   /* NUL-terminated, as PTX must be */
   if (!g_file_get_contents (k->module, &data, &len, &ferr)) {
@@ -142,22 +196,70 @@ co_custom_cuda_open_library (CoCustomCuda * k, gint device, GError ** error)
     g_error_free (ferr);
     return FALSE;
   }
-  err = co_fault_hit ("cudaLibraryLoadData") ? cudaErrorInvalidKernelImage :
-      cudaLibraryLoadData (&k->lib, data, NULL, NULL, 0, NULL, NULL, 0);
-  /* PTX is text with a .target directive; the rest is a cubin or fatbin,
-   * which may lack code for this GPU */
-  ptx = g_strstr_len (data, MIN (len, 4096), ".target") != NULL;
+  what = g_strdup_printf ("kernel-module \"%s\"", k->module);
+  g_free (k->module);
+  k->module = what;
+  ok = co_custom_cuda_load_image (k, data, len, device, error);
   g_free (data);
-  if (err == cudaSuccess)
-    return TRUE;
-  k->lib = NULL;
-  if (err == cudaErrorNoKernelImageForDevice || (!ptx && len > 0))
-    hint = co_custom_arch_hint (device);
-  co_custom_set_cuda_error (error, err, "cudaLibraryLoadData of "
-      "kernel-module \"%s\" failed%s", k->module,
-      len == 0 ? " (the file is empty)" : "", hint);
-  g_free (hint);
-  return FALSE;
+  return ok;
+}
+
+/* The cache of kernel-source's code (free it). */
+static gchar *
+co_custom_cache_dir (const CoCustomSpec * spec)
+{
+  if (spec->cache_dir)
+    return g_strdup (spec->cache_dir);
+  return g_build_filename (g_get_user_cache_dir (), "cudaoverlap", NULL);
+}
+
+/* kernel-source (-file): compiled for @device (or taken from the cache),
+ * loaded, and @k->symbol the compiled kernel's symbol. */
+static gboolean
+co_custom_cuda_compile (CoCustomCuda * k, const CoCustomSpec * spec,
+    gint device, GError ** error)
+{
+  CoNvrtcRequest req = { 0 };
+  CoNvrtcResult res;
+  GError *ferr = NULL;
+  gchar *text = NULL, *dir = NULL, *cache = co_custom_cache_dir (spec);
+  gboolean ok = FALSE;
+  gsize len;
+
+  if (spec->source_file && *spec->source_file) {
+    if (!g_file_get_contents (spec->source_file, &text, NULL, &ferr)) {
+      g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_KERNEL,
+          "operation=custom: cannot read kernel-source-file \"%s\": %s",
+          spec->source_file, ferr->message);
+      g_error_free (ferr);
+      g_free (cache);
+      return FALSE;
+    }
+    dir = g_path_get_dirname (spec->source_file);
+  }
+  req.source = text ? text : spec->source;
+  req.origin = k->module;
+  req.file = text ? spec->source_file : NULL;
+  req.include_dir = dir;
+  req.name = spec->name;
+  req.cache_dir = cache;
+  cudaDeviceGetAttribute (&req.cc_major, cudaDevAttrComputeCapabilityMajor,
+      device);
+  cudaDeviceGetAttribute (&req.cc_minor, cudaDevAttrComputeCapabilityMinor,
+      device);
+  if (co_nvrtc_build (&req, &res, error)) {
+    k->compiled = TRUE;
+    k->compile_ms = res.compile_ms;
+    k->cache = res.cache;
+    k->symbol = g_strdup (res.lowered_name);
+    ok = co_custom_cuda_load_image (k, g_bytes_get_data (res.image, &len),
+        len, device, error);
+    co_nvrtc_result_clear (&res);
+  }
+  g_free (text);
+  g_free (dir);
+  g_free (cache);
+  return ok;
 }
 
 /* The kernel, made resident in the current context now (with lazy
@@ -169,10 +271,11 @@ co_custom_cuda_find_kernel (CoCustomCuda * k, gint device, GError ** error)
   cudaError_t err;
   gchar *hint;
 
-  err = cudaLibraryGetKernel (&k->kernel, k->lib, k->name);
+  err = cudaLibraryGetKernel (&k->kernel, k->lib, k->symbol ? k->symbol :
+      k->name);
   if (err == cudaErrorSymbolNotFound) {
-    co_custom_set_cuda_error (error, err, "no kernel \"%s\" in "
-        "kernel-module \"%s\"", k->name, k->module,
+    co_custom_set_cuda_error (error, err, "no kernel \"%s\" in %s",
+        k->name, k->module,
         "declare it extern \"C\" __global__ (an unmangled name)");
     return FALSE;
   }
@@ -181,24 +284,24 @@ co_custom_cuda_find_kernel (CoCustomCuda * k, gint device, GError ** error)
      * all passes cudaLibraryLoadData and fails here */
     hint = err == cudaErrorNoKernelImageForDevice ?
         co_custom_arch_hint (device) : NULL;
-    co_custom_set_cuda_error (error, err, "kernel-module \"%s\" cannot be "
-        "loaded (cudaLibraryGetKernel of \"%s\": the driver reads a module "
-        "at its first use; is it PTX, a cubin or a fatbin?)", k->module,
-        k->name, hint);
+    co_custom_set_cuda_error (error, err, "%s cannot be loaded "
+        "(cudaLibraryGetKernel of \"%s\": the driver reads a module at its "
+        "first use; is it PTX, a cubin or a fatbin?)", k->module, k->name,
+        hint);
     g_free (hint);
     return FALSE;
   }
   err = cudaFuncGetAttributes (&attr, (const void *) k->kernel);
   if (err != cudaSuccess) {
     hint = co_custom_arch_hint (device);
-    co_custom_set_cuda_error (error, err, "kernel \"%s\" of kernel-module "
-        "\"%s\" cannot be loaded on this GPU", k->name, k->module, hint);
+    co_custom_set_cuda_error (error, err, "kernel \"%s\" of %s cannot be "
+        "loaded on this GPU", k->name, k->module, hint);
     g_free (hint);
     return FALSE;
   }
   if (attr.maxThreadsPerBlock < GST_CUDA_OVERLAP_KERNEL_AUDIO_BLOCK) {
     g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_KERNEL,
-        "operation=custom: kernel \"%s\" of kernel-module \"%s\" runs at "
+        "operation=custom: kernel \"%s\" of %s runs at "
         "most %d threads per block (registers or __launch_bounds__); the "
         "ABI launches blocks of %d", k->name, k->module,
         attr.maxThreadsPerBlock, GST_CUDA_OVERLAP_KERNEL_AUDIO_BLOCK);
@@ -229,24 +332,42 @@ co_custom_cuda_use_launcher (const CoCustomSpec * spec, GError ** error)
   return k;
 }
 
+/* "kernel-source", "kernel-source-file \"path\"", or NULL: a module. */
+static gchar *
+co_custom_source_name (const CoCustomSpec * spec)
+{
+  if (spec->source_file && *spec->source_file)
+    return g_strdup_printf ("kernel-source-file \"%s\"", spec->source_file);
+  if (spec->source && *spec->source)
+    return g_strdup ("kernel-source");
+  return NULL;
+}
+
 CoCustomCuda *
 co_custom_cuda_load (const CoCustomSpec * spec, gint device, GError ** error)
 {
+  gchar *conflict = co_custom_spec_conflict (spec);
+  gchar *source = co_custom_source_name (spec);
   CoCustomCuda *k;
 
   if (spec->launcher)
     return co_custom_cuda_use_launcher (spec, error);
-  if (!spec->module || !*spec->module || !spec->name || !*spec->name) {
-    g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_KERNEL,
-        "operation=custom needs kernel-module and kernel-name, or a "
+  if (conflict || (!source && (!spec->module || !*spec->module)) ||
+      !spec->name || !*spec->name) {
+    g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_KERNEL, "%s",
+        conflict ? conflict : "operation=custom needs kernel-module (or "
+        "kernel-source, or kernel-source-file) and kernel-name, or a "
         "kernel-launcher (the CUDA backend runs the kernel they name)");
+    g_free (conflict);
+    g_free (source);
     return NULL;
   }
   k = g_new0 (CoCustomCuda, 1);
-  k->module = g_strdup (spec->module);
+  k->module = source ? source : g_strdup (spec->module);
   k->name = g_strdup (spec->name);
   k->audio = spec->audio;
-  if (!co_custom_cuda_open_library (k, device, error) ||
+  if (!(source ? co_custom_cuda_compile (k, spec, device, error) :
+          co_custom_cuda_open_library (k, device, error)) ||
       !co_custom_cuda_find_kernel (k, device, error)) {
     co_custom_cuda_unload (k);
     return NULL;
@@ -264,6 +385,7 @@ co_custom_cuda_unload (CoCustomCuda * k)
   co_custom_launcher_unref (k->launcher);
   g_free (k->module);
   g_free (k->name);
+  g_free (k->symbol);
   g_free (k);
 }
 
@@ -273,8 +395,19 @@ co_custom_cuda_describe (const CoCustomCuda * k)
   if (k->launcher)
     return g_strdup_printf ("operation=custom: the kernel-launcher's %s "
         "function ran in this frame", k->name);
-  return g_strdup_printf ("operation=custom: kernel \"%s\" of \"%s\" ran in "
+  return g_strdup_printf ("operation=custom: kernel \"%s\" of %s ran in "
       "this frame", k->name, k->module);
+}
+
+void
+co_custom_cuda_compile_info (const CoCustomCuda * k, gdouble * ms,
+    const gchar ** cache)
+{
+  *ms = k->compiled ? k->compile_ms : 0;
+  *cache = k->compiled ? co_nvrtc_cache_nick (k->cache) : "";
+  /* a compile without a cache: "compiled" says it was not read from one */
+  if (k->compiled && k->cache == CO_NVRTC_CACHE_NONE)
+    *cache = "compiled";
 }
 
 typedef struct
@@ -369,7 +502,7 @@ co_custom_cuda_launch (CoCustomCuda * k, const CoChunk * ch, guint chunk,
     return FALSE;
   }
   co_custom_set_cuda_error (error, l.err, "cudaLaunchKernel of kernel \"%s\" "
-      "(kernel-module \"%s\") failed", k->name, k->module, NULL);
+      "(%s) failed", k->name, k->module, NULL);
   return FALSE;
 }
 
@@ -402,16 +535,27 @@ co_custom_cpu_use_launcher (const CoCustomSpec * spec, GError ** error)
 CoCustomCpu *
 co_custom_cpu_load (const CoCustomSpec * spec, GError ** error)
 {
+  gchar *conflict = co_custom_spec_conflict (spec);
+  gboolean source = (spec->source && *spec->source) ||
+      (spec->source_file && *spec->source_file);
   CoCustomCpu *k;
 
   if (spec->launcher)
     return co_custom_cpu_use_launcher (spec, error);
+  if (conflict) {
+    g_set_error_literal (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_KERNEL,
+        conflict);
+    g_free (conflict);
+    return NULL;
+  }
   if (!spec->cpu_library || !*spec->cpu_library || !spec->cpu_symbol ||
       !*spec->cpu_symbol) {
     g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_KERNEL,
         "operation=custom on the CPU backend needs kernel-cpu-library and "
         "kernel-cpu-symbol (a C function with the kernel's ABI, "
-        "docs/custom-kernels.md), or a kernel-launcher with a CPU function");
+        "docs/custom-kernels.md), or a kernel-launcher with a CPU function%s",
+        source ? "; kernel-source is CUDA C, compiled for the CUDA backend "
+        "only (the CPU backend does not emulate it)" : "");
     return NULL;
   }
   k = g_new0 (CoCustomCpu, 1);

@@ -8,8 +8,11 @@
  * launches the kernel per chunk on the chunk's stream (cudaLaunchKernel,
  * the launch struct of kernels/co-custom.h by value).  The CPU backend
  * opens the user's shared library with GModule and calls the function with
- * the same struct.  Neither knows GStreamer; every error names the file,
- * the kernel and the underlying message (docs/custom-kernels.md, Errors).
+ * the same struct.  kernel-source is CUDA C compiled with NVRTC
+ * (co-nvrtc.h) into the module the CUDA backend loads; the CPU backend
+ * runs the CPU library for it.  Neither knows GStreamer; every error names
+ * the file, the kernel and the underlying message (docs/custom-kernels.md,
+ * Errors).
  */
 #ifndef __CO_CUSTOM_LOAD_H__
 #define __CO_CUSTOM_LOAD_H__
@@ -41,6 +44,13 @@ gboolean co_custom_cuda_launch (CoCustomCuda * k, const CoChunk * ch,
     guint chunk, guint n_chunks, gpointer stream, GError ** error);
 /* For a frame's error: which custom kernel ran (free it). */
 gchar *co_custom_cuda_describe (const CoCustomCuda * k);
+/* kernel-source: NVRTC's compile time (0 from the cache) and where the
+ * code came from (co_nvrtc_cache_nick ()); 0 and "" for a module. */
+void co_custom_cuda_compile_info (const CoCustomCuda * k, gdouble * ms,
+    const gchar ** cache);
+/* NULL, or why @spec cannot be loaded on any backend (free it): more than
+ * one of kernel-module, kernel-source and kernel-source-file set. */
+gchar *co_custom_spec_conflict (const CoCustomSpec * spec);
 
 /* Opens @spec's CPU library and finds its function.  NULL with
  * CO_ENGINE_ERROR_KERNEL, also when @spec names none. */

@@ -1060,7 +1060,12 @@ co_cuda_probe (gint device_id, CoDeviceInfo * info)
 static void
 co_cuda_device_info (CoEngine * e, CoDeviceInfo * info)
 {
-  co_cuda_probe (((CoCuda *) e->backend_state)->device, info);
+  CoCuda *c = e->backend_state;
+
+  co_cuda_probe (c->device, info);
+  if (c->custom)
+    co_custom_cuda_compile_info (c->custom, &info->kernel_compile_ms,
+        &info->kernel_cache);
 }
 
 const CoBackendOps co_cuda_backend = {

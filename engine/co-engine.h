@@ -108,8 +108,11 @@ typedef enum
 typedef struct _CoCustomLauncher CoCustomLauncher;
 
 /* operation=custom: where the user's kernel is (docs/custom-kernels.md).
- * The CUDA backend loads @module (PTX, cubin or fatbin) and finds @name in
- * it; the CPU backend opens @cpu_library and finds the function
+ * The CUDA backend loads @module (PTX, cubin or fatbin), or compiles
+ * @source (CUDA C; @source_file: read from that file) with NVRTC
+ * (co-nvrtc.h; cached in @cache_dir, NULL: g_get_user_cache_dir
+ * ()/cudaoverlap), and finds @name in it; only one of the three may be
+ * set.  The CPU backend opens @cpu_library and finds the function
  * @cpu_symbol.  Loaded when the engine opens, unloaded when it is freed.
  * With @launcher (not NULL), both call its functions instead, and the
  * strings are not used; the backend takes its own reference. */
@@ -117,6 +120,9 @@ typedef struct
 {
   CoCustomLauncher *launcher;
   const gchar *module;
+  const gchar *source;
+  const gchar *source_file;
+  const gchar *cache_dir;
   const gchar *name;
   const gchar *cpu_library;
   const gchar *cpu_symbol;
@@ -300,6 +306,11 @@ typedef struct
   gint async_engine_count;
   gint concurrent_kernels;
   gint device_id;
+  /* operation=custom with kernel-source: NVRTC's compile time when the
+   * engine was built (0: from the cache) and where the code came from
+   * (co_nvrtc_cache_nick ()); 0 and "" otherwise */
+  gdouble kernel_compile_ms;
+  const gchar *kernel_cache;
 } CoDeviceInfo;
 
 /* Whether co_engine_new() can open an engine with @kind on @device_id (-1:

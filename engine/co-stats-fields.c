@@ -208,6 +208,15 @@ static const CoField passport_fields[] = {
       "size of one output buffer"},
   {"plugin-version", PASSPORT (plugin_version), 0, "",
       "the plugin's version"},
+  {"kernel-compile-ms", PASSPORT (kernel_compile_ms), 0, "ms",
+      "`operation=custom` with `kernel-source` or `kernel-source-file`: "
+        "NVRTC's compile time when the engine was built; 0 when the code "
+        "came from the cache, and for the other kernels and operations"},
+  {"kernel-cache", PASSPORT (kernel_cache), 0, "",
+      "where `kernel-source`'s code came from: `hit` (the disk cache; "
+        "NVRTC not loaded), `stored` (compiled, then cached), `unwritable` "
+        "(compiled; the cache could not be written), `compiled` (compiled, "
+        "no cache); empty for the other kernels and operations"},
 };
 
 const CoFieldList co_stats_fields = {

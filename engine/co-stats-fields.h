@@ -120,6 +120,8 @@ extern "C"
     const char *caps;
     uint64_t frame_bytes;
     const char *plugin_version;
+    double kernel_compile_ms;
+    const char *kernel_cache;
   } CoPassport;
 
 /* A message: its structure name and its fields, in order. */

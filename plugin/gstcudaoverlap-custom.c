@@ -27,12 +27,14 @@ enum
   K_CPU_LIBRARY,
   K_CPU_SYMBOL,
   K_LAUNCHER,
+  K_SOURCE,
+  K_SOURCE_FILE,
 };
 
 static const gchar *const names[GST_CUDA_OVERLAP_CUSTOM_N_PROPS] = {
   "kernel-module", "kernel-name", "kernel-halo", "kernel-params",
   "kernel-formats", "kernel-cpu-library", "kernel-cpu-symbol",
-  "kernel-launcher"
+  "kernel-launcher", "kernel-source", "kernel-source-file"
 };
 
 void
@@ -48,6 +50,8 @@ gst_cuda_overlap_custom_clear (GstCudaOverlapCustom * c)
   guint i;
 
   g_free (c->module);
+  g_free (c->source);
+  g_free (c->source_file);
   g_free (c->name);
   g_free (c->cpu_library);
   g_free (c->cpu_symbol);
@@ -153,7 +157,9 @@ install_kernel_properties (GObjectClass * klass, guint first, gboolean audio,
    * operation=custom: the CUDA module (PTX, cubin or fatbin file) that
    * holds the kernel, loaded when the engine is built.
    * docs/custom-kernels.md is the contract between the element and the
-   * kernel.
+   * kernel.  Only one of kernel-module, kernel-source and
+   * kernel-source-file may be set: with two, the engine's build fails with
+   * an element error that names them.
    */
   g_object_class_install_property (klass, first + K_MODULE,
       string_pspec (K_MODULE, "Kernel module", "CUDA module (PTX, cubin or "
@@ -162,11 +168,12 @@ install_kernel_properties (GObjectClass * klass, guint first, gboolean audio,
    * GstCudaOverlapFilter:kernel-name:
    *
    * operation=custom: the kernel's name in kernel-module (declared
-   * `extern "C" __global__`).
+   * `extern "C" __global__`); with kernel-source or kernel-source-file,
+   * its C++ name (e.g. `invert`, `ns::blur<3>`): no `extern "C"` needed.
    */
   g_object_class_install_property (klass, first + K_NAME,
       string_pspec (K_NAME, "Kernel name", "Name of the custom kernel in "
-          "kernel-module", rw));
+          "kernel-module or kernel-source", rw));
   /**
    * GstCudaOverlapVideoFilter:kernel-halo:
    *
@@ -262,6 +269,42 @@ install_runner_properties (GObjectClass * klass, guint first, GParamFlags rw)
           "only)", LAUNCHER_TYPE, rw));
 }
 
+/* CUDA C compiled by the element (NVRTC) instead of a module file. */
+static void
+install_source_properties (GObjectClass * klass, guint first, GParamFlags rw)
+{
+  /**
+   * GstCudaOverlapFilter:kernel-source:
+   *
+   * operation=custom: the kernel as CUDA C source, compiled when the
+   * engine is built with NVRTC, the CUDA runtime compiler, loaded at run
+   * time (libnvrtc.so.13: NVIDIA's package cuda-nvrtc-13-0): into a cubin
+   * for the GPU's sm_XY, or PTX where NVRTC does not know the GPU.
+   * `#include <gst/cudaoverlap/cudaoverlap-kernel.h>` and `<stdint.h>`
+   * work without any include path; kernel-name is the kernel's C++ name.
+   * The code is cached in the user's cache folder
+   * (`$XDG_CACHE_HOME/cudaoverlap`), so a later start loads no NVRTC.  A
+   * source that does not compile is an element error whose debug text is
+   * the compiler's log.  The CPU backend does not run it: it needs
+   * kernel-cpu-library.  Exclusive with kernel-module and
+   * kernel-source-file.  docs/custom-kernels.md, *kernel-source*.
+   */
+  g_object_class_install_property (klass, first + K_SOURCE,
+      string_pspec (K_SOURCE, "Kernel source", "CUDA C source of the custom "
+          "kernel, compiled at run time (NVRTC)", rw));
+  /**
+   * GstCudaOverlapFilter:kernel-source-file:
+   *
+   * operation=custom: a file of CUDA C source, read and compiled as
+   * kernel-source is when the engine is built; `#include "..."` also
+   * searches the file's folder.  Exclusive with kernel-module and
+   * kernel-source.
+   */
+  g_object_class_install_property (klass, first + K_SOURCE_FILE,
+      string_pspec (K_SOURCE_FILE, "Kernel source file", "File of CUDA C "
+          "source of the custom kernel, compiled at run time (NVRTC)", rw));
+}
+
 void
 gst_cuda_overlap_custom_install (GObjectClass * klass, guint first,
     gboolean audio)
@@ -271,6 +314,7 @@ gst_cuda_overlap_custom_install (GObjectClass * klass, guint first,
 
   install_kernel_properties (klass, first, audio, rw);
   install_runner_properties (klass, first, rw);
+  install_source_properties (klass, first, rw);
   gst_type_mark_as_plugin_api (LAUNCHER_TYPE, 0);
 }
 
@@ -371,7 +415,7 @@ gst_cuda_overlap_custom_set (GstCudaOverlapCustom * c, GObject * obj,
     GParamSpec * pspec, const GValue * value)
 {
   gchar **fields[] = { &c->module, &c->name, NULL, NULL, &c->formats,
-    &c->cpu_library, &c->cpu_symbol
+    &c->cpu_library, &c->cpu_symbol, NULL, &c->source, &c->source_file
   };
   gint k = index_of (pspec);
   gboolean changed;
@@ -401,7 +445,7 @@ gst_cuda_overlap_custom_get (GstCudaOverlapCustom * c, GParamSpec * pspec,
     GValue * value)
 {
   const gchar *strings[] = { c->module, c->name, NULL, NULL, c->formats,
-    c->cpu_library, c->cpu_symbol
+    c->cpu_library, c->cpu_symbol, NULL, c->source, c->source_file
   };
   gint k = index_of (pspec);
 
@@ -523,8 +567,8 @@ gst_cuda_overlap_custom_configure (GstCudaOverlapCustom * c,
     CoEngineConfig * cfg, GError ** error)
 {
   gchar **allowed = format_names (c->formats);
-  const gchar *strings[4] = { c->module, c->name, c->cpu_library,
-    c->cpu_symbol
+  const gchar *strings[6] = { c->module, c->name, c->cpu_library,
+    c->cpu_symbol, c->source, c->source_file
   };
   guint i;
 
@@ -553,6 +597,8 @@ gst_cuda_overlap_custom_configure (GstCudaOverlapCustom * c,
   c->spec.name = c->spec_strings[1];
   c->spec.cpu_library = c->spec_strings[2];
   c->spec.cpu_symbol = c->spec_strings[3];
+  c->spec.source = c->spec_strings[4];
+  c->spec.source_file = c->spec_strings[5];
   c->spec.audio = audio;
   g_clear_pointer (&c->spec_launcher, co_custom_launcher_unref);
   c->spec_launcher = co_custom_launcher_ref (c->launcher);
@@ -579,14 +625,18 @@ void
 gst_cuda_overlap_custom_check_built (GstCudaOverlapCustom * c,
     GstCudaOverlapFilter * filter, CoBackendKind backend)
 {
-  const gchar *module = c->spec.module;
+  const gchar *module = c->spec.module, *what = "kernel-module";
 
+  if (!module || !*module) {
+    module = c->spec.source_file;
+    what = "kernel-source-file";
+  }
   if (backend != CO_BACKEND_CPU || !module || !*module ||
       g_file_test (module, G_FILE_TEST_IS_REGULAR))
     return;
   GST_ELEMENT_WARNING (filter, RESOURCE, NOT_FOUND,
-      ("kernel-module \"%s\" is no file: the CPU backend does not use it, "
-          "but on a GPU the engine will fail to load it", module),
+      ("%s \"%s\" is no file: the CPU backend does not use it, but on a "
+          "GPU the engine will fail to load it", what, module),
       ("operation=custom on the CPU backend runs kernel-cpu-symbol"));
 }
 

@@ -29,7 +29,7 @@ G_BEGIN_DECLS
   GST_CUDA_OVERLAP_CUSTOM_CAPS, /* new kernel-formats: renegotiate */
 } GstCudaOverlapCustomChange;
 
-#define GST_CUDA_OVERLAP_CUSTOM_N_PROPS 8
+#define GST_CUDA_OVERLAP_CUSTOM_N_PROPS 10
 
 /* kernel-launcher's boxed type, GstCudaOverlapKernelLauncher
  * (gst/cudaoverlap/cudaoverlap-kernel.h): copies share the user_data,
@@ -40,6 +40,7 @@ typedef struct
 {
   /* properties [O] */
   gchar *module, *name, *cpu_library, *cpu_symbol, *formats;
+  gchar *source, *source_file;  /* kernel-source, kernel-source-file */
   guint halo;
   GArray *params;               /* gdouble */
   /* kernel-launcher: a copy of the boxed type, or NULL, and its holder */
@@ -49,7 +50,7 @@ typedef struct
 
   /* the engine's, from configure on (streaming thread; updated with no
    * frame in flight) */
-  gchar *spec_strings[4];
+  gchar *spec_strings[6];
   CoCustomLauncher *spec_launcher;      /* spec.launcher's reference */
   CoCustomSpec spec;
   guint spec_gen;
@@ -94,8 +95,8 @@ gboolean gst_cuda_overlap_custom_configure (GstCudaOverlapCustom * c,
  * configure. */
 gboolean gst_cuda_overlap_custom_update (GstCudaOverlapCustom * c);
 /* After a build on @backend: on the CPU backend, which never reads
- * kernel-module, a warning when it names no readable file (a GPU would
- * fail to load it). */
+ * kernel-module (or kernel-source-file), a warning when it names no
+ * readable file (a GPU would fail to load it). */
 void gst_cuda_overlap_custom_check_built (GstCudaOverlapCustom * c,
     GstCudaOverlapFilter * filter, CoBackendKind backend);
 /* With the object lock: @media ("video/x-raw") in the formats of

@@ -448,6 +448,30 @@ read_config (GstCudaOverlapFilter * self, CoEngineConfig * cfg)
   }
 }
 
+/* operation=custom: the message names the file, the kernel and the CUDA
+ * (or GModule) message: what the user must fix.  A kernel-source that does
+ * not compile: its first line, with the compiler's log (the lines after
+ * it) in the debug text and in the log. */
+static void
+post_kernel_error (GstCudaOverlapFilter * self, GstCaps * caps,
+    const gchar * message)
+{
+  const gchar *nl = strchr (message, '\n');
+  gchar *first = g_strndup (message, nl ? (gsize) (nl - message) :
+      strlen (message));
+
+  /* "...:" introduces the log */
+  if (nl && g_str_has_suffix (first, ":"))
+    first[strlen (first) - 1] = '\0';
+
+  if (nl)
+    GST_ERROR_OBJECT (self, "%s", message);
+  GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("%s", first),
+      ("operation=custom, caps %" GST_PTR_FORMAT "%s%s", caps,
+          nl ? "; the compiler's log:" : "", nl ? nl : ""));
+  g_free (first);
+}
+
 static void
 post_build_error (GstCudaOverlapFilter * self, GstCaps * caps, GError * err,
     gboolean configured)
@@ -458,10 +482,7 @@ post_build_error (GstCudaOverlapFilter * self, GstCaps * caps, GError * err,
   else if (g_error_matches (err, CO_ENGINE_ERROR, CO_ENGINE_ERROR_NO_DEVICE))
     _gst_cuda_overlap_filter_no_device_error (self, err->message);
   else if (g_error_matches (err, CO_ENGINE_ERROR, CO_ENGINE_ERROR_KERNEL))
-    /* the message names the file, the kernel and the CUDA (or GModule)
-     * message: what the user must fix */
-    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("%s", err->message),
-        ("operation=custom, caps %" GST_PTR_FORMAT, caps));
+    post_kernel_error (self, caps, err->message);
   else if (g_error_matches (err, CO_ENGINE_ERROR, CO_ENGINE_ERROR_NO_MEMORY))
     GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
         ("Could not allocate the memory for %" GST_PTR_FORMAT ". Use "

@@ -266,6 +266,8 @@ gst_cuda_overlap_stats_post_passport (GstCudaOverlapFilter * self,
   pp.caps = caps_str;
   pp.frame_bytes = frame_bytes;
   pp.plugin_version = PACKAGE_VERSION;
+  pp.kernel_compile_ms = info.kernel_compile_ms;
+  pp.kernel_cache = info.kernel_cache ? info.kernel_cache : "";
   st = fields_structure (&co_passport_fields, sources);
   g_free (cc);
   g_free (caps_str);

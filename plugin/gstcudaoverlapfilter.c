@@ -46,7 +46,7 @@
  * `chunks`, `max-in-flight`, `batch`, `mode`, `wait-mode`, `submit-thread`,
  * `auto`, `auto-reason`, `device-engines`, `backend`, `backend-reason`,
  * `operation`, `memory-in`, `memory-out`, `caps`, `frame-bytes`,
- * `plugin-version`.
+ * `plugin-version`, `kernel-compile-ms`, `kernel-cache`.
  * <!-- fields:cudaoverlap-passport names end -->
  *
  * `cudaoverlap-stats`:

@@ -45,7 +45,10 @@
 
 #define DEFAULT_SEED 0xc0570416u
 
-static const gchar *kernels_dir, *test_kernels_dir;
+static const gchar *kernels_dir, *test_kernels_dir, *examples_src_dir;
+/* the "source" cases: the examples as kernel-source-file (their .cu),
+ * compiled by the element with NVRTC, instead of their PTX */
+static gboolean example_source;
 
 static gboolean
 on_cuda (void)
@@ -65,13 +68,16 @@ static void
 set_example (GstElement * e, const gchar * k, guint halo)
 {
   gchar *module = g_strdup_printf ("%s/%s.ptx", kernels_dir, k);
+  gchar *source = g_strdup_printf ("%s/%s.cu", examples_src_dir, k);
   gchar *lib = g_strdup_printf ("%s/libco-%s-cpu.so", kernels_dir, k);
   gchar *name = g_strdup_printf ("co_%s", k);
   gchar *sym = g_strdup_printf ("co_%s_cpu", k);
 
-  g_object_set (e, "kernel-module", module, "kernel-name", name,
-      "kernel-halo", halo, "kernel-cpu-library", lib, "kernel-cpu-symbol",
-      sym, NULL);
+  g_object_set (e, "kernel-module", example_source ? NULL : module,
+      "kernel-source-file", example_source ? source : NULL, "kernel-name",
+      name, "kernel-halo", halo, "kernel-cpu-library", lib,
+      "kernel-cpu-symbol", sym, NULL);
+  g_free (source);
   gst_util_set_object_arg (G_OBJECT (e), "operation", "custom");
   g_free (module);
   g_free (lib);
@@ -1863,6 +1869,133 @@ GST_START_TEST (test_cuda_fault)
 
 GST_END_TEST;
 
+static void
+source_on (void)
+{
+  co_test_leaks_setup ();
+  example_source = TRUE;
+}
+
+static void
+source_off (void)
+{
+  example_source = FALSE;
+  leaks_teardown ();
+}
+
+/* kernel-source's errors: two kernels named, the CPU backend without a
+ * CPU function, a source that does not compile (its log in the error), a
+ * missing file, a kernel-name the source does not define. */
+GST_START_TEST (test_source_errors)
+{
+  gchar *props, *text;
+
+  {
+    const gchar *w[] = { "kernel-module and kernel-source-file are set",
+      "set only one", NULL
+    };
+    expect_error ("kernel-module=/x/k.ptx kernel-source-file=/x/k.cu "
+        "kernel-name=k kernel-cpu-library=/x/libk.so kernel-cpu-symbol=k", w);
+  }
+  if (!on_cuda ()) {
+    const gchar *w[] = { "operation=custom on the CPU backend needs "
+          "kernel-cpu-library", "kernel-source is CUDA C", NULL
+    };
+    expect_error ("kernel-source=\"__global__ void k (int) {}\" "
+        "kernel-name=k", w);
+    return;
+  }
+  props = g_strdup ("kernel-source=\"__global__ void k "
+      "(GstCudaOverlapVideoLaunch a) { undeclared_thing; }\" kernel-name=k");
+  {
+    const gchar *w[] = { "kernel-source does not compile",
+      "NVRTC_ERROR_COMPILATION", "the compiler's log",
+      "error: identifier \"undeclared_thing\" is undefined", NULL
+    };
+    expect_error (props, w);
+  }
+  {
+    const gchar *w[] = { "cannot read kernel-source-file",
+      "/nonexistent/k.cu", NULL
+    };
+    expect_error ("kernel-source-file=/nonexistent/k.cu kernel-name=k", w);
+  }
+  {
+    const gchar *w[] = { "kernel-source does not compile", "\"nope\"", NULL };
+    expect_error ("kernel-source=\"__global__ void k (int) {}\" "
+        "kernel-name=nope", w);
+  }
+  text = video_error (props);
+  /* the message is the first line; the log is in the debug text */
+  fail_unless (strstr (text, "undeclared_thing") > strstr (text,
+          "the compiler's log"), "%s", text);
+  g_free (text);
+  g_free (props);
+}
+
+GST_END_TEST;
+
+/* A kernel in one line, by its C++ name: compiled, then (a second
+ * element) from the cache; the passport says which, and the output is
+ * the built-in invert's. */
+GST_START_TEST (test_source_one_line)
+{
+  static const gchar src[] = "__global__ void inv (GstCudaOverlapVideoLaunch "
+      "a) { const GstCudaOverlapKernelPlane *p = &a.planes[a.plane]; int x = "
+      "blockIdx.x * 16 + threadIdx.x, y = blockIdx.y * 16 + threadIdx.y; if "
+      "(x < p->width && y < p->rows) p->dst[(int64_t) y * p->dst_pitch + x] "
+      "= 255 - p->src[(int64_t) y * p->src_pitch + x]; }";
+  const gchar *caches[2] = { NULL, "hit" };
+  guint round;
+
+  if (!on_cuda ())
+    return;
+  for (round = 0; round < 2; round++) {
+    GstHarness *h = video_harness ("video/x-raw,format=GRAY8,width=32,"
+        "height=17,framerate=30/1", 2, 3);
+    GstBuffer *in = gst_harness_create_buffer (h, 32 * 17), *out;
+    GstStructure *pp = NULL;
+    GstMapInfo mi, mo;
+    const gchar *cache;
+    gdouble ms = -1;
+    guint i;
+
+    g_object_set (h->element, "kernel-source", src, "kernel-name", "inv", NULL);
+    gst_util_set_object_arg (G_OBJECT (h->element), "operation", "custom");
+    gst_buffer_map (in, &mi, GST_MAP_WRITE);
+    for (i = 0; i < mi.size; i++)
+      mi.data[i] = (guint8) (i * 7 + 3);
+    gst_buffer_unmap (in, &mi);
+    out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+    fail_unless (out != NULL);
+    gst_buffer_map (in, &mi, GST_MAP_READ);
+    gst_buffer_map (out, &mo, GST_MAP_READ);
+    for (i = 0; i < 32 * 17; i++)
+      fail_unless_equals_int (mo.data[i], 255 - mi.data[i]);
+    gst_buffer_unmap (out, &mo);
+    gst_buffer_unmap (in, &mi);
+    g_object_get (h->element, "passport", &pp, NULL);
+    fail_unless (pp != NULL);
+    cache = gst_structure_get_string (pp, "kernel-cache");
+    fail_unless (gst_structure_get_double (pp, "kernel-compile-ms", &ms));
+    GST_INFO ("round %u: kernel-cache %s, kernel-compile-ms %.3f", round,
+        cache, ms);
+    if (caches[round]) {
+      fail_unless_equals_string (cache, caches[round]);
+    } else {
+      fail_unless (g_strcmp0 (cache, "stored") == 0 ||
+          g_strcmp0 (cache, "hit") == 0, "kernel-cache \"%s\"", cache);
+    }
+    fail_unless (g_strcmp0 (cache, "hit") == 0 ? ms == 0 : ms > 0);
+    gst_structure_free (pp);
+    gst_buffer_unref (out);
+    gst_buffer_unref (in);
+    gst_harness_teardown (h);
+  }
+}
+
+GST_END_TEST;
+
 static Suite *
 custom_suite (void)
 {
@@ -1909,16 +2042,59 @@ custom_suite (void)
   tc = co_test_new_tcase (s, "errors", leaks_teardown);
   tcase_add_test (tc, test_errors_cpu);
   tcase_add_test (tc, test_errors_cuda);
+
+  /* the examples from their source (kernel-source-file): on the GPU
+   * compiled with NVRTC and checked as their PTX is; on the CPU backend
+   * the source is ignored for the CPU library */
+  tc = tcase_create ("source");
+  tcase_set_timeout (tc, 300);
+  tcase_add_checked_fixture (tc, source_on, source_off);
+  suite_add_tcase (s, tc);
+  tcase_add_loop_test (tc, test_sobel_small, 0, on_cuda ()?
+      2 * G_N_ELEMENTS (small_sizes) : 2);
+  tcase_add_loop_test (tc, test_sobel_big, 0, on_cuda ()? 8 : 0);
+  tcase_add_loop_test (tc, test_colormatrix, 0,
+      G_N_ELEMENTS (colormatrix_variants));
+  tcase_add_loop_test (tc, test_invert_example, 0, 4);
+  tcase_add_loop_test (tc, test_sobel_batch, 0, 2);
+  tcase_add_loop_test (tc, test_biquad, 0, on_cuda ()? 6 : 2);
+  tcase_add_test (tc, test_source_errors);
+  tcase_add_test (tc, test_source_one_line);
   return s;
+}
+
+/* The run's cache folder and the entries in its cudaoverlap/. */
+static void
+remove_cache (const gchar * home)
+{
+  gchar *dir = g_build_filename (home, "cudaoverlap", NULL);
+  GDir *d = g_dir_open (dir, 0, NULL);
+  const gchar *n;
+
+  while (d && (n = g_dir_read_name (d))) {
+    gchar *p = g_build_filename (dir, n, NULL);
+
+    g_unlink (p);
+    g_free (p);
+  }
+  if (d)
+    g_dir_close (d);
+  g_rmdir (dir);
+  g_rmdir (home);
+  g_free (dir);
 }
 
 int
 main (int argc, char **argv)
 {
+  gchar *cache_home;
   Suite *s;
   int nf;
 
   kernels_dir = g_getenv ("CO_TEST_KERNELS");
+  examples_src_dir = g_getenv ("CO_TEST_EXAMPLES_SRC");
+  if (!examples_src_dir)
+    examples_src_dir = "examples/kernels";
   test_kernels_dir = g_getenv ("CO_TEST_TEST_KERNELS");
   if (!kernels_dir || !test_kernels_dir) {
     /* tests/test-custom of a build: its neighbours */
@@ -1933,10 +2109,17 @@ main (int argc, char **argv)
   nf = co_test_init (&argc, &argv, "cudavideofilter", DEFAULT_SEED, TRUE);
   if (nf != 0)
     return nf;
+  /* kernel-source's cache (g_get_user_cache_dir ()/cudaoverlap): this
+   * run's own, empty at its start */
+  cache_home = g_dir_make_tmp ("co-custom-cache-XXXXXX", NULL);
+  g_assert_nonnull (cache_home);
+  g_setenv ("XDG_CACHE_HOME", cache_home, TRUE);
   g_print ("custom-kernel tests: backend=%s seed=0x%08x\n", co_test_backend,
       co_test_base_seed);
   s = custom_suite ();
   nf = gst_check_run_suite (s, "custom", __FILE__);
   co_test_leaks_free ();
+  remove_cache (cache_home);
+  g_free (cache_home);
   return nf == 0 ? 0 : 1;
 }
