@@ -21,7 +21,14 @@
  * built in double precision; YUV: luma only) and `box-blur` (each
  * colour component becomes (sum + n/2) / n over the (2r+1)² window around
  * it, n = (2r+1)², borders replicated; chroma planes in their own geometry).
- * Alpha and padding bytes pass through unchanged.  `custom` runs a kernel
+ * Alpha and padding bytes pass through unchanged.  Packed 4:2:2 (YUY2,
+ * UYVY): invert 255 − c on Y, U and V, gamma on Y only, box-blur with Y on
+ * its W-sample grid and U and V each on its ceil (W/2)-sample grid (the
+ * same result as Y42B); an odd width's last pair ends with a padding luma
+ * sample, copied unchanged and in no window.  RGB10A2_LE and BGR10A2_LE
+ * (a 32-bit little-endian word per pixel): invert 1023 − c and gamma
+ * (max 1023, a 1024-entry table) on the three 10-bit components, box-blur
+ * per component; the 2-bit alpha is copied.  `custom` runs a kernel
  * of the user's on every band (#GstCudaOverlapVideoFilter:kernel-module,
  * #GstCudaOverlapVideoFilter:kernel-name, with
  * #GstCudaOverlapVideoFilter:kernel-halo rows above and below each band and
@@ -137,14 +144,16 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_overlap_video_filter_debug);
 #define GST_CAT_DEFAULT gst_cuda_overlap_video_filter_debug
 
 #define FORMATS "{ GRAY8, GRAY16_LE, RGBA, BGRA, ARGB, ABGR, RGBx, BGRx, " \
-  "xRGB, xBGR, RGB, BGR, NV12, NV21, I420, YV12, Y42B, Y444, Y444_16LE }"
+  "xRGB, xBGR, RGB, BGR, NV12, NV21, I420, YV12, Y42B, Y444, Y444_16LE, " \
+  "YUY2, UYVY, RGB10A2_LE, BGR10A2_LE }"
 /* Ours that 1.22's CUDA memory (nvcodec) carries too: not GRAY8, GRAY16_LE,
  * xRGB, xBGR, which stay in system memory.  Its layouts differ from
  * GstVideoInfo's defaults (I420's, YV12's and Y42B's chroma planes have the
  * luma pitch): each buffer is read as its video meta, or else its
  * GstCudaMemory's info, says. */
 #define CUDA_FORMATS "{ RGBA, BGRA, ARGB, ABGR, RGBx, BGRx, RGB, BGR, " \
-  "NV12, NV21, I420, YV12, Y42B, Y444, Y444_16LE }"
+  "NV12, NV21, I420, YV12, Y42B, Y444, Y444_16LE, YUY2, UYVY, RGB10A2_LE, " \
+  "BGR10A2_LE }"
 
 /* Metas tagged only with these (or with nothing) hold for the output: our
  * operations change pixel values, never the geometry. */
@@ -345,10 +354,18 @@ configure_custom (GstCudaOverlapVideoFilter * self, CoEngineConfig * cfg,
   CoVideoDesc *d = &self->desc;
   guint i;
 
+  guint32 abi = gst_cuda_overlap_kernel_format_from_name (GST_VIDEO_INFO_NAME
+      (info));
+
+  /* a format the kernels' ABI does not describe never reaches a kernel */
+  if (abi == GST_CUDA_OVERLAP_KERNEL_FORMAT_UNKNOWN) {
+    g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_CONFIG,
+        "operation=custom: the kernels' ABI has no format %s",
+        GST_VIDEO_INFO_NAME (info));
+    return FALSE;
+  }
   if (!gst_cuda_overlap_custom_configure (&self->custom,
-          GST_VIDEO_INFO_NAME (info),
-          gst_cuda_overlap_kernel_format_from_name (GST_VIDEO_INFO_NAME (info)),
-          FALSE, cfg, error))
+          GST_VIDEO_INFO_NAME (info), abi, FALSE, cfg, error))
     return FALSE;
   run->width = GST_VIDEO_INFO_WIDTH (info);
   for (i = 0; i < (guint) d->n_planes; i++) {
@@ -357,6 +374,44 @@ configure_custom (GstCudaOverlapVideoFilter * self, CoEngineConfig * cfg,
   }
   d->radius = run->halo;
   d->custom = run;
+  return TRUE;
+}
+
+/* The packed formats, one plane of 32-bit words (CoPacking): YUY2 and
+ * UYVY a 4:2:2 pair a word, comps 2 (luma, and the chroma of its pair),
+ * width in luma samples (the kernels cover an odd width's last pair);
+ * RGB10A2_LE and BGR10A2_LE a pixel a word, three 10-bit components and
+ * a 2-bit alpha that is never changed.  Gamma goes through the luma of
+ * YUY2 and UYVY only (the kernels know which component that is). */
+static gboolean
+describe_packed (const GstVideoInfo * info, CoVideoDesc * d)
+{
+  CoVideoPlaneDesc *p = &d->planes[0];
+
+  switch (GST_VIDEO_INFO_FORMAT (info)) {
+    case GST_VIDEO_FORMAT_YUY2:
+      p->packing = CO_PACK_422_YUYV;
+      break;
+    case GST_VIDEO_FORMAT_UYVY:
+      p->packing = CO_PACK_422_UYVY;
+      break;
+    case GST_VIDEO_FORMAT_RGB10A2_LE:
+    case GST_VIDEO_FORMAT_BGR10A2_LE:
+      p->packing = CO_PACK_10_10_10_2;
+      break;
+    default:
+      return FALSE;
+  }
+  d->height = GST_VIDEO_INFO_HEIGHT (info);
+  d->n_planes = 1;
+  p->comp_bytes = 1;
+  p->comps = p->packing == CO_PACK_10_10_10_2 ? 4 : 2;
+  p->bits = p->packing == CO_PACK_10_10_10_2 ? 10 : 0;
+  p->comp_mask = p->packing == CO_PACK_10_10_10_2 ? 0x7 : 0x3;
+  p->use_lut = TRUE;
+  p->width = GST_VIDEO_INFO_WIDTH (info);
+  p->height = GST_VIDEO_INFO_HEIGHT (info);
+  p->dev_pitch = GST_VIDEO_INFO_PLANE_STRIDE (info, 0);
   return TRUE;
 }
 
@@ -394,7 +449,7 @@ describe_format (const GstVideoInfo * info, CoVideoDesc * d)
     case GST_VIDEO_FORMAT_Y444_16LE:
       break;
     default:
-      return FALSE;
+      return describe_packed (info, d);
   }
 
   bytes = GST_VIDEO_FORMAT_INFO_DEPTH (fi, 0) / 8;
@@ -448,6 +503,16 @@ static gboolean
 cpu_direct (GstCudaOverlapVideoFilter * self)
 {
   return self->batch_eff == 1 && self->desc.op != CO_VIDEO_OP_CUSTOM;
+}
+
+/* The largest sample value of the plane that gamma goes through: its
+ * table has that many entries plus one. */
+static guint32
+gamma_lut_max (const CoVideoPlaneDesc * p)
+{
+  if (p->bits)
+    return (1u << p->bits) - 1;
+  return p->comp_bytes == 2 ? 65535 : 255;
 }
 
 static gsize
@@ -509,8 +574,8 @@ gst_cuda_overlap_video_filter_configure (GstCudaOverlapFilter * base,
     cfg->dev_out_size = d->out_image_stride * self->batch_eff;
   }
   if (d->op == CO_VIDEO_OP_GAMMA)
-    gst_cuda_video_gamma_reserve (&self->tables,
-        d->planes[0].comp_bytes == 2 ? 65535 : 255, self->batch_eff, cfg);
+    gst_cuda_video_gamma_reserve (&self->tables, gamma_lut_max (&d->planes[0]),
+        self->batch_eff, cfg);
   /* no work memory where the CPU backend works in place (see prepare) */
   cfg->cpu_direct = cpu_direct (self);
   return GST_VIDEO_INFO_SIZE (&self->info);
@@ -592,8 +657,8 @@ gst_cuda_overlap_video_filter_is_identity (GstCudaOverlapFilter * base)
 static gsize
 plane_extent (const CoVideoPlaneDesc * pl, gsize stride)
 {
-  return stride * (pl->height - 1) + (gsize) pl->width * pl->comps *
-      pl->comp_bytes;
+  return stride * (pl->height - 1) + (gsize) co_plane_row_bytes (pl->width,
+      pl->comps, pl->comp_bytes, pl->packing);
 }
 
 /* Before anything maps @buf: its video meta, if any, must describe a frame
