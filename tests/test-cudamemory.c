@@ -33,7 +33,8 @@
 
 static const gchar *const cuda_formats[] = {
   "RGBA", "BGRA", "ARGB", "ABGR", "RGBx", "BGRx", "RGB", "BGR", "NV12",
-  "NV21", "I420", "YV12", "Y42B", "Y444", "Y444_16LE"
+  "NV21", "I420", "YV12", "Y42B", "Y444", "Y444_16LE", "YUY2", "UYVY",
+  "RGB10A2_LE", "BGR10A2_LE"
 };
 
 static const gchar *const system_only_formats[] = {
@@ -517,9 +518,10 @@ GST_END_TEST;
 /* 1921x1081 (odd, two chunks of chroma rows meet mid-pair), box-blur
  * radius 32 across 7 chunks, CUDA memory in and out, in the layouts of
  * 1.22's CUDA memory: among them chroma planes at the luma pitch (YV12,
- * Y42B), read as the buffer says. */
+ * Y42B), read as the buffer says, and packed rows whose last pair holds a
+ * padding luma sample (YUY2, UYVY). */
 static const gchar *const odd_size_formats[] = { "RGBA", "NV12", "YV12",
-  "Y42B", "RGB", "Y444_16LE"
+  "Y42B", "RGB", "Y444_16LE", "YUY2", "UYVY", "BGR10A2_LE"
 };
 
 GST_START_TEST (test_cuda_odd_size)
