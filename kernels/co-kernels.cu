@@ -917,6 +917,47 @@ co_blur1010102_kernel (CoPlaneBand b, int r, int th)
   }
 }
 
+/* 4:2:2, luma component LC (luma sample x at byte 2x + LC, U and V of pair
+ * k at bytes 4k + 1 - LC and 4k + 3 - LC).  Luma grid: VL[j] for the
+ * samples clamp (2 bx0 - r + j, 0, w - 1), j < 512 + 2r (thread t: t,
+ * t + 256, t + 512); chroma: VU[j], VV[j] for the pairs
+ * clamp (bx0 - r + j, 0, ceil (w / 2) - 1), j < 256 + 2r (t, t + 256).
+ * Thread t's pair k: luma 2k from VL[2t .. 2t + 2r], 2k + 1 from the same
+ * sum moved by one sample (unless 2k + 1 = w: the padding sample,
+ * copied), U and V from VU, VV[t .. t + 2r]. */
+struct Pk422Cols
+{
+  bool lok[3], cok[2];          /* the entry is used: in range, changed */
+  int64_t lcol[3], ccol[2];     /* its byte (luma), its pair's (chroma) */
+};
+
+/* The loads of V(y + 1): entering row (a), leaving row (l). */
+struct Pk422Loads
+{
+  uint32_t la[3], ll[3], ua[2], ul[2], va[2], vl[2];
+};
+
+template < int LC > __device__ __forceinline__ void
+blur422_cols (int tid, int bx0, int r, int w, bool ly, bool ch, Pk422Cols & c)
+{
+  const int np = (w + 1) / 2;
+
+#pragma unroll
+  for (int u = 0; u < 3; u++) {
+    const int e = tid + u * CO_BLUR_THREADS;
+
+    c.lok[u] = ly && e < 2 * CO_PK_TW + 2 * r;
+    c.lcol[u] = (int64_t) min (max (2 * bx0 - r + e, 0), w - 1) * 2 + LC;
+  }
+#pragma unroll
+  for (int u = 0; u < 2; u++) {
+    const int e = tid + u * CO_BLUR_THREADS;
+
+    c.cok[u] = ch && e < CO_PK_TW + 2 * r;
+    c.ccol[u] = (int64_t) min (max (bx0 - r + e, 0), np - 1) * 4;
+  }
+}
+
 /* The U and V bytes of the 4:2:2 pair at @p (luma component LC). */
 template < int LC, bool AL > __device__ __forceinline__ void
 ld_uv (const uint8_t * p, uint32_t & u, uint32_t & v)
@@ -931,14 +972,120 @@ ld_uv (const uint8_t * p, uint32_t & u, uint32_t & v)
   }
 }
 
-/* 4:2:2, luma component LC (luma sample x at byte 2x + LC, U and V of pair
- * k at bytes 4k + 1 - LC and 4k + 3 - LC).  Luma grid: VL[j] for the
- * samples clamp (2 bx0 - r + j, 0, w - 1), j < 512 + 2r (thread t: t,
- * t + 256, t + 512); chroma: VU[j], VV[j] for the pairs
- * clamp (bx0 - r + j, 0, ceil (w / 2) - 1), j < 256 + 2r.  Thread t's pair
- * k: luma 2k from VL[2t .. 2t + 2r], 2k + 1 from the same sum moved by one
- * sample (unless 2k + 1 = w: the padding sample, copied), U and V from
- * VU, VV[t .. t + 2r]. */
+/* V of output row @by0, summed directly into @vl, @vc. */
+template < int LC, bool AL > __device__ __forceinline__ void
+blur422_first (const CoPlaneBand & b, int r, int tid, int by0,
+    const Pk422Cols & c, uint32_t * vl, uint32_t (*vc)[CO_PK_NE])
+{
+  const int h = b.height;
+
+#pragma unroll
+  for (int u = 0; u < 3; u++) {
+    if (c.lok[u]) {
+      uint32_t acc = 0;
+      for (int dy = -r; dy <= r; dy++)
+        acc += pk_src_row (b, min (max (by0 + dy, 0), h - 1))[c.lcol[u]];
+      vl[tid + u * CO_BLUR_THREADS] = acc;
+    }
+  }
+#pragma unroll
+  for (int u = 0; u < 2; u++) {
+    if (c.cok[u]) {
+      uint32_t au = 0, av = 0, cu, cv;
+      for (int dy = -r; dy <= r; dy++) {
+        ld_uv < LC, AL > (pk_src_row (b, min (max (by0 + dy, 0), h - 1))
+            + c.ccol[u], cu, cv);
+        au += cu;
+        av += cv;
+      }
+      vc[0][tid + u * CO_BLUR_THREADS] = au;
+      vc[1][tid + u * CO_BLUR_THREADS] = av;
+    }
+  }
+}
+
+/* The loads for V(y + 1): entering row min (y + 1 + r, h - 1), leaving
+ * row max (y - r, 0). */
+template < int LC, bool AL > __device__ __forceinline__ void
+blur422_loads (const CoPlaneBand & b, int r, int y, const Pk422Cols & c,
+    Pk422Loads & l)
+{
+  const uint8_t *sa = pk_src_row (b, min (y + 1 + r, b.height - 1));
+  const uint8_t *sl = pk_src_row (b, max (y - r, 0));
+
+#pragma unroll
+  for (int u = 0; u < 3; u++)
+    if (c.lok[u]) {
+      l.la[u] = sa[c.lcol[u]];
+      l.ll[u] = sl[c.lcol[u]];
+    }
+#pragma unroll
+  for (int u = 0; u < 2; u++)
+    if (c.cok[u]) {
+      ld_uv < LC, AL > (sa + c.ccol[u], l.ua[u], l.va[u]);
+      ld_uv < LC, AL > (sl + c.ccol[u], l.ul[u], l.vl[u]);
+    }
+}
+
+/* Pair @k (thread @tid) of output row @y: the input word with its changed
+ * samples replaced, c' = (S + half) / n. */
+template < int LC, bool AL > __device__ __forceinline__ void
+blur422_out (const CoPlaneBand & b, int r, int y, int tid, int k, bool ly,
+    bool ch, uint32_t n, uint32_t half, const uint32_t * vl,
+    const uint32_t (*vc)[CO_PK_NE])
+{
+  uint32_t o = ld_word < AL > (pk_src_row (b, y) + (int64_t) k * 4);
+
+  if (ly) {
+    uint32_t s = 0;
+#pragma unroll 4
+    for (int j = 0; j <= 2 * r; j++)
+      s += vl[2 * tid + j];
+    o = (o & ~(0xffu << (8 * LC))) | (((s + half) / n) << (8 * LC));
+    if (2 * k + 1 < b.width) {
+      s = s - vl[2 * tid] + vl[2 * tid + 2 * r + 1];
+      o = (o & ~(0xffu << (8 * (2 + LC)))) | (((s + half) / n)
+          << (8 * (2 + LC)));
+    }
+  }
+  if (ch) {
+    uint32_t su = 0, sv = 0;
+#pragma unroll 4
+    for (int j = 0; j <= 2 * r; j++) {
+      su += vc[0][tid + j];
+      sv += vc[1][tid + j];
+    }
+    o = (o & ~((0xffu << (8 * (1 - LC))) | (0xffu << (8 * (3 - LC)))))
+        | (((su + half) / n) << (8 * (1 - LC)))
+        | (((sv + half) / n) << (8 * (3 - LC)));
+  }
+  st_word < AL > (b.dst + (int64_t) (y - b.y0) * b.dst_stride
+      + (int64_t) k * 4, o);
+}
+
+/* V(y + 1) = V(y) + entering - leaving, from @vl, @vc into @vln, @vcn. */
+__device__ __forceinline__ void
+blur422_step (int tid, const Pk422Cols & c, const Pk422Loads & l,
+    const uint32_t * vl, const uint32_t (*vc)[CO_PK_NE], uint32_t * vln,
+    uint32_t (*vcn)[CO_PK_NE])
+{
+#pragma unroll
+  for (int u = 0; u < 3; u++)
+    if (c.lok[u]) {
+      const int e = tid + u * CO_BLUR_THREADS;
+      vln[e] = vl[e] + l.la[u] - l.ll[u];
+    }
+#pragma unroll
+  for (int u = 0; u < 2; u++)
+    if (c.cok[u]) {
+      const int e = tid + u * CO_BLUR_THREADS;
+      vcn[0][e] = vc[0][e] + l.ua[u] - l.ul[u];
+      vcn[1][e] = vc[1][e] + l.va[u] - l.vl[u];
+    }
+}
+
+/* The helpers above hold no __syncthreads (); both of the kernel's are
+ * here, reached by every thread of the block. */
 template < int LC, bool AL > __global__ void
 __launch_bounds__ (CO_BLUR_THREADS)
 co_blur422_kernel (CoPlaneBand b, int r, int th)
@@ -947,119 +1094,30 @@ co_blur422_kernel (CoPlaneBand b, int r, int th)
   __shared__ uint32_t vcs[2][2][CO_PK_NE];
   b.src += (int64_t) blockIdx.z * b.src_image_stride;
   b.dst += (int64_t) blockIdx.z * b.dst_image_stride;
-  const int tid = threadIdx.x, w = b.width, h = b.height, np = (w + 1) / 2;
-  const int bx0 = blockIdx.x * CO_PK_TW;
+  const int tid = threadIdx.x, np = (b.width + 1) / 2;
+  const int bx0 = blockIdx.x * CO_PK_TW, k = bx0 + tid;
   const int by0 = b.y0 + blockIdx.y * th, by1 = min (by0 + th, b.y1);
   const uint32_t n = (uint32_t) (2 * r + 1) * (uint32_t) (2 * r + 1);
-  const uint32_t half = n / 2;
   const bool ly = (b.comp_mask >> LC) & 1, ch = (b.comp_mask >> (1 - LC)) & 1;
-  bool lok[3], cok[2];
-  int64_t lcol[3], ccol[2];
+  Pk422Cols c;
 
-#pragma unroll
-  for (int u = 0; u < 3; u++) {
-    const int e = tid + u * CO_BLUR_THREADS;
-
-    lok[u] = ly && e < 2 * CO_PK_TW + 2 * r;
-    lcol[u] = (int64_t) min (max (2 * bx0 - r + e, 0), w - 1) * 2 + LC;
-    if (lok[u]) {
-      uint32_t acc = 0;
-      for (int dy = -r; dy <= r; dy++)
-        acc += pk_src_row (b, min (max (by0 + dy, 0), h - 1))[lcol[u]];
-      vls[0][e] = acc;
-    }
-  }
-#pragma unroll
-  for (int u = 0; u < 2; u++) {
-    const int e = tid + u * CO_BLUR_THREADS;
-
-    cok[u] = ch && e < CO_PK_TW + 2 * r;
-    ccol[u] = (int64_t) min (max (bx0 - r + e, 0), np - 1) * 4;
-    if (cok[u]) {
-      uint32_t au = 0, av = 0, cu, cv;
-      for (int dy = -r; dy <= r; dy++) {
-        ld_uv < LC, AL > (pk_src_row (b, min (max (by0 + dy, 0), h - 1))
-            + ccol[u], cu, cv);
-        au += cu;
-        av += cv;
-      }
-      vcs[0][0][e] = au;
-      vcs[0][1][e] = av;
-    }
-  }
+  blur422_cols < LC > (tid, bx0, r, b.width, ly, ch, c);
+  blur422_first < LC, AL > (b, r, tid, by0, c, vls[0], vcs[0]);
   __syncthreads ();
 
-  const int k = bx0 + tid;
-  const int64_t ocol = (int64_t) k * 4;
-
   for (int y = by0, i = 0; y < by1; y++, i++) {
-    const uint32_t *vl = vls[i & 1];
-    uint32_t (*vc)[CO_PK_NE] = vcs[i & 1];
-    const bool more = y + 1 < by1;
-    uint32_t la[3] = { 0, 0, 0 }, ll[3] = { 0, 0, 0 };
-    uint32_t ua[2] = { 0, 0 }, va[2] = { 0, 0 }, ul[2] = { 0, 0 }, vv[2] = {
-    0, 0};
+    const int cur = i & 1;
+    Pk422Loads l = { };
 
-    if (more) {
-      const uint8_t *sa = pk_src_row (b, min (y + 1 + r, h - 1));
-      const uint8_t *sl = pk_src_row (b, max (y - r, 0));
-#pragma unroll
-      for (int u = 0; u < 3; u++)
-        if (lok[u]) {
-          la[u] = sa[lcol[u]];
-          ll[u] = sl[lcol[u]];
-        }
-#pragma unroll
-      for (int u = 0; u < 2; u++)
-        if (cok[u]) {
-          ld_uv < LC, AL > (sa + ccol[u], ua[u], va[u]);
-          ld_uv < LC, AL > (sl + ccol[u], ul[u], vv[u]);
-        }
-    }
-    if (k < np) {
-      uint32_t o = ld_word < AL > (pk_src_row (b, y) + ocol);
-      if (ly) {
-        uint32_t s = 0;
-#pragma unroll 4
-        for (int j = 0; j <= 2 * r; j++)
-          s += vl[2 * tid + j];
-        o = (o & ~(0xffu << (8 * LC))) | (((s + half) / n) << (8 * LC));
-        if (2 * k + 1 < w) {
-          s = s - vl[2 * tid] + vl[2 * tid + 2 * r + 1];
-          o = (o & ~(0xffu << (8 * (2 + LC)))) | (((s + half) / n)
-              << (8 * (2 + LC)));
-        }
-      }
-      if (ch) {
-        uint32_t su = 0, sv = 0;
-#pragma unroll 4
-        for (int j = 0; j <= 2 * r; j++) {
-          su += vc[0][tid + j];
-          sv += vc[1][tid + j];
-        }
-        o = (o & ~((0xffu << (8 * (1 - LC))) | (0xffu << (8 * (3 - LC)))))
-            | (((su + half) / n) << (8 * (1 - LC)))
-            | (((sv + half) / n) << (8 * (3 - LC)));
-      }
-      st_word < AL > (b.dst + (int64_t) (y - b.y0) * b.dst_stride + ocol, o);
-    }
-    if (more) {
-      uint32_t *vln = vls[(i & 1) ^ 1];
-      uint32_t (*vcn)[CO_PK_NE] = vcs[(i & 1) ^ 1];
-#pragma unroll
-      for (int u = 0; u < 3; u++)
-        if (lok[u]) {
-          const int e = tid + u * CO_BLUR_THREADS;
-          vln[e] = vl[e] + la[u] - ll[u];
-        }
-#pragma unroll
-      for (int u = 0; u < 2; u++)
-        if (cok[u]) {
-          const int e = tid + u * CO_BLUR_THREADS;
-          vcn[0][e] = vc[0][e] + ua[u] - ul[u];
-          vcn[1][e] = vc[1][e] + va[u] - vv[u];
-        }
-    }
+    /* loads for V(y + 1) first, their latency hidden by the sums */
+    if (y + 1 < by1)
+      blur422_loads < LC, AL > (b, r, y, c, l);
+    if (k < np)
+      blur422_out < LC, AL > (b, r, y, tid, k, ly, ch, n, n / 2, vls[cur],
+          vcs[cur]);
+    if (y + 1 < by1)
+      blur422_step (tid, c, l, vls[cur], vcs[cur], vls[cur ^ 1],
+          vcs[cur ^ 1]);
     __syncthreads ();
   }
 }
