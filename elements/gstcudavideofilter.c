@@ -29,7 +29,14 @@
  * table of M + 1 entries (chroma: c << shift), box-blur the mean of the
  * values; so gamma 1 and radius 0 clear the padding bits of these formats
  * instead of passing buffers through (`none` copies bytes as they are).
- * P016_LE uses all 16 bits, as GRAY16_LE does.  `custom` runs a kernel
+ * P016_LE uses all 16 bits, as GRAY16_LE does.  Packed 4:2:2 (YUY2,
+ * UYVY): invert 255 − c on Y, U and V, gamma on Y only, box-blur with Y on
+ * its W-sample grid and U and V each on its ceil (W/2)-sample grid (the
+ * same result as Y42B); an odd width's last pair ends with a padding luma
+ * sample, copied unchanged and in no window.  RGB10A2_LE and BGR10A2_LE
+ * (a 32-bit little-endian word per pixel): invert 1023 − c and gamma
+ * (max 1023, a 1024-entry table) on the three 10-bit components, box-blur
+ * per component; the 2-bit alpha is copied.  `custom` runs a kernel
  * of the user's on every band (#GstCudaOverlapVideoFilter:kernel-module,
  * #GstCudaOverlapVideoFilter:kernel-name, with
  * #GstCudaOverlapVideoFilter:kernel-halo rows above and below each band and
@@ -146,7 +153,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_overlap_video_filter_debug);
 
 #define FORMATS "{ GRAY8, GRAY16_LE, RGBA, BGRA, ARGB, ABGR, RGBx, BGRx, " \
   "xRGB, xBGR, RGB, BGR, NV12, NV21, I420, YV12, Y42B, Y444, Y444_16LE, " \
-  "P010_10LE, P016_LE, I420_10LE }"
+  "P010_10LE, P016_LE, I420_10LE, YUY2, UYVY, RGB10A2_LE, BGR10A2_LE }"
 /* Ours that 1.22's CUDA memory (nvcodec) carries too: not GRAY8, GRAY16_LE,
  * xRGB, xBGR, which stay in system memory.  Its layouts differ from
  * GstVideoInfo's defaults (I420's, YV12's, I420_10LE's and Y42B's chroma
@@ -154,7 +161,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_overlap_video_filter_debug);
  * else its GstCudaMemory's info, says. */
 #define CUDA_FORMATS "{ RGBA, BGRA, ARGB, ABGR, RGBx, BGRx, RGB, BGR, " \
   "NV12, NV21, I420, YV12, Y42B, Y444, Y444_16LE, P010_10LE, P016_LE, " \
-  "I420_10LE }"
+  "I420_10LE, YUY2, UYVY, RGB10A2_LE, BGR10A2_LE }"
 
 /* Metas tagged only with these (or with nothing) hold for the output: our
  * operations change pixel values, never the geometry. */
@@ -355,10 +362,18 @@ configure_custom (GstCudaOverlapVideoFilter * self, CoEngineConfig * cfg,
   CoVideoDesc *d = &self->desc;
   guint i;
 
+  guint32 abi = gst_cuda_overlap_kernel_format_from_name (GST_VIDEO_INFO_NAME
+      (info));
+
+  /* a format the kernels' ABI does not describe never reaches a kernel */
+  if (abi == GST_CUDA_OVERLAP_KERNEL_FORMAT_UNKNOWN) {
+    g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_CONFIG,
+        "operation=custom: the kernels' ABI has no format %s",
+        GST_VIDEO_INFO_NAME (info));
+    return FALSE;
+  }
   if (!gst_cuda_overlap_custom_configure (&self->custom,
-          GST_VIDEO_INFO_NAME (info),
-          gst_cuda_overlap_kernel_format_from_name (GST_VIDEO_INFO_NAME (info)),
-          FALSE, cfg, error))
+          GST_VIDEO_INFO_NAME (info), abi, FALSE, cfg, error))
     return FALSE;
   run->width = GST_VIDEO_INFO_WIDTH (info);
   for (i = 0; i < (guint) d->n_planes; i++) {
@@ -367,6 +382,44 @@ configure_custom (GstCudaOverlapVideoFilter * self, CoEngineConfig * cfg,
   }
   d->radius = run->halo;
   d->custom = run;
+  return TRUE;
+}
+
+/* The packed formats, one plane of 32-bit words (CoPacking): YUY2 and
+ * UYVY a 4:2:2 pair a word, comps 2 (luma, and the chroma of its pair),
+ * width in luma samples (the kernels cover an odd width's last pair);
+ * RGB10A2_LE and BGR10A2_LE a pixel a word, three 10-bit components and
+ * a 2-bit alpha that is never changed.  Gamma goes through the luma of
+ * YUY2 and UYVY only (the kernels know which component that is). */
+static gboolean
+describe_packed (const GstVideoInfo * info, CoVideoDesc * d)
+{
+  CoVideoPlaneDesc *p = &d->planes[0];
+
+  switch (GST_VIDEO_INFO_FORMAT (info)) {
+    case GST_VIDEO_FORMAT_YUY2:
+      p->packing = CO_PACK_422_YUYV;
+      break;
+    case GST_VIDEO_FORMAT_UYVY:
+      p->packing = CO_PACK_422_UYVY;
+      break;
+    case GST_VIDEO_FORMAT_RGB10A2_LE:
+    case GST_VIDEO_FORMAT_BGR10A2_LE:
+      p->packing = CO_PACK_10_10_10_2;
+      break;
+    default:
+      return FALSE;
+  }
+  d->height = GST_VIDEO_INFO_HEIGHT (info);
+  d->n_planes = 1;
+  p->comp_bytes = 1;
+  p->comps = p->packing == CO_PACK_10_10_10_2 ? 4 : 2;
+  p->bits = p->packing == CO_PACK_10_10_10_2 ? 10 : 0;
+  p->comp_mask = p->packing == CO_PACK_10_10_10_2 ? 0x7 : 0x3;
+  p->use_lut = TRUE;
+  p->width = GST_VIDEO_INFO_WIDTH (info);
+  p->height = GST_VIDEO_INFO_HEIGHT (info);
+  p->dev_pitch = GST_VIDEO_INFO_PLANE_STRIDE (info, 0);
   return TRUE;
 }
 
@@ -409,7 +462,7 @@ describe_format (const GstVideoInfo * info, CoVideoDesc * d)
     case GST_VIDEO_FORMAT_I420_10LE:
       break;
     default:
-      return FALSE;
+      return describe_packed (info, d);
   }
 
   bytes = (GST_VIDEO_FORMAT_INFO_DEPTH (fi, 0) + 7) / 8;
@@ -632,8 +685,8 @@ gst_cuda_overlap_video_filter_is_identity (GstCudaOverlapFilter * base)
 static gsize
 plane_extent (const CoVideoPlaneDesc * pl, gsize stride)
 {
-  return stride * (pl->height - 1) + (gsize) pl->width * pl->comps *
-      pl->comp_bytes;
+  return stride * (pl->height - 1) + (gsize) co_plane_row_bytes (pl->width,
+      pl->comps, pl->comp_bytes, pl->packing);
 }
 
 /* Before anything maps @buf: its video meta, if any, must describe a frame

@@ -22,10 +22,12 @@
  */
 #include "co-video.h"
 
+/* A row's bytes: a 4:2:2 packed row's whole last pair included. */
 static gsize
 co_row_bytes (const CoVideoPlaneDesc * p)
 {
-  return (gsize) p->width * p->comps * p->comp_bytes;
+  return (gsize) co_plane_row_bytes (p->width, p->comps, p->comp_bytes,
+      p->packing);
 }
 
 guint

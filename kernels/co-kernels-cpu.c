@@ -67,9 +67,13 @@ row_bytes (const CoPlaneBand * b)
   return (size_t) b->width * (size_t) b->comps * (size_t) b->comp_bytes;
 }
 
+static int packed_band_is_valid (const CoPlaneBand * b);
+
 static int
 band_is_valid (const CoPlaneBand * b)
 {
+  if (b->packing != CO_PACK_NONE)
+    return packed_band_is_valid (b);
   return b->width > 0 && b->height > 0 && b->comps >= 1 && b->comps <= 4
       && (b->comp_bytes == 1 || b->comp_bytes == 2)
       && co_band_bits_valid (b) && b->packing == CO_PACK_NONE;
@@ -317,6 +321,267 @@ blur_band (const CoPlaneBand * b, int r)
   return 0;
 }
 
+/* ---- packed planes (CoPacking) ----------------------------------------- */
+
+/* A packed row is whole 32-bit little-endian words: a 4:2:2 pair, or a
+ * 10:10:10:2 pixel.  A word's components are lanes of 8 bits (Y0 U Y1 V or
+ * U Y0 V Y1) or of 10 bits (at bits 0, 10 and 20; alpha at bit 30). */
+
+static int
+packed_band_is_valid (const CoPlaneBand * b)
+{
+  if (b->width <= 0 || b->height <= 0 || b->comp_bytes != 1 || b->shift != 0)
+    return 0;
+  if (b->packing == CO_PACK_422_YUYV || b->packing == CO_PACK_422_UYVY)
+    return b->comps == 2 && b->bits == 0;
+  return b->packing == CO_PACK_10_10_10_2 && b->comps == 4 && b->bits == 10;
+}
+
+static inline uint32_t
+load_le32 (const uint8_t * p)
+{
+  return (uint32_t) p[0] | ((uint32_t) p[1] << 8) | ((uint32_t) p[2] << 16)
+      | ((uint32_t) p[3] << 24);
+}
+
+static inline void
+store_le32 (uint8_t * p, uint32_t v)
+{
+  p[0] = (uint8_t) v;
+  p[1] = (uint8_t) (v >> 8);
+  p[2] = (uint8_t) (v >> 16);
+  p[3] = (uint8_t) (v >> 24);
+}
+
+/* The 4:2:2 luma component: 0 for YUYV, 1 for UYVY. */
+static inline int
+packed_luma_comp (const CoPlaneBand * b)
+{
+  return b->packing == CO_PACK_422_UYVY;
+}
+
+/* The bits of a word that hold the components of @mask (comp_mask's
+ * bits; 10:10:10:2's alpha never). */
+static uint32_t
+packed_bits (const CoPlaneBand * b, uint32_t mask)
+{
+  uint32_t luma;
+  int lc;
+
+  if (b->packing == CO_PACK_10_10_10_2)
+    return ((mask & 1) ? 0x3ffu : 0) | ((mask & 2) ? 0x3ffu << 10 : 0)
+        | ((mask & 4) ? 0x3ffu << 20 : 0);
+  lc = packed_luma_comp (b);
+  luma = lc ? 0xff00ff00u : 0x00ff00ffu;
+  return (((mask >> lc) & 1) ? luma : 0) | (((mask >> (1 - lc)) & 1) ?
+      ~luma : 0);
+}
+
+/* The padding luma byte of an odd width's last pair, else 0. */
+static uint32_t
+packed_pad_bits (const CoPlaneBand * b)
+{
+  if (b->packing == CO_PACK_10_10_10_2 || !(b->width & 1))
+    return 0;
+  return b->packing == CO_PACK_422_YUYV ? 0x00ff0000u : 0xff000000u;
+}
+
+/* lut[c] on each lane of @lane_bits whose bits are in @m. */
+static inline uint32_t
+packed_lut_word (uint32_t v, uint32_t m, int lane_bits, const uint16_t * lut)
+{
+  const uint32_t lm = (1u << lane_bits) - 1;
+  int sh;
+
+  for (sh = 0; sh + lane_bits <= 32; sh += lane_bits)
+    if ((m >> sh) & lm)
+      v = (v & ~(lm << sh)) | ((uint32_t) lut[(v >> sh) & lm] << sh);
+  return v;
+}
+
+/* invert: v ^ m with m the changed components' bits (1023 - c, 255 - c);
+ * gamma: lut[c] on the luma lanes (4:2:2) or the changed components
+ * (10:10:10:2); any other op copies.  The last word of a row leaves an odd
+ * width's padding luma sample as it is. */
+static void
+packed_pointwise_band (const CoPlaneBand * b, CoVideoOp op,
+    const uint16_t * lut)
+{
+  const int64_t nw = co_plane_row_bytes (b->width, b->comps, b->comp_bytes,
+      b->packing) / 4;
+  const int lane = b->packing == CO_PACK_10_10_10_2 ? 10 : 8;
+  uint32_t m = 0, mlast;
+  int y;
+
+  if (op == CO_VIDEO_OP_INVERT)
+    m = packed_bits (b, b->comp_mask);
+  else if (op == CO_VIDEO_OP_GAMMA && b->use_lut)
+    m = packed_bits (b, lane == 8 ? b->comp_mask & (1u <<
+            packed_luma_comp (b)) : b->comp_mask);
+  mlast = m & ~packed_pad_bits (b);
+
+  for (y = b->y0; y < b->y1; y++) {
+    const uint8_t *s = src_row (b, y);
+    uint8_t *d = dst_row (b, y);
+    int64_t k;
+
+    for (k = 0; k < nw; k++) {
+      const uint32_t v = load_le32 (s + 4 * k), mk = k + 1 < nw ? m : mlast;
+
+      store_le32 (d + 4 * k, op == CO_VIDEO_OP_GAMMA ?
+          packed_lut_word (v, mk, lane, lut) : v ^ mk);
+    }
+  }
+}
+
+/* The planar grids of a packed band for the blur: 4:2:2: luma (1 comp of
+ * width samples) and chroma (U, V: 2 comps of ceil (width / 2)), 8 bits;
+ * 10:10:10:2: the three components as 16-bit samples.  Each grid is a
+ * band of its own over rows [src_y0, src_y1) in, [y0, y1) out, in memory
+ * of its own. */
+static int
+packed_grids (const CoPlaneBand * b, CoPlaneBand g[2])
+{
+  const int is422 = b->packing != CO_PACK_10_10_10_2;
+  const int n = is422 ? 2 : 1, lc = is422 ? packed_luma_comp (b) : 0;
+  int i;
+
+  for (i = 0; i < n; i++) {
+    CoPlaneBand *t = &g[i];
+    size_t rb;
+
+    *t = *b;
+    t->packing = CO_PACK_NONE;
+    t->bits = 0;
+    t->n_images = 0;
+    t->comp_bytes = is422 ? 1 : 2;
+    t->comps = is422 ? 1 + i : 3;
+    t->width = is422 && i == 1 ? (b->width + 1) / 2 : b->width;
+    if (!is422)
+      t->comp_mask = b->comp_mask & 7;
+    else if (i == 0)
+      t->comp_mask = (b->comp_mask >> lc) & 1;
+    else
+      t->comp_mask = ((b->comp_mask >> (1 - lc)) & 1) ? 3 : 0;
+    rb = row_bytes (t);
+    t->src_stride = t->dst_stride = (int64_t) rb;
+    t->src = malloc (rb * (size_t) (b->src_y1 - b->src_y0));
+    t->dst = malloc (rb * (size_t) (b->y1 - b->y0));
+    if (!t->src || !t->dst)
+      return -1;
+  }
+  return n;
+}
+
+/* Packed row @s into the grids' rows @gr[]. */
+static void
+packed_unpack_row (const CoPlaneBand * b, const uint8_t * s, uint8_t * gr[2])
+{
+  const int w = b->width;
+  int x;
+
+  if (b->packing == CO_PACK_10_10_10_2) {
+    for (x = 0; x < w; x++) {
+      const uint32_t v = load_le32 (s + 4 * x);
+      int c;
+
+      for (c = 0; c < 3; c++)
+        put_comp (gr[0], (size_t) x * 3 + c, 2, (v >> (10 * c)) & 0x3ff);
+    }
+    return;
+  }
+  for (x = 0; x < w; x++)
+    gr[0][x] = s[2 * x + packed_luma_comp (b)];
+  for (x = 0; x < (w + 1) / 2; x++) {
+    gr[1][2 * x] = s[4 * x + 1 - packed_luma_comp (b)];
+    gr[1][2 * x + 1] = s[4 * x + 3 - packed_luma_comp (b)];
+  }
+}
+
+/* The grids' rows @gr[] into packed row @d; alpha and the padding luma
+ * sample from the input row @s. */
+static void
+packed_pack_row (const CoPlaneBand * b, const uint8_t * s, uint8_t * gr[2],
+    uint8_t * d)
+{
+  const int w = b->width, lo = packed_luma_comp (b);
+  int x;
+
+  if (b->packing == CO_PACK_10_10_10_2) {
+    for (x = 0; x < w; x++) {
+      uint32_t v = load_le32 (s + 4 * x) & 0xc0000000u;
+      int c;
+
+      for (c = 0; c < 3; c++)
+        v |= get_comp (gr[0], (size_t) x * 3 + c, 2) << (10 * c);
+      store_le32 (d + 4 * x, v);
+    }
+    return;
+  }
+  for (x = 0; x < w; x++)
+    d[2 * x + lo] = gr[0][x];
+  if (w & 1)
+    d[2 * w + lo] = s[2 * w + lo];
+  for (x = 0; x < (w + 1) / 2; x++) {
+    d[4 * x + 1 - lo] = gr[1][2 * x];
+    d[4 * x + 3 - lo] = gr[1][2 * x + 1];
+  }
+}
+
+/* Box-blur of a packed band: its grids unpacked, blurred as planar bands
+ * (blur_band: the same arithmetic), packed again. */
+static int
+packed_blur_band (const CoPlaneBand * b, int r)
+{
+  CoPlaneBand g[2];
+  uint8_t *gr[2];
+  int n, i, y, ret = 0;
+
+  memset (g, 0, sizeof (g));
+  n = packed_grids (b, g);
+  for (y = b->src_y0; y < b->src_y1 && n > 0; y++) {
+    for (i = 0; i < n; i++)
+      gr[i] = (uint8_t *) src_row (&g[i], y);
+    packed_unpack_row (b, src_row (b, y), gr);
+  }
+  for (i = 0; i < n; i++) {
+    if (!g[i].comp_mask)
+      copy_band (&g[i]);
+    else if (blur_band (&g[i], r) != 0)
+      ret = -1;
+  }
+  for (y = b->y0; y < b->y1 && n > 0; y++) {
+    for (i = 0; i < n; i++)
+      gr[i] = dst_row (&g[i], y);
+    packed_pack_row (b, src_row (b, y), gr, dst_row (b, y));
+  }
+  for (i = 0; i < 2; i++) {
+    free ((void *) g[i].src);
+    free (g[i].dst);
+  }
+  return n > 0 ? ret : -1;
+}
+
+/* One image's band of a packed plane. */
+static int
+packed_run (const CoVideoParams * p, const CoPlaneBand * b,
+    const uint16_t * lut)
+{
+  switch (p->op) {
+    case CO_VIDEO_OP_INVERT:
+    case CO_VIDEO_OP_GAMMA:
+      packed_pointwise_band (b, p->op, lut);
+      return 0;
+    case CO_VIDEO_OP_BOX_BLUR:
+      if (p->radius > 0)
+        return packed_blur_band (b, p->radius);
+      packed_pointwise_band (b, p->op, NULL);
+      return 0;
+    default:
+      return -1;
+  }
+}
+
 /* ---- video entry points ------------------------------------------------- */
 
 /* One entry exactly as the formula says. */
@@ -411,6 +676,12 @@ co_video_run_cpu (const CoVideoParams * p)
 
       bz.src += (int64_t) z *b0->src_image_stride;
       bz.dst += (int64_t) z *b0->dst_image_stride;
+      if (b->packing != CO_PACK_NONE) {
+        if (packed_run (p, b, p->op == CO_VIDEO_OP_GAMMA ? p->lut
+                + z * b0->lut_image_stride : NULL) != 0)
+          ret = -1;
+        continue;
+      }
       switch (p->op) {
         case CO_VIDEO_OP_INVERT:
           pointwise_or_copy (b, p->op, NULL);

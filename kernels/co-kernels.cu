@@ -12,7 +12,9 @@
  * 16 bytes x 2 rows per thread.  Box-blur: one launch per plane, 256
  * threads per 256 / comps pixels x up to 64 rows.  Gain: 256 threads, a
  * sample per thread, grid-stride.  FIR: 256 threads, 7 frames x 1 channel
- * per thread.
+ * per thread.  Packed planes (CoPacking): point-wise 16 bytes (4 words)
+ * x 2 rows per thread; box-blur 256 threads per 256 words (pairs or
+ * pixels) x up to 64 rows, every grid of the words in one kernel.
  */
 
 #include "co-kernels.h"
@@ -286,6 +288,36 @@ launch_pw_mode (int a, dim3 grid, dim3 block, cudaStream_t st,
     co_pointwise_kernel < 1, MODE > <<<grid, block, 0, st>>> (b, pat, lut);
 }
 
+/* The point-wise launch geometry of band @b, @cpr 16-byte chunks a row:
+ * @a the widest access (16, 4 or 1 bytes) that every row start of src and
+ * dst allows; 256 threads a block, a thread per chunk and two rows at a
+ * time, an image a grid layer.  false when the row is too wide. */
+static bool
+pw_geometry (const CoPlaneBand * b, int64_t cpr, int *a, dim3 * grid,
+    dim3 * block)
+{
+  const int rows = b->y1 - b->y0;
+  const uintptr_t src_row0 = (uintptr_t) b->src
+      + (uintptr_t) ((int64_t) (b->y0 - b->src_y0) * b->src_stride);
+  const uintptr_t al = (uintptr_t) b->dst | src_row0
+      | (uintptr_t) b->dst_stride | (uintptr_t) b->src_stride
+      | (uintptr_t) b->src_image_stride | (uintptr_t) b->dst_image_stride;
+  const int bx = cpr >= CO_PW_THREADS ? CO_PW_THREADS : (int) ((cpr + 31) & ~31);
+  const int by = CO_PW_THREADS / bx;
+  const int64_t gx = (cpr + bx - 1) / bx;
+  int64_t gy = (rows + 2 * by - 1) / (2 * by);    /* two rows a thread */
+
+  if (gx > 0x7fffffff)
+    return false;
+  if (gy > 65535)
+    gy = 65535;
+  *a = (al & 15) == 0 ? 16 : (al & 3) == 0 ? 4 : 1;
+  *grid = dim3 ((unsigned) gx, (unsigned) gy, (unsigned) (b->n_images > 1 ?
+          b->n_images : 1));
+  *block = dim3 (bx, by);
+  return true;
+}
+
 /* @mode: CO_PW_XOR, LUT8 or LUT16 (samples with padding bits take
  * CO_PW_XOR_AND or CO_PW_LUT_BITS instead); @active: false gives an
  * all-zero pattern (a copy; with padding bits, one that clears them). */
@@ -323,27 +355,11 @@ launch_pointwise (const CoPlaneBand * b, int mode, bool active,
     pat.a[i] = and_mask;
   }
 
-  /* the widest access that every row start of src and dst allows */
-  const uintptr_t src_row0 = (uintptr_t) b->src
-      + (uintptr_t) ((int64_t) (b->y0 - b->src_y0) * b->src_stride);
-  const uintptr_t al = (uintptr_t) b->dst | src_row0
-      | (uintptr_t) b->dst_stride | (uintptr_t) b->src_stride
-      | (uintptr_t) b->src_image_stride | (uintptr_t) b->dst_image_stride;
-  const int a = (al & 15) == 0 ? 16 : (al & 3) == 0 ? 4 : 1;
+  int a;
+  dim3 grid, block;
 
-  const int64_t cpr = (rb + 15) / 16;
-  const int bx = cpr >= CO_PW_THREADS ? CO_PW_THREADS : (int) ((cpr + 31) & ~31);
-  const int by = CO_PW_THREADS / bx;
-  const int64_t gx = (cpr + bx - 1) / bx;
-  int64_t gy = (rows + 2 * by - 1) / (2 * by);    /* two rows a thread */
-
-  if (gx > 0x7fffffff)
+  if (!pw_geometry (b, (rb + 15) / 16, &a, &grid, &block))
     return (int) cudaErrorInvalidValue;
-  if (gy > 65535)
-    gy = 65535;
-
-  const dim3 grid ((unsigned) gx, (unsigned) gy, (unsigned) (b->n_images > 1 ?
-          b->n_images : 1)), block (bx, by);
   if (mode == CO_PW_LUT8)
     launch_pw_mode < CO_PW_LUT8 > (a, grid, block, st, *b, pat, lut);
   else if (mode == CO_PW_LUT16)
@@ -624,6 +640,32 @@ launch_blur_c (const CoPlaneBand & b, int r, int th, dim3 grid,
         st>>> (b, r, th);
 }
 
+/* The blur's grid for band @b, @gx blocks across a row: @th rows a block,
+ * fewer for small bands (to fill the GPU), an image a grid layer. */
+static dim3
+blur_grid (const CoPlaneBand * b, int64_t gx, int *th)
+{
+  const int rows = b->y1 - b->y0;
+  int t = CO_BLUR_ROWS;
+
+  while (t > 8 && gx * ((rows + t - 1) / t) < 1024)
+    t /= 2;
+  if ((rows + t - 1) / t > 65535)
+    t = (rows + 65534) / 65535;
+  *th = t;
+  return dim3 ((unsigned) gx, (unsigned) ((rows + t - 1) / t),
+      (unsigned) (b->n_images > 1 ? b->n_images : 1));
+}
+
+/* The low bits of every address and stride a blur reads or writes by. */
+static uintptr_t
+blur_align (const CoPlaneBand * b)
+{
+  return (uintptr_t) b->src | (uintptr_t) b->dst | (uintptr_t) b->src_stride
+      | (uintptr_t) b->dst_stride | (uintptr_t) b->src_image_stride
+      | (uintptr_t) b->dst_image_stride;
+}
+
 static int
 launch_blur (const CoPlaneBand * b, int r, cudaStream_t st)
 {
@@ -635,20 +677,9 @@ launch_blur (const CoPlaneBand * b, int r, cudaStream_t st)
     return launch_pointwise (b, CO_PW_XOR, false, NULL, st);
 
   const int tw = CO_BLUR_THREADS / b->comps;
-  const int64_t gx = (b->width + tw - 1) / tw;
-  int th = CO_BLUR_ROWS;
-
-  /* shorter row runs for small bands, to fill the GPU */
-  while (th > 8 && gx * ((rows + th - 1) / th) < 1024)
-    th /= 2;
-  if ((rows + th - 1) / th > 65535)
-    th = (rows + 65534) / 65535;
-  const dim3 grid ((unsigned) gx, (unsigned) ((rows + th - 1) / th),
-      (unsigned) (b->n_images > 1 ? b->n_images : 1));
-  const bool al2 = (((uintptr_t) b->src | (uintptr_t) b->dst
-          | (uintptr_t) b->src_stride | (uintptr_t) b->dst_stride
-          | (uintptr_t) b->src_image_stride
-          | (uintptr_t) b->dst_image_stride) & 1) == 0;
+  int th;
+  const dim3 grid = blur_grid (b, (b->width + tw - 1) / tw, &th);
+  const bool al2 = (blur_align (b) & 1) == 0;
 
   switch (b->comps) {
     case 1:
@@ -665,6 +696,596 @@ launch_blur (const CoPlaneBand * b, int r, cudaStream_t st)
       break;
   }
   return (int) cudaGetLastError ();
+}
+
+/* ---- packed planes (CoPacking) ------------------------------------------ */
+
+/* A packed row is whole 32-bit little-endian words: a 4:2:2 pair (Y0 U Y1 V
+ * or U Y0 V Y1) or a 10:10:10:2 pixel (components at bits 0, 10, 20, alpha
+ * at 30).  Point-wise: a word's components are lanes of 8 or 10 bits. */
+
+enum
+{
+  CO_PK_XOR = 0,                /* invert (mask 0: copy) */
+  CO_PK_LUT8 = 1,               /* gamma on 8-bit lanes (4:2:2 luma) */
+  CO_PK_LUT10 = 2,              /* gamma on 10-bit lanes */
+};
+
+/* The 32-bit little-endian word at @p: one access where 4-aligned (AL). */
+template < bool AL > __device__ __forceinline__ uint32_t
+ld_word (const uint8_t * p)
+{
+  if (AL)
+    return *(const uint32_t *) p;
+  return (uint32_t) p[0] | ((uint32_t) p[1] << 8) | ((uint32_t) p[2] << 16)
+      | ((uint32_t) p[3] << 24);
+}
+
+template < bool AL > __device__ __forceinline__ void
+st_word (uint8_t * p, uint32_t v)
+{
+  if (AL) {
+    *(uint32_t *) p = v;
+  } else {
+    p[0] = (uint8_t) v;
+    p[1] = (uint8_t) (v >> 8);
+    p[2] = (uint8_t) (v >> 16);
+    p[3] = (uint8_t) (v >> 24);
+  }
+}
+
+/* XOR: v ^ m; LUT8, LUT10: lut[c] on each 8- or 10-bit lane whose bits
+ * are in @m, the other bits of v kept. */
+template < int MODE > __device__ __forceinline__ uint32_t
+pk_word (uint32_t v, uint32_t m, const uint16_t * lut)
+{
+  if (MODE == CO_PK_XOR)
+    return v ^ m;
+  constexpr int L = MODE == CO_PK_LUT8 ? 8 : 10;
+  constexpr uint32_t lm = (1u << L) - 1;
+#pragma unroll
+  for (int sh = 0; sh + L <= 32; sh += L)
+    if ((m >> sh) & lm)
+      v = (v & ~(lm << sh)) | ((uint32_t) lut[(v >> sh) & lm] << sh);
+  return v;
+}
+
+/* The @nk < 4 words at the end of a row, one by one. */
+template < int A, int MODE > __device__ __forceinline__ void
+pk_tail (const uint8_t * s, uint8_t * d, int nk, const uint32_t m[4],
+    const uint16_t * lut)
+{
+  for (int j = 0; j < nk; j++)
+    st_word < A >= 4 > (d + 4 * j, pk_word < MODE > (ld_word < A >= 4 >
+            (s + 4 * j), m[j], lut));
+}
+
+/* Point-wise op on a packed plane band of @nw words a row: thread
+ * (kx, ky) handles words [4 k, 4 k + 4) of a row (16 bytes, one access
+ * where A = 16), k = blockIdx.x * blockDim.x + threadIdx.x, the last < 4
+ * words of a row one by one, for the rows y0 + yt + i * ystep, two rows at
+ * a time.  Word j of a row goes through pk_word with mask @m, the row's
+ * last word with @mlast (without an odd width's padding luma sample).  The
+ * LUT (256 or 1024 entries) is copied into shared memory. */
+template < int A, int MODE > __global__ void __launch_bounds__ (CO_PW_THREADS)
+co_packed_pw_kernel (CoPlaneBand b, int64_t nw, uint32_t m, uint32_t mlast,
+    const uint16_t * lut)
+{
+  constexpr int NL = MODE == CO_PK_LUT10 ? 1024 : 256;
+  __shared__ uint16_t s_lut[NL];
+  const int tid = threadIdx.y * blockDim.x + threadIdx.x;
+
+  b.src += (int64_t) blockIdx.z * b.src_image_stride;
+  b.dst += (int64_t) blockIdx.z * b.dst_image_stride;
+  if (MODE != CO_PK_XOR) {
+    lut += (int64_t) blockIdx.z * b.lut_image_stride;
+    for (int i = tid; i < NL; i += blockDim.x * blockDim.y)
+      s_lut[i] = lut[i];
+    __syncthreads ();
+  }
+
+  const int64_t k0 = ((int64_t) blockIdx.x * blockDim.x + threadIdx.x) * 4;
+  if (k0 >= nw)
+    return;
+  const int nk = (int) min ((int64_t) 4, nw - k0);
+  const int rows = b.y1 - b.y0, src_dy = b.y0 - b.src_y0;
+  const int ystep = gridDim.y * blockDim.y;
+  uint32_t mk[4];
+
+#pragma unroll
+  for (int j = 0; j < 4; j++)
+    mk[j] = k0 + j == nw - 1 ? mlast : m;
+
+  for (int y = blockIdx.y * blockDim.y + threadIdx.y; y < rows;
+      y += 2 * ystep) {
+    const bool two = y + ystep < rows;
+    const uint8_t *s = b.src + (int64_t) (src_dy + y) * b.src_stride + 4 * k0;
+    uint8_t *d = b.dst + (int64_t) y * b.dst_stride + 4 * k0;
+    const uint8_t *s2 = s + (int64_t) ystep * b.src_stride;
+    uint8_t *d2 = d + (int64_t) ystep * b.dst_stride;
+
+    if (nk == 4) {
+      uint32_t w[4], w2[4];
+
+      load16 < A > (s, w);
+      if (two)
+        load16 < A > (s2, w2);
+#pragma unroll
+      for (int j = 0; j < 4; j++)
+        w[j] = pk_word < MODE > (w[j], mk[j], s_lut);
+      store16 < A > (d, w);
+      if (two) {
+#pragma unroll
+        for (int j = 0; j < 4; j++)
+          w2[j] = pk_word < MODE > (w2[j], mk[j], s_lut);
+        store16 < A > (d2, w2);
+      }
+    } else {
+      pk_tail < A, MODE > (s, d, nk, mk, s_lut);
+      if (two)
+        pk_tail < A, MODE > (s2, d2, nk, mk, s_lut);
+    }
+  }
+}
+
+template < int MODE > static void
+launch_pk_mode (int a, dim3 grid, dim3 block, cudaStream_t st,
+    const CoPlaneBand & b, int64_t nw, uint32_t m, uint32_t mlast,
+    const uint16_t * lut)
+{
+  if (a == 16)
+    co_packed_pw_kernel < 16, MODE > <<<grid, block, 0, st>>> (b, nw, m,
+        mlast, lut);
+  else if (a == 4)
+    co_packed_pw_kernel < 4, MODE > <<<grid, block, 0, st>>> (b, nw, m,
+        mlast, lut);
+  else
+    co_packed_pw_kernel < 1, MODE > <<<grid, block, 0, st>>> (b, nw, m,
+        mlast, lut);
+}
+
+/* The 4:2:2 luma component: 0 for YUYV, 1 for UYVY. */
+static int
+packed_luma_comp (const CoPlaneBand * b)
+{
+  return b->packing == CO_PACK_422_UYVY;
+}
+
+/* The bits of a word that hold the components of @mask (comp_mask's
+ * bits; 10:10:10:2's alpha never). */
+static uint32_t
+packed_bits (const CoPlaneBand * b, uint32_t mask)
+{
+  if (b->packing == CO_PACK_10_10_10_2)
+    return ((mask & 1) ? 0x3ffu : 0) | ((mask & 2) ? 0x3ffu << 10 : 0)
+        | ((mask & 4) ? 0x3ffu << 20 : 0);
+  const int lc = packed_luma_comp (b);
+  const uint32_t luma = lc ? 0xff00ff00u : 0x00ff00ffu;
+  return (((mask >> lc) & 1) ? luma : 0) | (((mask >> (1 - lc)) & 1) ?
+      ~luma : 0);
+}
+
+/* invert: XOR with the changed components' bits; gamma: the LUT on the
+ * luma lanes (4:2:2) or the changed components (10:10:10:2); else a copy
+ * (mask 0).  The last word of an odd-width 4:2:2 row keeps its padding
+ * luma byte. */
+static int
+launch_packed_pointwise (const CoPlaneBand * b, CoVideoOp op,
+    const uint16_t * lut, cudaStream_t st)
+{
+  const int rows = b->y1 - b->y0;
+  const int64_t nw = co_plane_row_bytes (b->width, b->comps, b->comp_bytes,
+      b->packing) / 4;
+  const bool ten = b->packing == CO_PACK_10_10_10_2;
+  uint32_t m = 0, pad = 0;
+  int mode = CO_PK_XOR;
+
+  if (rows <= 0 || nw <= 0)
+    return 0;
+  if (op == CO_VIDEO_OP_INVERT) {
+    m = packed_bits (b, b->comp_mask);
+  } else if (op == CO_VIDEO_OP_GAMMA && b->use_lut) {
+    m = packed_bits (b, ten ? b->comp_mask : b->comp_mask & (1u <<
+            packed_luma_comp (b)));
+    mode = ten ? CO_PK_LUT10 : CO_PK_LUT8;
+  }
+  if (!ten && (b->width & 1))
+    pad = b->packing == CO_PACK_422_YUYV ? 0x00ff0000u : 0xff000000u;
+
+  int a;
+  dim3 grid, block;
+
+  if (!pw_geometry (b, (nw + 3) / 4, &a, &grid, &block))
+    return (int) cudaErrorInvalidValue;
+  if (mode == CO_PK_LUT8)
+    launch_pk_mode < CO_PK_LUT8 > (a, grid, block, st, *b, nw, m, m & ~pad,
+        lut);
+  else if (mode == CO_PK_LUT10)
+    launch_pk_mode < CO_PK_LUT10 > (a, grid, block, st, *b, nw, m, m & ~pad,
+        lut);
+  else
+    launch_pk_mode < CO_PK_XOR > (a, grid, block, st, *b, nw, m, m & ~pad,
+        lut);
+  return (int) cudaGetLastError ();
+}
+
+/* Box-blur of packed planes: a block computes the output words
+ * [bx0, bx0 + 256) (thread t: word bx0 + t) of the output rows
+ * [y0 + by * th, min (+ th, y1)), and keeps, double-buffered in shared
+ * memory, the vertical sums V(y) = sum_{dy=-r}^{r} c(clamp (y + dy, 0,
+ * height - 1)) of every sample of each grid that its outputs' windows
+ * reach, sample positions clamped to the grid as in co_blur_kernel; then
+ * V(y + 1) = V(y) + c(min (y + 1 + r, h - 1)) - c(max (y - r, 0)), the
+ * loads issued before the output of row y is summed.  The output of a
+ * sample is S = the sum of the 2r + 1 V's of its window,
+ * c' = (S + n / 2) / n, n = (2r + 1)^2, uint32; what no grid holds
+ * (alpha, the padding luma sample) and unchanged components are copied
+ * from input row y.  Input row y is read at src + (y - src_y0) * stride.
+ * Both __syncthreads () are reached by every thread of the block. */
+#define CO_PK_TW CO_BLUR_THREADS
+#define CO_PK_NE (CO_PK_TW + 2 * CO_BLUR_MAX_RADIUS)
+#define CO_PK_NL (2 * CO_PK_TW + 2 * CO_BLUR_MAX_RADIUS)
+
+__device__ __forceinline__ const uint8_t *
+pk_src_row (const CoPlaneBand & b, int y)
+{
+  return b.src + (int64_t) (y - b.src_y0) * b.src_stride;
+}
+
+/* 10:10:10:2: one grid of pixels, three components a word; V[f][j] for
+ * the pixels clamp (bx0 - r + j, 0, w - 1), j < 256 + 2r (thread t: j = t
+ * and t + 256), the three components of one word load each. */
+template < bool AL > __global__ void __launch_bounds__ (CO_BLUR_THREADS)
+co_blur1010102_kernel (CoPlaneBand b, int r, int th)
+{
+  __shared__ uint32_t vs[2][3][CO_PK_NE];
+  b.src += (int64_t) blockIdx.z * b.src_image_stride;
+  b.dst += (int64_t) blockIdx.z * b.dst_image_stride;
+  const int tid = threadIdx.x, w = b.width, h = b.height;
+  const int ne = CO_PK_TW + 2 * r, bx0 = blockIdx.x * CO_PK_TW;
+  const int by0 = b.y0 + blockIdx.y * th, by1 = min (by0 + th, b.y1);
+  const uint32_t n = (uint32_t) (2 * r + 1) * (uint32_t) (2 * r + 1);
+  const uint32_t half = n / 2, fm = b.comp_mask & 7;
+  bool uok[2];
+  int64_t ucol[2];
+
+#pragma unroll
+  for (int u = 0; u < 2; u++) {
+    const int e = tid + u * CO_BLUR_THREADS;
+
+    uok[u] = e < ne;
+    ucol[u] = (int64_t) min (max (bx0 - r + e, 0), w - 1) * 4;
+    if (uok[u]) {
+      uint32_t acc[3] = { 0, 0, 0 };
+
+      for (int dy = -r; dy <= r; dy++) {
+        const uint32_t v = ld_word < AL > (pk_src_row (b, min (max (by0 + dy,
+                        0), h - 1)) + ucol[u]);
+#pragma unroll
+        for (int f = 0; f < 3; f++)
+          acc[f] += (v >> (10 * f)) & 0x3ffu;
+      }
+#pragma unroll
+      for (int f = 0; f < 3; f++)
+        vs[0][f][e] = acc[f];
+    }
+  }
+  __syncthreads ();
+
+  const int x = bx0 + tid;
+  const int64_t ocol = (int64_t) x * 4;
+
+  for (int y = by0, i = 0; y < by1; y++, i++) {
+    uint32_t (*vc)[CO_PK_NE] = vs[i & 1], (*vn)[CO_PK_NE] = vs[(i & 1) ^ 1];
+    const bool more = y + 1 < by1;
+    uint32_t va[2] = { 0, 0 }, vl[2] = { 0, 0 };
+
+    if (more) {
+      const uint8_t *sa = pk_src_row (b, min (y + 1 + r, h - 1));
+      const uint8_t *sl = pk_src_row (b, max (y - r, 0));
+#pragma unroll
+      for (int u = 0; u < 2; u++)
+        if (uok[u]) {
+          va[u] = ld_word < AL > (sa + ucol[u]);
+          vl[u] = ld_word < AL > (sl + ucol[u]);
+        }
+    }
+    if (x < w) {
+      uint32_t o = ld_word < AL > (pk_src_row (b, y) + ocol);
+#pragma unroll
+      for (int f = 0; f < 3; f++) {
+        if ((fm >> f) & 1) {
+          uint32_t s = 0;
+#pragma unroll 4
+          for (int j = 0; j <= 2 * r; j++)
+            s += vc[f][tid + j];
+          o = (o & ~(0x3ffu << (10 * f))) | (((s + half) / n) << (10 * f));
+        }
+      }
+      st_word < AL > (b.dst + (int64_t) (y - b.y0) * b.dst_stride + ocol, o);
+    }
+    if (more) {
+#pragma unroll
+      for (int u = 0; u < 2; u++) {
+        const int e = tid + u * CO_BLUR_THREADS;
+        if (uok[u])
+#pragma unroll
+          for (int f = 0; f < 3; f++)
+            vn[f][e] = vc[f][e] + ((va[u] >> (10 * f)) & 0x3ffu)
+                - ((vl[u] >> (10 * f)) & 0x3ffu);
+      }
+    }
+    __syncthreads ();
+  }
+}
+
+/* 4:2:2, luma component LC (luma sample x at byte 2x + LC, U and V of pair
+ * k at bytes 4k + 1 - LC and 4k + 3 - LC).  Luma grid: VL[j] for the
+ * samples clamp (2 bx0 - r + j, 0, w - 1), j < 512 + 2r (thread t: t,
+ * t + 256, t + 512); chroma: VU[j], VV[j] for the pairs
+ * clamp (bx0 - r + j, 0, ceil (w / 2) - 1), j < 256 + 2r (t, t + 256).
+ * Thread t's pair k: luma 2k from VL[2t .. 2t + 2r], 2k + 1 from the same
+ * sum moved by one sample (unless 2k + 1 = w: the padding sample,
+ * copied), U and V from VU, VV[t .. t + 2r]. */
+struct Pk422Cols
+{
+  bool lok[3], cok[2];          /* the entry is used: in range, changed */
+  int64_t lcol[3], ccol[2];     /* its byte (luma), its pair's (chroma) */
+};
+
+/* The loads of V(y + 1): entering row (a), leaving row (l). */
+struct Pk422Loads
+{
+  uint32_t la[3], ll[3], ua[2], ul[2], va[2], vl[2];
+};
+
+template < int LC > __device__ __forceinline__ void
+blur422_cols (int tid, int bx0, int r, int w, bool ly, bool ch, Pk422Cols & c)
+{
+  const int np = (w + 1) / 2;
+
+#pragma unroll
+  for (int u = 0; u < 3; u++) {
+    const int e = tid + u * CO_BLUR_THREADS;
+
+    c.lok[u] = ly && e < 2 * CO_PK_TW + 2 * r;
+    c.lcol[u] = (int64_t) min (max (2 * bx0 - r + e, 0), w - 1) * 2 + LC;
+  }
+#pragma unroll
+  for (int u = 0; u < 2; u++) {
+    const int e = tid + u * CO_BLUR_THREADS;
+
+    c.cok[u] = ch && e < CO_PK_TW + 2 * r;
+    c.ccol[u] = (int64_t) min (max (bx0 - r + e, 0), np - 1) * 4;
+  }
+}
+
+/* The U and V bytes of the 4:2:2 pair at @p (luma component LC). */
+template < int LC, bool AL > __device__ __forceinline__ void
+ld_uv (const uint8_t * p, uint32_t & u, uint32_t & v)
+{
+  if (AL) {
+    const uint32_t q = *(const uint32_t *) p;
+    u = (q >> (8 * (1 - LC))) & 0xffu;
+    v = (q >> (8 * (3 - LC))) & 0xffu;
+  } else {
+    u = p[1 - LC];
+    v = p[3 - LC];
+  }
+}
+
+/* V of output row @by0, summed directly into @vl, @vc. */
+template < int LC, bool AL > __device__ __forceinline__ void
+blur422_first (const CoPlaneBand & b, int r, int tid, int by0,
+    const Pk422Cols & c, uint32_t * vl, uint32_t (*vc)[CO_PK_NE])
+{
+  const int h = b.height;
+
+#pragma unroll
+  for (int u = 0; u < 3; u++) {
+    if (c.lok[u]) {
+      uint32_t acc = 0;
+      for (int dy = -r; dy <= r; dy++)
+        acc += pk_src_row (b, min (max (by0 + dy, 0), h - 1))[c.lcol[u]];
+      vl[tid + u * CO_BLUR_THREADS] = acc;
+    }
+  }
+#pragma unroll
+  for (int u = 0; u < 2; u++) {
+    if (c.cok[u]) {
+      uint32_t au = 0, av = 0, cu, cv;
+      for (int dy = -r; dy <= r; dy++) {
+        ld_uv < LC, AL > (pk_src_row (b, min (max (by0 + dy, 0), h - 1))
+            + c.ccol[u], cu, cv);
+        au += cu;
+        av += cv;
+      }
+      vc[0][tid + u * CO_BLUR_THREADS] = au;
+      vc[1][tid + u * CO_BLUR_THREADS] = av;
+    }
+  }
+}
+
+/* The loads for V(y + 1): entering row min (y + 1 + r, h - 1), leaving
+ * row max (y - r, 0). */
+template < int LC, bool AL > __device__ __forceinline__ void
+blur422_loads (const CoPlaneBand & b, int r, int y, const Pk422Cols & c,
+    Pk422Loads & l)
+{
+  const uint8_t *sa = pk_src_row (b, min (y + 1 + r, b.height - 1));
+  const uint8_t *sl = pk_src_row (b, max (y - r, 0));
+
+#pragma unroll
+  for (int u = 0; u < 3; u++)
+    if (c.lok[u]) {
+      l.la[u] = sa[c.lcol[u]];
+      l.ll[u] = sl[c.lcol[u]];
+    }
+#pragma unroll
+  for (int u = 0; u < 2; u++)
+    if (c.cok[u]) {
+      ld_uv < LC, AL > (sa + c.ccol[u], l.ua[u], l.va[u]);
+      ld_uv < LC, AL > (sl + c.ccol[u], l.ul[u], l.vl[u]);
+    }
+}
+
+/* Pair @k (thread @tid) of output row @y: the input word with its changed
+ * samples replaced, c' = (S + half) / n. */
+template < int LC, bool AL > __device__ __forceinline__ void
+blur422_out (const CoPlaneBand & b, int r, int y, int tid, int k, bool ly,
+    bool ch, uint32_t n, uint32_t half, const uint32_t * vl,
+    const uint32_t (*vc)[CO_PK_NE])
+{
+  uint32_t o = ld_word < AL > (pk_src_row (b, y) + (int64_t) k * 4);
+
+  if (ly) {
+    uint32_t s = 0;
+#pragma unroll 4
+    for (int j = 0; j <= 2 * r; j++)
+      s += vl[2 * tid + j];
+    o = (o & ~(0xffu << (8 * LC))) | (((s + half) / n) << (8 * LC));
+    if (2 * k + 1 < b.width) {
+      s = s - vl[2 * tid] + vl[2 * tid + 2 * r + 1];
+      o = (o & ~(0xffu << (8 * (2 + LC)))) | (((s + half) / n)
+          << (8 * (2 + LC)));
+    }
+  }
+  if (ch) {
+    uint32_t su = 0, sv = 0;
+#pragma unroll 4
+    for (int j = 0; j <= 2 * r; j++) {
+      su += vc[0][tid + j];
+      sv += vc[1][tid + j];
+    }
+    o = (o & ~((0xffu << (8 * (1 - LC))) | (0xffu << (8 * (3 - LC)))))
+        | (((su + half) / n) << (8 * (1 - LC)))
+        | (((sv + half) / n) << (8 * (3 - LC)));
+  }
+  st_word < AL > (b.dst + (int64_t) (y - b.y0) * b.dst_stride
+      + (int64_t) k * 4, o);
+}
+
+/* V(y + 1) = V(y) + entering - leaving, from @vl, @vc into @vln, @vcn. */
+__device__ __forceinline__ void
+blur422_step (int tid, const Pk422Cols & c, const Pk422Loads & l,
+    const uint32_t * vl, const uint32_t (*vc)[CO_PK_NE], uint32_t * vln,
+    uint32_t (*vcn)[CO_PK_NE])
+{
+#pragma unroll
+  for (int u = 0; u < 3; u++)
+    if (c.lok[u]) {
+      const int e = tid + u * CO_BLUR_THREADS;
+      vln[e] = vl[e] + l.la[u] - l.ll[u];
+    }
+#pragma unroll
+  for (int u = 0; u < 2; u++)
+    if (c.cok[u]) {
+      const int e = tid + u * CO_BLUR_THREADS;
+      vcn[0][e] = vc[0][e] + l.ua[u] - l.ul[u];
+      vcn[1][e] = vc[1][e] + l.va[u] - l.vl[u];
+    }
+}
+
+/* The helpers above hold no __syncthreads (); both of the kernel's are
+ * here, reached by every thread of the block. */
+template < int LC, bool AL > __global__ void
+__launch_bounds__ (CO_BLUR_THREADS)
+co_blur422_kernel (CoPlaneBand b, int r, int th)
+{
+  __shared__ uint32_t vls[2][CO_PK_NL];
+  __shared__ uint32_t vcs[2][2][CO_PK_NE];
+  b.src += (int64_t) blockIdx.z * b.src_image_stride;
+  b.dst += (int64_t) blockIdx.z * b.dst_image_stride;
+  const int tid = threadIdx.x, np = (b.width + 1) / 2;
+  const int bx0 = blockIdx.x * CO_PK_TW, k = bx0 + tid;
+  const int by0 = b.y0 + blockIdx.y * th, by1 = min (by0 + th, b.y1);
+  const uint32_t n = (uint32_t) (2 * r + 1) * (uint32_t) (2 * r + 1);
+  const bool ly = (b.comp_mask >> LC) & 1, ch = (b.comp_mask >> (1 - LC)) & 1;
+  Pk422Cols c;
+
+  blur422_cols < LC > (tid, bx0, r, b.width, ly, ch, c);
+  blur422_first < LC, AL > (b, r, tid, by0, c, vls[0], vcs[0]);
+  __syncthreads ();
+
+  for (int y = by0, i = 0; y < by1; y++, i++) {
+    const int cur = i & 1;
+    Pk422Loads l = { };
+
+    /* loads for V(y + 1) first, their latency hidden by the sums */
+    if (y + 1 < by1)
+      blur422_loads < LC, AL > (b, r, y, c, l);
+    if (k < np)
+      blur422_out < LC, AL > (b, r, y, tid, k, ly, ch, n, n / 2, vls[cur],
+          vcs[cur]);
+    if (y + 1 < by1)
+      blur422_step (tid, c, l, vls[cur], vcs[cur], vls[cur ^ 1],
+          vcs[cur ^ 1]);
+    __syncthreads ();
+  }
+}
+
+static int
+launch_packed_blur (const CoPlaneBand * b, int r, cudaStream_t st)
+{
+  const int rows = b->y1 - b->y0;
+  const int64_t nw = co_plane_row_bytes (b->width, b->comps, b->comp_bytes,
+      b->packing) / 4;
+
+  if (rows <= 0 || nw <= 0)
+    return 0;
+  if (r == 0 || packed_bits (b, b->comp_mask) == 0)
+    return launch_packed_pointwise (b, CO_VIDEO_OP_BOX_BLUR, NULL, st);
+
+  int th;
+  const dim3 grid = blur_grid (b, (nw + CO_PK_TW - 1) / CO_PK_TW, &th);
+  const bool al4 = (blur_align (b) & 3) == 0;
+
+  if (b->packing == CO_PACK_10_10_10_2) {
+    if (al4)
+      co_blur1010102_kernel < true > <<<grid, CO_BLUR_THREADS, 0, st>>> (*b,
+          r, th);
+    else
+      co_blur1010102_kernel < false > <<<grid, CO_BLUR_THREADS, 0, st>>> (*b,
+          r, th);
+  } else if (b->packing == CO_PACK_422_YUYV) {
+    if (al4)
+      co_blur422_kernel < 0, true > <<<grid, CO_BLUR_THREADS, 0, st>>> (*b, r,
+          th);
+    else
+      co_blur422_kernel < 0, false > <<<grid, CO_BLUR_THREADS, 0, st>>> (*b, r,
+          th);
+  } else {
+    if (al4)
+      co_blur422_kernel < 1, true > <<<grid, CO_BLUR_THREADS, 0, st>>> (*b, r,
+          th);
+    else
+      co_blur422_kernel < 1, false > <<<grid, CO_BLUR_THREADS, 0, st>>> (*b, r,
+          th);
+  }
+  return (int) cudaGetLastError ();
+}
+
+/* One band of a packed plane: checked, then its operation. */
+static int
+launch_packed (const CoVideoParams * p, const CoPlaneBand * b,
+    cudaStream_t st)
+{
+  const bool is422 = b->packing == CO_PACK_422_YUYV
+      || b->packing == CO_PACK_422_UYVY;
+
+  if (b->width <= 0 || b->height <= 0 || b->comp_bytes != 1 || b->shift != 0
+      || !(is422 ? b->comps == 2 && b->bits == 0 : b->packing ==
+          CO_PACK_10_10_10_2 && b->comps == 4 && b->bits == 10))
+    return (int) cudaErrorInvalidValue;
+  switch (p->op) {
+    case CO_VIDEO_OP_INVERT:
+    case CO_VIDEO_OP_GAMMA:
+      return launch_packed_pointwise (b, p->op, p->lut, st);
+    case CO_VIDEO_OP_BOX_BLUR:
+      return launch_packed_blur (b, p->radius, st);
+    default:
+      return (int) cudaErrorInvalidValue;
+  }
 }
 
 extern "C" int
@@ -686,6 +1307,12 @@ co_video_launch_cuda (const CoVideoParams * p, void *stream)
       continue;
     if (b->n_images < 0 || b->n_images > 65535)
       return (int) cudaErrorInvalidValue;
+    if (b->packing != CO_PACK_NONE) {
+      ret = launch_packed (p, b, st);
+      if (ret != 0)
+        return ret;
+      continue;
+    }
     if (b->width <= 0 || b->height <= 0 || b->comps < 1 || b->comps > 4
         || (b->comp_bytes != 1 && b->comp_bytes != 2)
         || !co_band_bits_valid (b) || b->packing != CO_PACK_NONE)
@@ -948,6 +1575,21 @@ co_kernels_cuda_preload (void)
   err = preload_blur < 2 > (err);
   err = preload_blur < 3 > (err);
   err = preload_blur < 4 > (err);
+  err = preload_one (co_packed_pw_kernel < 16, CO_PK_XOR >, err);
+  err = preload_one (co_packed_pw_kernel < 4, CO_PK_XOR >, err);
+  err = preload_one (co_packed_pw_kernel < 1, CO_PK_XOR >, err);
+  err = preload_one (co_packed_pw_kernel < 16, CO_PK_LUT8 >, err);
+  err = preload_one (co_packed_pw_kernel < 4, CO_PK_LUT8 >, err);
+  err = preload_one (co_packed_pw_kernel < 1, CO_PK_LUT8 >, err);
+  err = preload_one (co_packed_pw_kernel < 16, CO_PK_LUT10 >, err);
+  err = preload_one (co_packed_pw_kernel < 4, CO_PK_LUT10 >, err);
+  err = preload_one (co_packed_pw_kernel < 1, CO_PK_LUT10 >, err);
+  err = preload_one (co_blur1010102_kernel < true >, err);
+  err = preload_one (co_blur1010102_kernel < false >, err);
+  err = preload_one (co_blur422_kernel < 0, true >, err);
+  err = preload_one (co_blur422_kernel < 0, false >, err);
+  err = preload_one (co_blur422_kernel < 1, true >, err);
+  err = preload_one (co_blur422_kernel < 1, false >, err);
   err = preload_one (co_gain_kernel < true >, err);
   err = preload_one (co_gain_kernel < false >, err);
   err = preload_one (co_fir_kernel < true >, err);

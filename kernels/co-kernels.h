@@ -48,15 +48,29 @@ extern "C"
     CO_PACK_NONE = 0,
     /* 4:2:2 packed into pairs of pixels (YUY2, UYVY): comps 2 of 1 byte; one
      * component is luma (component 0 for YUYV, 1 for UYVY), the other holds
-     * U in even pixels and V in odd ones (chroma sample x / 2) */
+     * U in even pixels and V in odd ones (chroma sample x / 2).  @width
+     * counts luma samples; a row holds ceil (width / 2) pairs of 4 bytes
+     * (Y0 U Y1 V, or U Y0 V Y1), so an odd width's last pair ends with a
+     * padding luma sample (co_plane_row_bytes () covers it).  bits 0. */
     CO_PACK_422_YUYV = 1,
     CO_PACK_422_UYVY = 2,
     /* one 32-bit little-endian word per pixel (RGB10A2_LE, BGR10A2_LE),
-     * described as comps 4 of comp_bytes 1 (the pixel's bytes) but holding
-     * components 0, 1 and 2 of 10 bits at bits 0, 10 and 20 and component 3
-     * of 2 bits at bit 30 (comp_mask's bits name those) */
+     * described as comps 4 of comp_bytes 1 (the pixel's bytes), bits 10,
+     * but holding components 0, 1 and 2 of 10 bits at bits 0, 10 and 20
+     * and component 3 of 2 bits at bit 30 (comp_mask's bits name those;
+     * component 3, alpha, is never changed) */
     CO_PACK_10_10_10_2 = 3,
   } CoPacking;
+
+/* Bytes of one row of a plane's pixels: width * comps * comp_bytes, and
+ * for the 4:2:2 packings the whole last pair (4 * ceil (width / 2)). */
+  static inline int64_t co_plane_row_bytes (int32_t width, int32_t comps,
+      int32_t comp_bytes, int32_t packing)
+  {
+    if (packing == CO_PACK_422_YUYV || packing == CO_PACK_422_UYVY)
+      return 4 * (((int64_t) width + 1) / 2);
+    return (int64_t) width *comps * comp_bytes;
+  }
 
 /* operation=custom's description (kernels/co-custom.h). */
   typedef struct _CoCustomParams CoCustomParams;
@@ -79,8 +93,9 @@ extern "C"
  * src_y0 <= y0 and src_y1 >= y1.  For box-blur the caller supplies the halo:
  * src_y0 <= max (0, y0 - radius) and src_y1 >= min (height, y1 + radius).
  *
- * Strides are in bytes and may be larger than width * comps * comp_bytes;
- * the bytes past the last pixel of a row are not touched.
+ * Strides are in bytes and may be larger than a row's bytes
+ * (co_plane_row_bytes ()); the bytes past a row's last pixel (pair) are
+ * not touched.
  */
   typedef struct
   {
@@ -138,6 +153,19 @@ extern "C"
  * - box-blur: the mean above of the values c, << shift; r = 0 gives
  *             c << shift.
  * Components outside comp_mask are copied unchanged in every case.
+ * Packed planes (CoPacking), the same on their components:
+ * - 4:2:2 (YUY2, UYVY): invert c' = 255 - c on Y, U and V; gamma
+ *   c' = lut[c] on the luma samples only (use_lut; 256 entries); box-blur
+ *   as above with each component on its own sample grid and the same r:
+ *   luma on the width-sample grid (x clamped to [0, width - 1]), U on the
+ *   ceil (width / 2)-sample grid of the pairs' U bytes, V likewise, so the
+ *   result equals that of the planar 4:2:2 picture (Y42B) with the same
+ *   samples.  An odd width's padding luma sample (the last pair's second)
+ *   is copied from the input by every operation and read by no window.
+ * - 10:10:10:2 (RGB10A2_LE, BGR10A2_LE): the three 10-bit components of
+ *   comp_mask: invert c' = 1023 - c; gamma c' = lut[c] (1024 entries,
+ *   max 1023); box-blur as above per component (S < 1023 * 65^2).  The
+ *   2-bit component at bit 30 (alpha) is copied.
  */
   typedef struct
   {

@@ -45,6 +45,14 @@
 #define PLANAR_420_16(fmt, max, shift) \
   { fmt, 3, 2, max, { 2, 2, 2 }, { 0, 1, 1 }, { 0, 1, 1 }, { 1, 1, 1 }, \
       { { 0 }, { 0 }, { 0 } }, { TRUE, FALSE, FALSE }, shift }
+/* pairs of pixels, Y0 at byte y, U at u, V at v (Y1 at y + 2) */
+#define PACKED_422(fmt, y, u, v) \
+  { fmt, 1, 1, 255, { 4 }, { 0 }, { 0 }, { 3 }, { { y, u, v } }, { TRUE }, \
+      0, CO_REF_PACKED_422 }
+/* a 32-bit LE word per pixel: colours at bits 0, 10, 20 */
+#define PACKED_10(fmt) \
+  { fmt, 1, 1, 1023, { 4 }, { 0 }, { 0 }, { 3 }, { { 0, 10, 20 } }, \
+      { TRUE }, 0, CO_REF_PACKED_10 }
 
 static const CoRefFormat ref_formats[] = {
   {GST_VIDEO_FORMAT_GRAY8, 1, 1, 255, {1}, {0}, {0}, {1}, {{0}}, {TRUE}},
@@ -70,6 +78,10 @@ static const CoRefFormat ref_formats[] = {
   SEMI_PLANAR_420_16 (GST_VIDEO_FORMAT_P010_10LE, 1023, 6),
   SEMI_PLANAR_420_16 (GST_VIDEO_FORMAT_P016_LE, 65535, 0),
   PLANAR_420_16 (GST_VIDEO_FORMAT_I420_10LE, 1023, 0),
+  PACKED_422 (GST_VIDEO_FORMAT_YUY2, 0, 1, 3),
+  PACKED_422 (GST_VIDEO_FORMAT_UYVY, 1, 0, 2),
+  PACKED_10 (GST_VIDEO_FORMAT_RGB10A2_LE),
+  PACKED_10 (GST_VIDEO_FORMAT_BGR10A2_LE),
 };
 
 /* The 12 formats of the custom kernels' ABI version 1 first (the tests'
@@ -83,7 +95,9 @@ static const GstVideoFormat ref_format_list[] = {
   GST_VIDEO_FORMAT_NV21, GST_VIDEO_FORMAT_YV12, GST_VIDEO_FORMAT_Y42B,
   GST_VIDEO_FORMAT_Y444, GST_VIDEO_FORMAT_Y444_16LE,
   GST_VIDEO_FORMAT_P010_10LE, GST_VIDEO_FORMAT_P016_LE,
-  GST_VIDEO_FORMAT_I420_10LE, GST_VIDEO_FORMAT_UNKNOWN
+  GST_VIDEO_FORMAT_I420_10LE,
+  GST_VIDEO_FORMAT_YUY2, GST_VIDEO_FORMAT_UYVY, GST_VIDEO_FORMAT_RGB10A2_LE,
+  GST_VIDEO_FORMAT_BGR10A2_LE, GST_VIDEO_FORMAT_UNKNOWN
 };
 
 const gchar *
@@ -138,6 +152,8 @@ co_ref_plane_row_bytes (const CoRefFormat * f, guint plane, guint width)
 {
   guint pw, ph;
 
+  if (f->packing == CO_REF_PACKED_422)
+    return (width + 1) / 2 * 4;
   co_ref_plane_size (f, plane, width, 1, &pw, &ph);
   return pw * f->pstride[plane];
 }
@@ -254,6 +270,125 @@ co_ref_blur_plane_separable (const guint8 * src, gint sstride,
 }
 
 /* ------------------------------------------------------------------------ */
+/* The packed formats                                                        */
+/* ------------------------------------------------------------------------ */
+
+/* YUY2, UYVY: luma sample x at byte 2x + Y0's offset (a pixel stride of
+ * 2), U and V of pair k at byte 4k + their offsets (a stride of 4): each
+ * a plane of its own to the loops below.  An odd width's padding luma
+ * sample (byte 2w + Y0's offset) is none of them: left as copied. */
+static void
+apply_packed_422 (CoRefOp op, const guint16 * table, guint radius,
+    const CoRefFormat * f, const GstVideoFrame * in, GstVideoFrame * out)
+{
+  const guint8 *sp = GST_VIDEO_FRAME_PLANE_DATA (in, 0);
+  guint8 *dp = GST_VIDEO_FRAME_PLANE_DATA (out, 0);
+  gint ss = GST_VIDEO_FRAME_PLANE_STRIDE (in, 0);
+  gint ds = GST_VIDEO_FRAME_PLANE_STRIDE (out, 0);
+  guint w = GST_VIDEO_FRAME_WIDTH (in), h = GST_VIDEO_FRAME_HEIGHT (in);
+  guint g, x, y;
+
+  for (g = 0; g < 3; g++) {
+    guint n = g == 0 ? w : (w + 1) / 2, ps = g == 0 ? 2 : 4;
+    guint off = f->colour_offset[0][g];
+    guint64 cost = (guint64) n * h * (2 * radius + 1) * (2 * radius + 1);
+
+    if (op == CO_REF_BOX_BLUR && cost <= CO_REF_NAIVE_BLUR_BUDGET)
+      co_ref_blur_plane_naive (sp, ss, dp, ds, n, h, ps, off, 1, radius);
+    else if (op == CO_REF_BOX_BLUR)
+      co_ref_blur_plane_separable (sp, ss, dp, ds, n, h, ps, off, 1, radius);
+    if (op != CO_REF_INVERT && !(op == CO_REF_GAMMA && g == 0))
+      continue;
+    for (y = 0; y < h; y++)
+      for (x = 0; x < n; x++) {
+        gsize o = (gsize) x * ps + off;
+        guint v = sp[(gssize) y * ss + o];
+
+        dp[(gssize) y * ds + o] = op == CO_REF_INVERT ? 255 - v : table[v];
+      }
+  }
+}
+
+static guint32
+get_word (const guint8 * p)
+{
+  return (guint32) p[0] | ((guint32) p[1] << 8) | ((guint32) p[2] << 16) |
+      ((guint32) p[3] << 24);
+}
+
+static void
+put_word (guint8 * p, guint32 v)
+{
+  p[0] = v & 0xff;
+  p[1] = (v >> 8) & 0xff;
+  p[2] = (v >> 16) & 0xff;
+  p[3] = v >> 24;
+}
+
+/* The 10-bit colour at bit @shift of every pixel of the packed plane at
+ * @base: out of it into the w x h samples @tmp, or (@out) from @tmp into
+ * it, the word's other bits kept. */
+static void
+field_plane (guint8 * base, gint stride, guint w, guint h, guint shift,
+    guint16 * tmp, gboolean out)
+{
+  guint x, y;
+
+  for (y = 0; y < h; y++)
+    for (x = 0; x < w; x++) {
+      guint8 *p = base + (gssize) y * stride + (gsize) x * 4;
+      guint32 v = get_word (p);
+
+      if (!out) {
+        tmp[(gsize) y * w + x] = (v >> shift) & 0x3ff;
+        continue;
+      }
+      v = (v & ~(0x3ffu << shift)) | ((guint32) tmp[(gsize) y * w + x]
+          << shift);
+      put_word (p, v);
+    }
+}
+
+/* RGB10A2_LE, BGR10A2_LE: each 10-bit colour taken out into a plane of its
+ * own, computed there (invert 1023 - c, gamma table[c], box-blur on
+ * 16-bit samples: the same sums), put back; alpha stays as copied. */
+static void
+apply_packed_10 (CoRefOp op, const guint16 * table, guint radius,
+    const CoRefFormat * f, const GstVideoFrame * in, GstVideoFrame * out)
+{
+  guint w = GST_VIDEO_FRAME_WIDTH (in), h = GST_VIDEO_FRAME_HEIGHT (in);
+  guint16 *a = g_new (guint16, (gsize) w * h);
+  guint16 *b = g_new (guint16, (gsize) w * h);
+  guint c, i;
+
+  for (c = 0; c < 3; c++) {
+    guint shift = f->colour_offset[0][c];
+    guint64 cost = (guint64) w * h * (2 * radius + 1) * (2 * radius + 1);
+
+    field_plane (GST_VIDEO_FRAME_PLANE_DATA (in, 0),
+        GST_VIDEO_FRAME_PLANE_STRIDE (in, 0), w, h, shift, a, FALSE);
+    for (i = 0; i < w * h; i++)
+      b[i] = op == CO_REF_INVERT ? 1023 - a[i] : op == CO_REF_GAMMA ?
+          table[a[i]] : a[i];
+    /* 16-bit samples in host order: the blur reads them little-endian */
+    for (i = 0; i < w * h && op == CO_REF_BOX_BLUR; i++)
+      a[i] = GUINT16_TO_LE (a[i]);
+    if (op == CO_REF_BOX_BLUR && cost <= CO_REF_NAIVE_BLUR_BUDGET)
+      co_ref_blur_plane_naive ((guint8 *) a, 2 * w, (guint8 *) b, 2 * w, w,
+          h, 2, 0, 2, radius);
+    else if (op == CO_REF_BOX_BLUR)
+      co_ref_blur_plane_separable ((guint8 *) a, 2 * w, (guint8 *) b, 2 * w,
+          w, h, 2, 0, 2, radius);
+    for (i = 0; i < w * h && op == CO_REF_BOX_BLUR; i++)
+      b[i] = GUINT16_FROM_LE (b[i]);
+    field_plane (GST_VIDEO_FRAME_PLANE_DATA (out, 0),
+        GST_VIDEO_FRAME_PLANE_STRIDE (out, 0), w, h, shift, b, TRUE);
+  }
+  g_free (a);
+  g_free (b);
+}
+
+/* ------------------------------------------------------------------------ */
 /* The operations                                                            */
 /* ------------------------------------------------------------------------ */
 
@@ -367,6 +502,14 @@ co_ref_apply (CoRefOp op, gdouble gamma, guint radius,
     for (y = 0; y < ph; y++)
       memcpy (dp + (gssize) y * ds, sp + (gssize) y * ss, row_bytes);
 
+    if (f->packing == CO_REF_PACKED_422) {
+      apply_packed_422 (op, table, radius, f, in, out);
+      continue;
+    }
+    if (f->packing == CO_REF_PACKED_10) {
+      apply_packed_10 (op, table, radius, f, in, out);
+      continue;
+    }
     switch (op) {
       case CO_REF_INVERT:
         for (y = 0; y < ph; y++)
@@ -469,6 +612,13 @@ co_ref_compare (const GstVideoFrame * expected, const GstVideoFrame * got,
           guint bip = b % f->pstride[p];
           gboolean colour = is_colour_byte (f, p, bip, &ci);
           first = FALSE;
+          if (f->packing != CO_REF_PACKED_NONE) {
+            g_string_append_printf (s, "first difference: row %u, byte %u "
+                "(byte %u of %s %u): expected 0x%02x, got 0x%02x", y, b, bip,
+                f->packing == CO_REF_PACKED_422 ? "pair" : "pixel", b / 4,
+                er[b], gr[b]);
+            continue;
+          }
           g_string_append_printf (s, "first difference: plane %u (%ux%u), "
               "row %u, byte %u (pixel x=%u, byte %u of the pixel: %s%u): "
               "expected %u (0x%02x), got %u (0x%02x)", p, pw, ph, y, b,

@@ -24,6 +24,15 @@
  * c = (sample >> shift) & max, max = 1023, and writes c' << shift, the
  * padding bits 0 (invert: (max - c) << shift; gamma: table[c] << shift,
  * the other planes c << shift; box-blur on the values); none copies.
+ * Packed formats:
+ *   YUY2, UYVY      pairs of pixels Y0 U Y1 V (U Y0 V Y1): invert 255 - c
+ *                   on Y, U and V; gamma on Y only; box-blur with luma on
+ *                   its W-sample grid and U, V each on its ceil (W / 2)-
+ *                   sample grid (what Y42B gives); an odd width's last pair
+ *                   ends with a padding luma sample, copied unchanged
+ *   RGB10A2_LE,     a 32-bit little-endian word per pixel, three 10-bit
+ *   BGR10A2_LE      colours at bits 0, 10, 20 (max 1023), a 2-bit alpha at
+ *                   bit 30, copied unchanged
  */
 #ifndef __CO_REFERENCE_H__
 #define __CO_REFERENCE_H__
@@ -48,6 +57,14 @@ gboolean co_ref_format_supported (GstVideoFormat format);
 /* GST_VIDEO_FORMAT_UNKNOWN-terminated list of them. */
 const GstVideoFormat *co_ref_formats (void);
 
+/* CoRefFormat.packing */
+typedef enum
+{
+  CO_REF_PACKED_NONE = 0,
+  CO_REF_PACKED_422 = 1,        /* YUY2, UYVY */
+  CO_REF_PACKED_10 = 2,         /* RGB10A2_LE, BGR10A2_LE */
+} CoRefPacking;
+
 /* What the reference believes about a format, for the self-checks. */
 typedef struct
 {
@@ -65,6 +82,13 @@ typedef struct
   gboolean gamma_plane[3];      /* gamma applies to this plane's colours */
   guint shift;                  /* a value's place in its sample: value =
                                  * (sample >> shift) & max */
+  /* Packed formats: one plane of 4-byte units (pstride 4).  422: a unit is
+   * a pair of pixels, colour_offset[0] the bytes of Y0, U and V in it (Y1
+   * two bytes after Y0); 10: a unit is a pixel, a 32-bit little-endian
+   * word, colour_offset[0] the bit positions of its three 10-bit colours
+   * (alpha: bits 30 and 31).  x_shift 0: the packing holds the chroma's
+   * subsampling. */
+  CoRefPacking packing;
 } CoRefFormat;
 
 const CoRefFormat *co_ref_format (GstVideoFormat format);
@@ -99,7 +123,7 @@ void co_ref_blur_plane_separable (const guint8 * src, gint sstride,
  * below this, else the separable way. */
 #define CO_REF_NAIVE_BLUR_BUDGET (40u * 1000u * 1000u)
 
-/* Gamma table for @max (255, 65535 or 1023): @max + 1 entries. */
+/* Gamma table for @max (255, 1023 or 65535): @max + 1 entries. */
 void co_ref_gamma_table (gdouble gamma, guint max, guint16 * table);
 
 /* Byte-exact comparison of the visible bytes of every row of every plane.

@@ -79,7 +79,7 @@ typedef struct
  * of each (every operation, size, layout and engine setting still
  * reached) */
 #define N_FORMATS 12
-#define N_MORE_FORMATS 10
+#define N_MORE_FORMATS 14
 #define N_ALL_FORMATS (N_FORMATS + N_MORE_FORMATS)
 #define N_SMALL_SIZES 6
 

@@ -34,7 +34,7 @@
 static const gchar *const cuda_formats[] = {
   "RGBA", "BGRA", "ARGB", "ABGR", "RGBx", "BGRx", "RGB", "BGR", "NV12",
   "NV21", "I420", "YV12", "Y42B", "Y444", "Y444_16LE", "P010_10LE", "P016_LE",
-  "I420_10LE"
+  "I420_10LE", "YUY2", "UYVY", "RGB10A2_LE", "BGR10A2_LE"
 };
 
 static const gchar *const system_only_formats[] = {
@@ -519,9 +519,11 @@ GST_END_TEST;
  * radius 32 across 7 chunks, CUDA memory in and out, in the layouts of
  * 1.22's CUDA memory: among them chroma planes at the luma pitch (YV12,
  * Y42B, I420_10LE), read as the buffer says; samples with padding bits
- * (P010_10LE, I420_10LE: random input, the output's padding bits 0). */
+ * (P010_10LE, I420_10LE: random input, the output's padding bits 0); packed
+ * rows whose last pair holds a padding luma sample (YUY2, UYVY). */
 static const gchar *const odd_size_formats[] = { "RGBA", "NV12", "YV12",
-  "Y42B", "RGB", "Y444_16LE", "P010_10LE", "I420_10LE"
+  "Y42B", "RGB", "Y444_16LE", "P010_10LE", "I420_10LE", "YUY2", "UYVY",
+  "BGR10A2_LE"
 };
 
 GST_START_TEST (test_cuda_odd_size)

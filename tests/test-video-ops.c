@@ -17,6 +17,68 @@
 /* Self-checks of the reference                                              */
 /* ------------------------------------------------------------------------ */
 
+/* A packed format's entry: YUY2's and UYVY's offsets, strides and
+ * subsampling against GstVideoFormatInfo; the 10-bit formats' bit
+ * positions against what GStreamer's own unpacking makes of a word. */
+static void
+check_packed_entry (GstVideoFormat format, const CoRefFormat * f)
+{
+  const GstVideoFormatInfo *fi = gst_video_format_get_info (format);
+  guint8 word[4];
+  gpointer data[GST_VIDEO_MAX_PLANES] = { word };
+  gint stride[GST_VIDEO_MAX_PLANES] = { 4 };
+  guint16 argb[4];
+  guint32 v;
+  guint c, sum = 0, prod = 1;
+
+  fail_unless_equals_int (GST_VIDEO_FORMAT_INFO_N_PLANES (fi), 1);
+  fail_unless_equals_int (f->n_planes, 1);
+  fail_unless_equals_int (f->pstride[0], 4);
+  fail_unless_equals_int (f->n_colour[0], 3);
+  fail_unless (f->gamma_plane[0]);
+  if (f->packing == CO_REF_PACKED_422) {
+    fail_unless (GST_VIDEO_FORMAT_INFO_IS_YUV (fi));
+    fail_unless_equals_int (GST_VIDEO_FORMAT_INFO_N_COMPONENTS (fi), 3);
+    fail_unless_equals_int (f->max, 255);
+    for (c = 0; c < 3; c++) {
+      fail_unless_equals_int (GST_VIDEO_FORMAT_INFO_POFFSET (fi, c),
+          f->colour_offset[0][c]);
+      fail_unless_equals_int (GST_VIDEO_FORMAT_INFO_PSTRIDE (fi, c),
+          c == 0 ? 2 : 4);
+      fail_unless_equals_int (GST_VIDEO_FORMAT_INFO_W_SUB (fi, c), c ? 1 : 0);
+      fail_unless_equals_int (GST_VIDEO_FORMAT_INFO_H_SUB (fi, c), 0);
+      fail_unless_equals_int (GST_VIDEO_FORMAT_INFO_DEPTH (fi, c), 8);
+    }
+    return;
+  }
+  fail_unless_equals_int (f->packing, CO_REF_PACKED_10);
+  fail_if (GST_VIDEO_FORMAT_INFO_IS_YUV (fi));
+  fail_unless (GST_VIDEO_FORMAT_INFO_HAS_ALPHA (fi));
+  fail_unless (GST_VIDEO_FORMAT_INFO_IS_LE (fi));
+  fail_unless_equals_int (GST_VIDEO_FORMAT_INFO_N_COMPONENTS (fi), 4);
+  fail_unless_equals_int (f->max, 1023);
+  for (c = 0; c < 4; c++)
+    fail_unless_equals_int (GST_VIDEO_FORMAT_INFO_DEPTH (fi, c), c < 3 ? 10 :
+        2);
+  /* colours 1, 2, 3 where the table says, alpha 2: unpacked to ARGB64,
+   * each value's top bits */
+  v = 2u << 30;
+  for (c = 0; c < 3; c++)
+    v |= (c + 1) << f->colour_offset[0][c];
+  for (c = 0; c < 4; c++)
+    word[c] = (v >> (8 * c)) & 0xff;
+  fi->unpack_func (fi, GST_VIDEO_PACK_FLAG_NONE, argb,
+      (const gpointer *) data, stride, 0, 0, 1);
+  fail_unless_equals_int (argb[0] >> 14, 2);
+  fail_unless_equals_int (argb[2] >> 6, 2);
+  for (c = 1; c < 4; c++) {
+    sum += argb[c] >> 6;
+    prod *= argb[c] >> 6;
+  }
+  fail_unless (sum == 6 && prod == 6, "%s: colours not at bits 0, 10, 20",
+      gst_video_format_to_string (format));
+}
+
 GST_START_TEST (test_reference_table)
 {
   const GstVideoFormat *fmts = co_ref_formats ();
@@ -31,6 +93,10 @@ GST_START_TEST (test_reference_table)
     gboolean alpha = GST_VIDEO_FORMAT_INFO_HAS_ALPHA (fi);
 
     fail_unless (f != NULL);
+    if (f->packing != CO_REF_PACKED_NONE) {
+      check_packed_entry (fmts[i], f);
+      continue;
+    }
     fail_unless_equals_int (f->n_planes, GST_VIDEO_FORMAT_INFO_N_PLANES (fi));
     for (p = 0; p < f->n_planes; p++)
       n_colour_total += f->n_colour[p];
@@ -258,6 +324,83 @@ GST_START_TEST (test_reference_known_values)
 
 GST_END_TEST;
 
+/* The packed formats by hand: YUY2 3x1 (two pairs, the last luma sample
+ * padding), RGB10A2_LE's alpha kept. */
+GST_START_TEST (test_reference_known_packed)
+{
+  static const guint8 yuy2[8] = { 10, 20, 30, 40, 50, 60, 77, 80 };
+  GstVideoInfo info;
+  GstBuffer *in, *out;
+  GstVideoFrame fi, fo;
+  guint8 *p;
+  guint32 v;
+
+  fail_unless (gst_video_info_set_format (&info, GST_VIDEO_FORMAT_YUY2, 3, 1));
+  in = gst_buffer_new_allocate (NULL, info.size, NULL);
+  out = gst_buffer_new_allocate (NULL, info.size, NULL);
+  fail_unless (gst_video_frame_map (&fi, &info, in, GST_MAP_WRITE));
+  fail_unless (gst_video_frame_map (&fo, &info, out, GST_MAP_WRITE));
+  memcpy (GST_VIDEO_FRAME_PLANE_DATA (&fi, 0), yuy2, 8);
+  p = GST_VIDEO_FRAME_PLANE_DATA (&fo, 0);
+  co_ref_apply (CO_REF_INVERT, 1.0, 0, &fi, &fo);
+  fail_unless_equals_int (p[0], 245);
+  fail_unless_equals_int (p[1], 235);
+  fail_unless_equals_int (p[2], 225);
+  fail_unless_equals_int (p[3], 215);
+  fail_unless_equals_int (p[4], 205);
+  fail_unless_equals_int (p[5], 195);
+  fail_unless_equals_int (p[6], 77);    /* padding */
+  fail_unless_equals_int (p[7], 175);
+  /* r = 1 on one row: luma 10, 30, 50 -> (10+10+30)*3 = 150 -> 17,
+   * (10+30+50)*3 = 270 -> 30, (30+50+50)*3 = 390 -> 43; U 20, 60 ->
+   * (20+20+60)*3 = 300 -> 33, (20+60+60)*3 = 420 -> 47; V 40, 80 ->
+   * (40+40+80)*3 = 480 -> 53, (40+80+80)*3 = 600 -> 67 */
+  co_ref_apply (CO_REF_BOX_BLUR, 1.0, 1, &fi, &fo);
+  fail_unless_equals_int (p[0], 17);
+  fail_unless_equals_int (p[1], 33);
+  fail_unless_equals_int (p[2], 30);
+  fail_unless_equals_int (p[3], 53);
+  fail_unless_equals_int (p[4], 43);
+  fail_unless_equals_int (p[5], 47);
+  fail_unless_equals_int (p[6], 77);
+  fail_unless_equals_int (p[7], 67);
+  /* gamma 2.0 on luma: 255 * sqrt (10 / 255) = 50.5 -> 50 */
+  co_ref_apply (CO_REF_GAMMA, 2.0, 0, &fi, &fo);
+  fail_unless_equals_int (p[0], 50);
+  fail_unless_equals_int (p[1], 20);
+  fail_unless_equals_int (p[6], 77);
+  gst_video_frame_unmap (&fo);
+  gst_video_frame_unmap (&fi);
+  gst_buffer_unref (in);
+  gst_buffer_unref (out);
+
+  fail_unless (gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGB10A2_LE,
+          1, 1));
+  in = gst_buffer_new_allocate (NULL, info.size, NULL);
+  out = gst_buffer_new_allocate (NULL, info.size, NULL);
+  fail_unless (gst_video_frame_map (&fi, &info, in, GST_MAP_WRITE));
+  fail_unless (gst_video_frame_map (&fo, &info, out, GST_MAP_WRITE));
+  v = (1u << 30) | (1000u << 20) | (512u << 10) | 3u;
+  p = GST_VIDEO_FRAME_PLANE_DATA (&fi, 0);
+  p[0] = v & 0xff;
+  p[1] = (v >> 8) & 0xff;
+  p[2] = (v >> 16) & 0xff;
+  p[3] = v >> 24;
+  co_ref_apply (CO_REF_INVERT, 1.0, 0, &fi, &fo);
+  p = GST_VIDEO_FRAME_PLANE_DATA (&fo, 0);
+  v = p[0] | (p[1] << 8) | (p[2] << 16) | ((guint32) p[3] << 24);
+  fail_unless_equals_int (v >> 30, 1);
+  fail_unless_equals_int ((v >> 20) & 0x3ff, 23);
+  fail_unless_equals_int ((v >> 10) & 0x3ff, 511);
+  fail_unless_equals_int (v & 0x3ff, 1020);
+  gst_video_frame_unmap (&fo);
+  gst_video_frame_unmap (&fi);
+  gst_buffer_unref (in);
+  gst_buffer_unref (out);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_reference_blur_ways_agree)
 {
   guint32 seed = co_test_seed ("test_reference_blur_ways_agree", 0);
@@ -417,6 +560,11 @@ static const BigCase big_cases[] = {
   {GST_VIDEO_FORMAT_P016_LE, 1, 1},     /* gamma 0.45, 1 x 5 */
   {GST_VIDEO_FORMAT_P010_10LE, 2, 4},   /* gamma 2.2, 8 x 1 */
   {GST_VIDEO_FORMAT_P010_10LE, 8, 6},   /* box-blur r=32, serial */
+  {GST_VIDEO_FORMAT_YUY2, 7, 5},        /* box-blur r=7, 8 x 5 */
+  {GST_VIDEO_FORMAT_UYVY, 0, 3},        /* invert, 3 x 5 */
+  {GST_VIDEO_FORMAT_RGB10A2_LE, 2, 4},  /* gamma 2.2, 8 x 1 */
+  {GST_VIDEO_FORMAT_BGR10A2_LE, 8, 1},  /* box-blur r=32, 1 x 5 */
+  {GST_VIDEO_FORMAT_UYVY, 8, 6},        /* box-blur r=32, serial */
 };
 
 GST_START_TEST (test_correctness_big)
@@ -454,6 +602,7 @@ GST_START_TEST (test_extreme_settings)
     GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_RGBA,
     GST_VIDEO_FORMAT_GRAY16_LE, GST_VIDEO_FORMAT_Y42B,
     GST_VIDEO_FORMAT_P010_10LE,
+    GST_VIDEO_FORMAT_UYVY, GST_VIDEO_FORMAT_BGR10A2_LE,
   };
   const RunCfg *run = &extreme_variants[__i__].run;
   guint32 seed = co_test_seed ("test_extreme_settings", __i__);
@@ -519,6 +668,128 @@ GST_START_TEST (test_serial_equals_overlap)
   }
   teardown_harness (ho);
   teardown_harness (hs);
+  g_free (ctx);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+
+/* The same picture as Y42B and as YUY2 or UYVY: every operation gives the
+ * same samples (4:2:2 packed: each component on its own grid). */
+static const struct
+{
+  const gchar *name;
+  guint op;                     /* op_cfgs[] */
+  GstVideoFormat format;
+  guint w, h;
+} packed_planar_variants[] = {
+  {.name = "yuy2-box-blur-r7-odd",.op = 7,.format = GST_VIDEO_FORMAT_YUY2,
+      .w = 37,.h = 23},
+  {.name = "uyvy-box-blur-r32-odd",.op = 8,.format = GST_VIDEO_FORMAT_UYVY,
+      .w = 75,.h = 41},
+  {.name = "yuy2-box-blur-r2-even",.op = 6,.format = GST_VIDEO_FORMAT_YUY2,
+      .w = 64,.h = 9},
+  {.name = "uyvy-box-blur-r1-one-column",.op = 5,.format =
+        GST_VIDEO_FORMAT_UYVY,.w = 1,.h = 7},
+  {.name = "uyvy-gamma-odd",.op = 2,.format = GST_VIDEO_FORMAT_UYVY,.w = 33,
+      .h = 17},
+  {.name = "yuy2-invert-odd",.op = 0,.format = GST_VIDEO_FORMAT_YUY2,.w = 5,
+      .h = 3},
+};
+
+/* Y42B @planar's samples into the pairs of @packed (YUY2 or UYVY), or
+ * (@back) the other way; an odd width's padding luma sample untouched. */
+static void
+repack_422 (GstVideoFrame * planar, GstVideoFrame * packed, gboolean back)
+{
+  const CoRefFormat *f = co_ref_format (GST_VIDEO_FRAME_FORMAT (packed));
+  guint w = GST_VIDEO_FRAME_WIDTH (packed), h = GST_VIDEO_FRAME_HEIGHT (packed);
+  guint x, y, c;
+
+  for (y = 0; y < h; y++) {
+    guint8 *pk = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (packed, 0) +
+        (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (packed, 0);
+
+    for (c = 0; c < 3; c++) {
+      guint8 *pl = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (planar, c) +
+          (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (planar, c);
+      guint n = c == 0 ? w : (w + 1) / 2, ps = c == 0 ? 2 : 4;
+
+      for (x = 0; x < n; x++) {
+        guint8 *b = pk + (gsize) x * ps + f->colour_offset[0][c];
+
+        if (back)
+          pl[x] = *b;
+        else
+          *b = pl[x];
+      }
+    }
+  }
+}
+
+GST_START_TEST (test_packed_equals_planar)
+{
+  guint32 seed = co_test_seed ("test_packed_equals_planar", __i__);
+  GRand *rand = g_rand_new_with_seed (seed);
+  const OpCfg *op = &op_cfgs[packed_planar_variants[__i__].op];
+  GstVideoFormat fmt = packed_planar_variants[__i__].format;
+  guint w = packed_planar_variants[__i__].w;
+  guint h = packed_planar_variants[__i__].h;
+  GstVideoInfo pinfo, kinfo;
+  GstHarness *hp = make_harness (op, &co_test_run_cfgs[3]);
+  GstHarness *hk = make_harness (op, &co_test_run_cfgs[5]);
+  gchar *ctx = g_strdup_printf ("[%s as Y42B and %s %ux%u backend=%s "
+      "seed=0x%08x]", packed_planar_variants[__i__].name,
+      gst_video_format_to_string (fmt), w, h, co_test_backend, seed);
+  guint i;
+
+  co_test_print_variant ("test_packed_equals_planar", __i__,
+      packed_planar_variants[__i__].name);
+  gst_harness_set_src_caps (hp, caps_of (GST_VIDEO_FORMAT_Y42B, w, h, &pinfo));
+  gst_harness_set_src_caps (hk, caps_of (fmt, w, h, &kinfo));
+  for (i = 0; i < 3; i++) {
+    GstBuffer *pin = make_input (rand, &pinfo, &layout_default);
+    GstBuffer *kin = make_input (rand, &kinfo, &layout_default);
+    GstBuffer *kexp, *pout, *kout, *back;
+    GstVideoFrame fp, fk, fb;
+    gchar *msg = NULL;
+    gboolean same;
+
+    /* the same samples; the packed padding stays random */
+    fail_unless (gst_video_frame_map (&fp, &pinfo, pin, GST_MAP_READ));
+    fail_unless (gst_video_frame_map (&fk, &kinfo, kin, GST_MAP_WRITE));
+    repack_422 (&fp, &fk, FALSE);
+    gst_video_frame_unmap (&fk);
+    gst_video_frame_unmap (&fp);
+    kexp = make_expected (op, kin, &kinfo);
+    GST_BUFFER_PTS (pin) = GST_BUFFER_PTS (kin) = i * GST_SECOND;
+    fail_unless_equals_int (gst_harness_push (hp, pin), GST_FLOW_OK);
+    fail_unless_equals_int (gst_harness_push (hk, kin), GST_FLOW_OK);
+    pout = co_test_pull_buffer (hp, ctx);
+    kout = co_test_pull_buffer (hk, ctx);
+    /* the packed output as the reference says (its padding included) */
+    check_output (kout, kexp, &kinfo, ctx);
+
+    /* and its samples those of the planar output */
+    back = gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (&pinfo), NULL);
+    fail_unless (gst_video_frame_map (&fb, &pinfo, back, GST_MAP_WRITE));
+    fail_unless (gst_video_frame_map (&fk, &kinfo, kout, GST_MAP_READ));
+    repack_422 (&fb, &fk, TRUE);
+    gst_video_frame_unmap (&fk);
+    fail_unless (gst_video_frame_map (&fp, &pinfo, pout, GST_MAP_READ));
+    same = co_ref_compare (&fp, &fb, &msg);
+    gst_video_frame_unmap (&fp);
+    gst_video_frame_unmap (&fb);
+    fail_unless (same, "%s frame %u: the packed output's samples differ from "
+        "the planar output's: %s", ctx, i, msg);
+    gst_buffer_unref (back);
+    gst_buffer_unref (pout);
+    gst_buffer_unref (kout);
+    gst_buffer_unref (kexp);
+  }
+  teardown_harness (hp);
+  teardown_harness (hk);
   g_free (ctx);
   g_rand_free (rand);
 }
@@ -718,6 +989,7 @@ video_ops_suite (void)
   tc = co_test_new_tcase (s, "reference", leaks_teardown);
   tcase_add_test (tc, test_reference_table);
   tcase_add_test (tc, test_reference_known_values);
+  tcase_add_test (tc, test_reference_known_packed);
   tcase_add_test (tc, test_reference_blur_ways_agree);
 
   tc = co_test_new_tcase (s, "correctness", leaks_teardown);
@@ -732,6 +1004,8 @@ video_ops_suite (void)
       G_N_ELEMENTS (extreme_variants));
   tcase_add_loop_test (tc, test_serial_equals_overlap, 0,
       G_N_ELEMENTS (serial_variants));
+  tcase_add_loop_test (tc, test_packed_equals_planar, 0,
+      G_N_ELEMENTS (packed_planar_variants));
 
   tc = co_test_new_tcase (s, "long-runs", leaks_teardown);
   tcase_add_loop_test (tc, test_many_frames, 0, G_N_ELEMENTS (many_variants));

@@ -495,6 +495,12 @@ static const BatchCase batch_cases[] = {
   {1, GST_VIDEO_FORMAT_I420_10LE, 33, 17, 3, 3, FALSE, TRUE},
   {7, GST_VIDEO_FORMAT_P016_LE, 65, 35, 5, 1, FALSE, FALSE},
   {6, GST_VIDEO_FORMAT_P010_10LE, 97, 33, 3, 4, FALSE, FALSE},
+  /* packed: each 4:2:2 component on its own grid, 10-bit words with their
+   * alpha, in every image of a batch (odd widths) */
+  {7, GST_VIDEO_FORMAT_YUY2, 75, 41, 4, 5, TRUE, FALSE},
+  {2, GST_VIDEO_FORMAT_RGB10A2_LE, 33, 17, 5, 3, FALSE, FALSE},
+  {0, GST_VIDEO_FORMAT_UYVY, 97, 33, 3, 4, FALSE, TRUE},
+  {8, GST_VIDEO_FORMAT_BGR10A2_LE, 65, 35, 6, 1, TRUE, FALSE},
 };
 
 /* 2 x batch + 1 frames (the last batch partial, sent by EOS), every output
