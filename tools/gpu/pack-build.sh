@@ -31,10 +31,13 @@ cp "$build"/tests/kernels/*.ptx "$build"/tests/kernels/*.so \
 for t in launcher-app stats-summary; do
   if [ -x "$build/examples/$t" ]; then cp "$build/examples/$t" "$dest/examples/"; fi
 done
-for t in bench/cudaoverlap-bench bench/cudaoverlap-callcost check/cudaoverlap-check \
-         check/cudaoverlap-soak; do
+for t in bench/cudaoverlap-bench bench/cudaoverlap-bench-source \
+         bench/cudaoverlap-callcost check/cudaoverlap-check check/cudaoverlap-soak; do
   if [ -x "$build/tools/$t" ]; then cp "$build/tools/$t" "$dest/tools/$t"; fi
 done
+# the debug information stays in BUILD: a carried build is smaller without it
+find "$dest" -type f \( -perm -u+x -o -name '*.so' \) -exec strip --strip-debug {} + \
+  2> /dev/null || true
 if [ -f "$build/commit.txt" ]; then
   cp "$build/commit.txt" "$dest/"
 else

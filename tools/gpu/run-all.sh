@@ -53,6 +53,9 @@ if want sanitizer && fits 120 sanitizer; then
              "memcheck|GRAY16_LE,width=333,height=77 ! cudavideofilter operation=gamma gamma=2.2 streams=2 chunks=3" \
              "memcheck|RGBA,width=641,height=363 ! cudavideofilter operation=invert streams=2 chunks=3 submit-thread=true" \
              "memcheck|NV12,width=641,height=363 ! cudavideofilter operation=box-blur radius=3 streams=2 chunks=3 batch=4" \
+             "memcheck|P010_10LE,width=641,height=363 ! cudavideofilter operation=box-blur radius=4 streams=2 chunks=3" \
+             "memcheck|YUY2,width=641,height=363 ! cudavideofilter operation=box-blur radius=5 streams=3 chunks=4" \
+             "memcheck|RGB10A2_LE,width=641,height=363 ! cudavideofilter operation=gamma gamma=0.6 streams=2 chunks=3 batch=2" \
              "racecheck|$blur" "synccheck|$blur"; do
     sanitize_pipeline "${run%%|*}" "${run#*|}"
   done
