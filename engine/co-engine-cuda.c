@@ -904,6 +904,12 @@ fail:
  * With @wait, polled (the push thread spins anyway): a timing event is no
  * blocking-sync one, so a synchronize would spin as well.  Queries only
  * from the consumer's thread, never from a stream callback. */
+static inline gboolean
+co_cuda_reads_host (const CoFrame * f, guint i)
+{
+  return f->chunks[i].n_h2d > 0 || (i == 0 && f->n_pre > 0);
+}
+
 static gboolean
 co_cuda_host_read (CoEngine * e, CoFrame * f, gboolean wait)
 {
@@ -912,13 +918,18 @@ co_cuda_host_read (CoEngine * e, CoFrame * f, gboolean wait)
   cudaError_t err;
   guint i;
 
+  /* a frame in CUDA memory: no context push, nothing to ask */
+  for (i = 0; i < f->n_chunks; i++)
+    if (co_cuda_reads_host (f, i))
+      break;
+  if (i == f->n_chunks)
+    return TRUE;
   if (!co_cuda_enter (c, NULL))
     return FALSE;
-  for (i = 0; read && i < f->n_chunks; i++) {
-    const CoChunk *ch = &f->chunks[i];
+  for (; read && i < f->n_chunks; i++) {
     cudaEvent_t ev;
 
-    if (ch->n_h2d == 0 && !(i == 0 && f->n_pre > 0))
+    if (!co_cuda_reads_host (f, i))
       continue;
     ev = co_cuda_ts_event (e, f, i, CO_TS_H2D_DONE);
     err = wait ? co_cuda_event_spin (ev) : cudaEventQuery (ev);

@@ -17,7 +17,8 @@
  * same on both.
  *
  * Threads: one producer calls co_engine_acquire() and co_engine_submit();
- * one consumer calls co_engine_wait_oldest() and co_engine_release().
+ * one consumer calls co_engine_next_read(), co_engine_wait_oldest() and
+ * co_engine_release().
  * co_engine_set_flushing() and co_engine_drain() may be called from any
  * thread.
  *
