@@ -853,19 +853,30 @@ GST_START_TEST (test_app_ring)
 
 GST_END_TEST;
 
-/* An application ring of EARLY_SLOTS buffers (page-locked on CUDA,
+/* An application ring of a few buffers (page-locked on CUDA,
  * malloc()ed on the CPU backend), a new GstMemory per frame whose destroy
  * notify hands the slot back, downstream holding every output: each
  * frame's input comes back exactly once and every output matches the
  * reference.  On CUDA, with wait-mode=spin, the element drops an input as
  * soon as the device has finished copying it in: frame n's slot is back
- * before frame n's output is pushed, every n. */
-#define EARLY_SLOTS 2
+ * before frame n's output is pushed, every n, alone or in a batch (both
+ * images of a submission come back before either is pushed). */
+#define EARLY_MAX_SLOTS 4
 #define EARLY_FRAMES 32
+
+static const struct
+{
+  guint slots;
+  guint batch;
+} early_variants[] = {
+  {2, 1},
+  {4, 2},
+};
 
 typedef struct
 {
   GMutex lock;
+  guint slots;
   guint returned[EARLY_FRAMES]; /* destroy notifies of frame i's memory */
   gboolean back_at_push[EARLY_FRAMES];  /* returned when i was pushed */
   guint pushed;
@@ -881,7 +892,7 @@ early_slot_returned (gpointer data)
   g_mutex_lock (&early_log.lock);
   early_log.returned[i]++;
   g_mutex_unlock (&early_log.lock);
-  app_slot_returned (GUINT_TO_POINTER (i % EARLY_SLOTS));
+  app_slot_returned (GUINT_TO_POINTER (i % early_log.slots));
 }
 
 /* On the element's source pad: frame i (from its PTS) is being pushed. */
@@ -901,12 +912,13 @@ early_pushed (GstPad * pad, GstPadProbeInfo * pinfo, gpointer data)
 
 GST_START_TEST (test_input_released_early)
 {
-  guint32 seed = co_test_seed ("test_input_released_early", 0);
+  guint32 seed = co_test_seed ("test_input_released_early", __i__);
+  guint slots = early_variants[__i__].slots;
   GRand *rand = g_rand_new_with_seed (seed);
   const OpCfg *op = &op_cfgs[0];        /* invert */
   gboolean cuda = g_str_equal (co_test_backend, "cuda");
   GstBuffer *expected[EARLY_FRAMES];
-  guint8 *mem[EARLY_SLOTS];
+  guint8 *mem[EARLY_MAX_SLOTS];
   GstVideoInfo info;
   GstHarness *h;
   GstPad *src;
@@ -915,29 +927,32 @@ GST_START_TEST (test_input_released_early)
   guint i, k;
 
   if (!cuda)
-    g_print ("test_input_released_early: the order (slot back before the "
+    g_print ("test_input_released_early[%d]: the order (slot back before the "
         "push) is checked on the CUDA backend only; here every input comes "
-        "back once and the outputs are checked\n");
+        "back once and the outputs are checked\n", __i__);
   ctx = g_strdup_printf ("[GRAY8 640x480, wait-mode=spin, %u application "
-      "slots (%s), downstream holding, backend=%s seed=0x%08x]", EARLY_SLOTS,
-      cuda ? "page-locked" : "malloc", co_test_backend, seed);
+      "slots (%s), batch=%u, downstream holding, backend=%s seed=0x%08x]",
+      slots, cuda ? "page-locked" : "malloc", early_variants[__i__].batch,
+      co_test_backend, seed);
   memset (&early_log, 0, sizeof (early_log));
+  early_log.slots = slots;
   memset (app_slots.busy, 0, sizeof (app_slots.busy));
   h = make_harness (op, NULL);
   gst_util_set_object_arg (G_OBJECT (h->element), "wait-mode", "spin");
+  g_object_set (h->element, "batch", early_variants[__i__].batch, NULL);
   src = gst_element_get_static_pad (h->element, "src");
   gst_pad_add_probe (src, GST_PAD_PROBE_TYPE_BUFFER, early_pushed, NULL, NULL);
   gst_object_unref (src);
   gst_harness_set_src_caps (h, caps_of (GST_VIDEO_FORMAT_GRAY8, 640, 480,
           &info));
   fs = GST_VIDEO_INFO_SIZE (&info);
-  for (k = 0; k < EARLY_SLOTS; k++)
+  for (k = 0; k < slots; k++)
     mem[k] = app_alloc (fs, cuda, ctx);
 
   for (i = 0; i < EARLY_FRAMES; i++) {
     GstBuffer *in;
 
-    k = i % EARLY_SLOTS;
+    k = i % slots;
     fail_unless (app_slot_wait (k, NULL), "%s frame %u: slot %u not handed "
         "back within %d s", ctx, i, k, APP_WAIT_S);
     co_test_fill_random (rand, mem[k], fs);
@@ -957,19 +972,19 @@ GST_START_TEST (test_input_released_early)
     gst_buffer_unref (expected[i]);
   }
   teardown_harness (h);
-  for (k = 0; k < EARLY_SLOTS; k++)
+  for (k = 0; k < slots; k++)
     fail_unless (app_slot_wait (k, NULL));
   fail_unless_equals_int (early_log.pushed, EARLY_FRAMES);
   for (i = 0, k = 0; i < EARLY_FRAMES; i++)
     k += early_log.back_at_push[i];
-  g_print ("test_input_released_early: %u of %u slots back before their "
-      "frame was pushed\n", k, EARLY_FRAMES);
+  g_print ("test_input_released_early[%d]: %u of %u slots back before "
+      "their frame was pushed\n", __i__, k, EARLY_FRAMES);
   for (i = 0; i < EARLY_FRAMES; i++) {
     fail_unless_equals_int (early_log.returned[i], 1);
     fail_unless (!cuda || early_log.back_at_push[i], "%s: frame %u's slot "
         "came back only after its output was pushed", ctx, i);
   }
-  for (k = 0; k < EARLY_SLOTS; k++)
+  for (k = 0; k < slots; k++)
     app_free (mem[k], cuda);
   g_free (ctx);
   g_rand_free (rand);
@@ -994,7 +1009,8 @@ video_memory_suite (void)
   tcase_add_test (tc, test_same_buffer_repushed);
   tcase_add_loop_test (tc, test_shared_ring, 0, G_N_ELEMENTS (ring_variants));
   tcase_add_loop_test (tc, test_app_ring, 0, G_N_ELEMENTS (app_variants));
-  tcase_add_test (tc, test_input_released_early);
+  tcase_add_loop_test (tc, test_input_released_early, 0,
+      G_N_ELEMENTS (early_variants));
 
   tc = co_test_new_tcase (s, "short-buffers", leaks_teardown);
   tcase_add_loop_test (tc, test_short_buffer, 0, G_N_ELEMENTS (short_variants));
