@@ -1549,11 +1549,12 @@ gst_cuda_overlap_filter_chain (GstPad * pad, GstObject * parent,
 
 /* ---- the push task: finished frames downstream ---------------------------------
  *
- * The source pad's GstTask: wait for the oldest frame to finish on the
- * device, push its buffers (one, or the images of its batch) in order, then,
- * off the latency path, record statistics and trace, unref the inputs, post
- * statistics and release the engine slot (after the push, so that a drain
- * means "all pushed").  It runs only while an engine is installed and
+ * The source pad's GstTask: drop the host inputs the device has finished
+ * copying in (release_read_inputs), wait for the oldest frame to finish on
+ * the device, push its buffers (one, or the images of its batch) in order,
+ * then, off the latency path, record statistics and trace, unref the
+ * inputs still held, post statistics and release the engine slot (after
+ * the push, so that a drain means "all pushed").  It runs only while an engine is installed and
  * nothing flushes (the life cycle starts and stops it); while flushing it
  * drops what it gets and pauses once nothing is in flight. */
 
