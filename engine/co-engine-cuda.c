@@ -898,18 +898,20 @@ fail:
   return FALSE;
 }
 
-/* Whether every chunk's reads of host memory have completed: its
- * H2D_DONE event, recorded after its h2d copies (chunk 0's: after the
- * frame's pre copies too); chunks that read no host memory are skipped.
- * With @wait, polled (the push thread spins anyway): a timing event is no
- * blocking-sync one, so a synchronize would spin as well.  Queries only
- * from the consumer's thread, never from a stream callback. */
+/* Whether chunk @i copies from host memory (chunk 0 also the frame's
+ * pre copies). */
 static inline gboolean
 co_cuda_reads_host (const CoFrame * f, guint i)
 {
   return f->chunks[i].n_h2d > 0 || (i == 0 && f->n_pre > 0);
 }
 
+/* Whether every chunk's reads of host memory have completed: its
+ * H2D_DONE event, recorded after its h2d copies (chunk 0's: after the
+ * frame's pre copies too); chunks that read no host memory are skipped.
+ * With @wait, polled (the push thread spins anyway): a timing event is no
+ * blocking-sync one, so a synchronize would spin as well.  Queries only
+ * from the consumer's thread, never from a stream callback. */
 static gboolean
 co_cuda_host_read (CoEngine * e, CoFrame * f, gboolean wait)
 {

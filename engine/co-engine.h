@@ -402,9 +402,8 @@ void co_engine_release (CoEngine * engine, CoFrame * frame);
  * co_engine_wait_oldest() does (NULL when flushing and none is left), and
  * with CO_WAIT_SPIN it then polls until the oldest frame not handed on yet
  * is read; otherwise it only asks (a query per chunk on the CUDA backend).
- * The consumer's thread, as
- * co_engine_wait_oldest(); the frame is still to be waited for and
- * released. */
+ * The consumer's thread, as co_engine_wait_oldest(); the frame is still
+ * to be waited for and released. */
 CoFrame *co_engine_next_read (CoEngine * engine, gboolean wait);
 
 /* Which of chunk @i's CO_TS_COUNT events the CUDA backend records: an

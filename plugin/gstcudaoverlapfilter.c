@@ -1554,9 +1554,10 @@ gst_cuda_overlap_filter_chain (GstPad * pad, GstObject * parent,
  * the device, push its buffers (one, or the images of its batch) in order,
  * then, off the latency path, record statistics and trace, unref the
  * inputs still held, post statistics and release the engine slot (after
- * the push, so that a drain means "all pushed").  It runs only while an engine is installed and
- * nothing flushes (the life cycle starts and stops it); while flushing it
- * drops what it gets and pauses once nothing is in flight. */
+ * the push, so that a drain means "all pushed").  It runs only while an
+ * engine is installed and nothing flushes (the life cycle starts and stops
+ * it); while flushing it drops what it gets and pauses once nothing is in
+ * flight. */
 
 /* Keeps the first failure: FLUSHING, an error or downstream's answer. */
 static void
