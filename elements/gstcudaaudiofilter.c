@@ -881,6 +881,18 @@ gst_cuda_overlap_audio_filter_prepare (GstCudaOverlapFilter * base,
   return GST_FLOW_OK;
 }
 
+/* The device has read the input: unmap it (finish unmaps the rest). */
+static void
+gst_cuda_overlap_audio_filter_finish_input (GstCudaOverlapFilter * base,
+    GstCudaOverlapFilterFrame * fr)
+{
+  FramePriv *fp = fr->priv;
+
+  if (fp->in_mapped)
+    gst_buffer_unmap (fr->inbuf, &fp->in);
+  fp->in_mapped = FALSE;
+}
+
 static void
 gst_cuda_overlap_audio_filter_finish (GstCudaOverlapFilter * base,
     GstCudaOverlapFilterFrame * fr)
@@ -1079,6 +1091,7 @@ gst_cuda_overlap_audio_filter_class_init (GstCudaOverlapAudioFilterClass *
   /* the FIR history of the next buffer is read from this one's input */
   base_class->prepare_reads_input = TRUE;
   base_class->finish = gst_cuda_overlap_audio_filter_finish;
+  base_class->finish_input = gst_cuda_overlap_audio_filter_finish_input;
   base_class->make_pool = gst_cuda_overlap_audio_filter_make_pool;
   base_class->frame_duration = gst_cuda_overlap_audio_filter_frame_duration;
   base_class->operation_nick = gst_cuda_overlap_audio_filter_operation_nick;

@@ -885,6 +885,18 @@ gst_cuda_overlap_video_filter_batch_size (GstCudaOverlapFilter * base)
   return GST_CUDA_OVERLAP_VIDEO_FILTER (base)->batch_eff;
 }
 
+/* The device has read the input: unmap it (finish unmaps the rest). */
+static void
+gst_cuda_overlap_video_filter_finish_input (GstCudaOverlapFilter * base,
+    GstCudaOverlapFilterFrame * fr)
+{
+  FramePriv *fp = fr->priv;
+
+  if (fp->in_mapped)
+    gst_video_frame_unmap (&fp->in);
+  fp->in_mapped = FALSE;
+}
+
 static void
 gst_cuda_overlap_video_filter_finish (GstCudaOverlapFilter * base,
     GstCudaOverlapFilterFrame * fr)
@@ -1124,6 +1136,7 @@ gst_cuda_overlap_video_filter_class_init (GstCudaOverlapVideoFilterClass *
   base_class->engine_ready = gst_cuda_overlap_video_filter_engine_ready;
   base_class->prepare = gst_cuda_overlap_video_filter_prepare;
   base_class->finish = gst_cuda_overlap_video_filter_finish;
+  base_class->finish_input = gst_cuda_overlap_video_filter_finish_input;
   base_class->make_pool = gst_cuda_overlap_video_filter_make_pool;
   base_class->propose_allocation =
       gst_cuda_overlap_video_filter_propose_allocation;

@@ -340,6 +340,21 @@ co_cpu_wait (CoEngine * e, CoFrame * f)
   g_mutex_unlock (&c->lock);
 }
 
+/* The workers read the input (or, with cpu_direct, the caller's buffers)
+ * until a chunk has run: the frame's host memory is read once its work is
+ * done.  Never waits: the consumer's wait for the frame follows. */
+static gboolean
+co_cpu_host_read (CoEngine * e, CoFrame * f, gboolean wait)
+{
+  CoCpu *c = e->backend_state;
+  gboolean read;
+
+  g_mutex_lock (&c->lock);
+  read = c->remaining[f->slot] == 0;
+  g_mutex_unlock (&c->lock);
+  return read;
+}
+
 static gboolean
 co_cpu_set_const (CoEngine * e, gconstpointer data, gsize size, GError ** error)
 {
@@ -378,6 +393,7 @@ const CoBackendOps co_cpu_backend = {
   .close = co_cpu_close,
   .submit = co_cpu_submit,
   .wait = co_cpu_wait,
+  .host_read = co_cpu_host_read,
   .set_const = co_cpu_set_const,
   .const_ptr = co_cpu_const_ptr,
   .device_info = co_cpu_device_info,

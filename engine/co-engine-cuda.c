@@ -898,6 +898,50 @@ fail:
   return FALSE;
 }
 
+/* Whether chunk @i copies from host memory (chunk 0 also the frame's
+ * pre copies). */
+static inline gboolean
+co_cuda_reads_host (const CoFrame * f, guint i)
+{
+  return f->chunks[i].n_h2d > 0 || (i == 0 && f->n_pre > 0);
+}
+
+/* Whether every chunk's reads of host memory have completed: its
+ * H2D_DONE event, recorded after its h2d copies (chunk 0's: after the
+ * frame's pre copies too); chunks that read no host memory are skipped.
+ * With @wait, polled (the push thread spins anyway): a timing event is no
+ * blocking-sync one, so a synchronize would spin as well.  Queries only
+ * from the consumer's thread, never from a stream callback. */
+static gboolean
+co_cuda_host_read (CoEngine * e, CoFrame * f, gboolean wait)
+{
+  CoCuda *c = e->backend_state;
+  gboolean read = TRUE;
+  cudaError_t err;
+  guint i;
+
+  /* a frame in CUDA memory: no context push, nothing to ask */
+  for (i = 0; i < f->n_chunks; i++)
+    if (co_cuda_reads_host (f, i))
+      break;
+  if (i == f->n_chunks)
+    return TRUE;
+  if (!co_cuda_enter (c, NULL))
+    return FALSE;
+  for (; read && i < f->n_chunks; i++) {
+    cudaEvent_t ev;
+
+    if (!co_cuda_reads_host (f, i))
+      continue;
+    ev = co_cuda_ts_event (e, f, i, CO_TS_H2D_DONE);
+    err = wait ? co_cuda_event_spin (ev) : cudaEventQuery (ev);
+    /* cudaErrorNotReady, or a failure the frame's wait reports */
+    read = err == cudaSuccess;
+  }
+  co_cuda_leave (c);
+  return read;
+}
+
 /* The chunks' timestamps, from the anchor. */
 static gboolean
 co_cuda_read_times (CoEngine * e, CoFrame * f, GError ** error)
@@ -1078,6 +1122,7 @@ const CoBackendOps co_cuda_backend = {
   .wait = co_cuda_wait,
   .wait_done = co_cuda_wait_only,
   .read_times = co_cuda_read_times_later,
+  .host_read = co_cuda_host_read,
   .set_const = co_cuda_set_const,
   .const_ptr = co_cuda_const_ptr,
   .device_info = co_cuda_device_info,

@@ -256,6 +256,7 @@ co_engine_acquire (CoEngine * e)
   f->n_pre = 0;
   f->ordered = FALSE;
   f->times_pending = FALSE;
+  f->host_read = FALSE;
   g_warn_if_fail (f->host_job == NULL);
   g_clear_pointer (&f->error, g_free);
   return f;
@@ -435,6 +436,35 @@ co_engine_release (CoEngine * e, CoFrame * f)
   g_mutex_lock (&e->lock);
   co_engine_put_slot_locked (e, f);
   g_mutex_unlock (&e->lock);
+}
+
+CoFrame *
+co_engine_next_read (CoEngine * e, gboolean wait)
+{
+  CoFrame *f = NULL;
+  GList *l;
+
+  if (!e->ops->host_read)
+    return NULL;
+  /* the frames handed on are a prefix of the queue; only this thread pops
+   * it, so the frame found stays in it after the unlock */
+  g_mutex_lock (&e->lock);
+  /* as co_engine_wait_oldest_full: for a frame, or flushing and none left */
+  while (wait && g_queue_is_empty (&e->submitted) &&
+      !(e->flushing && e->handing == 0))
+    co_engine_wait_locked (e);
+  for (l = e->submitted.head; l; l = l->next)
+    if (!((CoFrame *) l->data)->host_read) {
+      f = l->data;
+      break;
+    }
+  g_mutex_unlock (&e->lock);
+  if (!f || f->error)
+    return NULL;
+  if (!e->ops->host_read (e, f, wait && e->cfg.wait == CO_WAIT_SPIN))
+    return NULL;
+  f->host_read = TRUE;
+  return f;
 }
 
 void

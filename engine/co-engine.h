@@ -17,7 +17,8 @@
  * same on both.
  *
  * Threads: one producer calls co_engine_acquire() and co_engine_submit();
- * one consumer calls co_engine_wait_oldest() and co_engine_release().
+ * one consumer calls co_engine_next_read(), co_engine_wait_oldest() and
+ * co_engine_release().
  * co_engine_set_flushing() and co_engine_drain() may be called from any
  * thread.
  *
@@ -231,6 +232,10 @@ struct _CoFrame
    * first. */
   CoParcopyJob *host_job;
 
+  /* Set by co_engine_next_read(): the device reads none of the frame's
+   * host memory any more (FALSE after acquire). */
+  gboolean host_read;
+
   /* Set by the engine when the frame has completed (or failed). */
   /* NULL, or what failed (the call and its message): the frame's error
    * channel (the top of this file) */
@@ -392,6 +397,25 @@ CoFrame *co_engine_wait_oldest_done (CoEngine * engine);
  * why, and the timestamps are zero. */
 gboolean co_engine_read_times (CoEngine * engine, CoFrame * frame);
 void co_engine_release (CoEngine * engine, CoFrame * frame);
+
+/* The oldest submitted frame whose host memory the device has finished
+ * reading and that this call has not handed on yet (CoFrame.host_read
+ * set), or NULL.  The host memory a frame's device work reads is the
+ * source of every chunk's h2d copies and of its pre copies, halo rows read
+ * for neighbouring chunks included; once they have completed, the caller
+ * may release that memory before the frame's work is done (its kernels
+ * and its copies out still run).  Frames are handed on in submission
+ * order: none is while an older one is not read yet.  NULL also for a
+ * frame whose submission failed (its memory is idle only once
+ * co_engine_wait_oldest*() has returned it), and on a backend that cannot
+ * tell (the CPU backend hands a frame on once its work is done).  With
+ * @wait, it first waits while no frame is submitted, as
+ * co_engine_wait_oldest() does (NULL when flushing and none is left), and
+ * with CO_WAIT_SPIN it then polls until the oldest frame not handed on yet
+ * is read; otherwise it only asks (a query per chunk on the CUDA backend).
+ * The consumer's thread, as co_engine_wait_oldest(); the frame is still
+ * to be waited for and released. */
+CoFrame *co_engine_next_read (CoEngine * engine, gboolean wait);
 
 /* Which of chunk @i's CO_TS_COUNT events the CUDA backend records: an
  * event with nothing queued between it and the one before it (no copies

@@ -125,6 +125,24 @@ _gst_cuda_overlap_filter_release_input (GstCudaOverlapFilterFrame * fr)
   gst_clear_buffer (&fr->inbuf);
 }
 
+/* The device has finished reading @fr's input (co_engine_next_read())
+ * while the frame's kernels and copies out may still run: unmap and drop
+ * it now, so that the application's buffer (a slot of its ring) comes back
+ * before the frame is pushed.  Kept: an input in CUDA memory (the kernels
+ * read it in place), and the input of a subclass without finish_input.
+ * The output's metadata was copied from the input at chain time. */
+void
+_gst_cuda_overlap_filter_release_read (GstCudaOverlapFilter * self,
+    GstCudaOverlapFilterFrame * fr)
+{
+  GstCudaOverlapFilterClass *klass = GST_CUDA_OVERLAP_FILTER_GET_CLASS (self);
+
+  if (!fr->inbuf || fr->path == CO_PATH_DEVICE || !klass->finish_input)
+    return;
+  klass->finish_input (self, fr);
+  _gst_cuda_overlap_filter_release_input (fr);
+}
+
 void
 _gst_cuda_overlap_filter_frame_drop (GstCudaOverlapFilter * self,
     GstCudaOverlapFilterFrame * fr)

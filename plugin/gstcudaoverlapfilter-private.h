@@ -194,6 +194,8 @@ void _gst_cuda_overlap_filter_no_device_error (GstCudaOverlapFilter * self,
 void _gst_cuda_overlap_filter_frame_drop (GstCudaOverlapFilter * self,
     GstCudaOverlapFilterFrame * fr);
 void _gst_cuda_overlap_filter_release_input (GstCudaOverlapFilterFrame * fr);
+void _gst_cuda_overlap_filter_release_read (GstCudaOverlapFilter * self,
+    GstCudaOverlapFilterFrame * fr);
 void _gst_cuda_overlap_filter_drop_slot (GstCudaOverlapFilter * self,
     guint slot, guint n);
 GstFlowReturn _gst_cuda_overlap_filter_srcresult (GstCudaOverlapFilter * self);

@@ -1549,13 +1549,15 @@ gst_cuda_overlap_filter_chain (GstPad * pad, GstObject * parent,
 
 /* ---- the push task: finished frames downstream ---------------------------------
  *
- * The source pad's GstTask: wait for the oldest frame to finish on the
- * device, push its buffers (one, or the images of its batch) in order, then,
- * off the latency path, record statistics and trace, unref the inputs, post
- * statistics and release the engine slot (after the push, so that a drain
- * means "all pushed").  It runs only while an engine is installed and
- * nothing flushes (the life cycle starts and stops it); while flushing it
- * drops what it gets and pauses once nothing is in flight. */
+ * The source pad's GstTask: drop the host inputs the device has finished
+ * copying in (release_read_inputs), wait for the oldest frame to finish on
+ * the device, push its buffers (one, or the images of its batch) in order,
+ * then, off the latency path, record statistics and trace, unref the
+ * inputs still held, post statistics and release the engine slot (after
+ * the push, so that a drain means "all pushed").  It runs only while an
+ * engine is installed and nothing flushes (the life cycle starts and stops
+ * it); while flushing it drops what it gets and pauses once nothing is in
+ * flight. */
 
 /* Keeps the first failure: FLUSHING, an error or downstream's answer. */
 static void
@@ -1628,6 +1630,27 @@ push_images (GstCudaOverlapFilter * self, CoEngine * e,
   return times;
 }
 
+/* Drops the inputs of the frames whose host memory the device has
+ * finished reading (co_engine_next_read()), oldest first, while their
+ * kernels and copies out run: an application's ring of buffers then
+ * waits for the copies in, not for the whole frame and its push.  @wait:
+ * for the oldest frame's (the engine polls only when its consumer spins;
+ * otherwise that frame's input goes after its push). */
+static void
+release_read_inputs (GstCudaOverlapFilter * self, CoEngine * e, gboolean wait)
+{
+  GstCudaOverlapFilterPrivate *priv = PRIV (self);
+  CoFrame *cf;
+  guint i;
+
+  while ((cf = co_engine_next_read (e, wait))) {
+    for (i = 0; i < priv->slot_images[cf->slot]; i++)
+      _gst_cuda_overlap_filter_release_read (self,
+          &priv->frames[cf->slot * priv->batch + i]);
+    wait = FALSE;
+  }
+}
+
 static void
 loop (GstCudaOverlapFilter * self)
 {
@@ -1643,6 +1666,8 @@ loop (GstCudaOverlapFilter * self)
   e = priv->engine;
   g_mutex_unlock (&priv->lock);
   t0 = co_engine_now ();
+  if (e)
+    release_read_inputs (self, e, TRUE);
   if (!e || !(cf = co_engine_wait_oldest_done (e))) {
     /* flushing and nothing left in flight */
     gst_pad_pause_task (srcpad);

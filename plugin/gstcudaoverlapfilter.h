@@ -59,6 +59,12 @@ typedef struct
  * @prepare_reads_input: @prepare reads the input's bytes on the host (the
  *   audio FIR history): a staged input is complete before @prepare.
  * @finish: unmap what @prepare mapped (also for dropped frames).
+ * @finish_input: optional: unmap what @prepare mapped of the input only:
+ *   the device has finished reading it while the frame's kernels and
+ *   copies out may still run, and the base drops the input buffer next
+ *   (the application's buffer comes back before the frame is pushed);
+ *   @finish follows later for the rest.  Without it the input is kept
+ *   until the frame is pushed.
  * @make_pool: a configured pool (caps, buffer size — from @caps when @size
  *   is 0 —, @min/@max buffers, @allocator when not NULL) for the output
  *   buffers and for the pool proposed upstream.
@@ -122,6 +128,8 @@ struct _GstCudaOverlapFilterClass
     GstFlowReturn (*prepare) (GstCudaOverlapFilter * self, CoEngine * engine,
       GstCudaOverlapFilterFrame * frame, CoFrame * cf);
   void (*finish) (GstCudaOverlapFilter * self,
+      GstCudaOverlapFilterFrame * frame);
+  void (*finish_input) (GstCudaOverlapFilter * self,
       GstCudaOverlapFilterFrame * frame);
   GstBufferPool *(*make_pool) (GstCudaOverlapFilter * self, GstCaps * caps,
       gsize size, GstAllocator * allocator, guint min, guint max);

@@ -298,7 +298,94 @@ test_wait_done (void)
   co_engine_free (e);
 }
 
+/* co_engine_next_read hands frames on once the backend has finished
+ * reading their host memory (on the CPU backend: once their work is
+ * done), each once, in submission order, before they are waited for; a
+ * frame acquired again starts unread. */
+static void
+test_next_read (void)
+{
+  GError *err = NULL;
+  CoEngine *e = new_engine (FALSE, &err);
+  gfloat in[3][CHUNKS * SAMPLES], out[3][CHUNKS * SAMPLES];
+  CoFrame *f[3];
+  guint round, seq, got, i;
+
+  g_assert_no_error (err);
+  g_assert_null (co_engine_next_read (e, FALSE));       /* nothing submitted */
+  for (round = 0; round < 2; round++) {
+    gint64 deadline = g_get_monotonic_time () + 10 * G_TIME_SPAN_SECOND;
+
+    for (seq = 0; seq < 3; seq++) {
+      f[seq] = co_engine_acquire (e);
+      g_assert_false (f[seq]->host_read);
+      for (i = 0; i < CHUNKS * SAMPLES; i++)
+        in[seq][i] = seq * 1000.0f + i;
+      plan_frame (f[seq], in[seq], out[seq]);
+      g_assert_true (co_engine_submit (e, f[seq], &err));
+    }
+    for (got = 0; got < 3;) {
+      CoFrame *r = co_engine_next_read (e, TRUE);
+
+      if (!r) {
+        g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+        g_usleep (1000);
+        continue;
+      }
+      g_assert_true (r == f[got]);
+      g_assert_true (r->host_read);
+      /* the CPU backend's workers read the input up to the end */
+      for (i = 0; i < CHUNKS * SAMPLES; i++)
+        g_assert_cmpfloat (out[got][i], ==, 2.0f * in[got][i]);
+      got++;
+    }
+    g_assert_null (co_engine_next_read (e, FALSE));     /* each once */
+    for (seq = 0; seq < 3; seq++) {
+      g_assert_true (co_engine_wait_oldest (e) == f[seq]);
+      g_assert_null (f[seq]->error);
+      co_engine_release (e, f[seq]);
+    }
+  }
+  co_engine_free (e);
+}
+
 #ifdef CO_FAULT_INJECTION
+
+/* A frame whose submission failed is never handed on by
+ * co_engine_next_read (its memory is idle only once it is waited for),
+ * nor is any later one before it is waited for. */
+static void
+test_next_read_failed (void)
+{
+  GError *err = NULL;
+  CoEngine *e = new_engine (FALSE, &err);
+  gfloat in[2][CHUNKS * SAMPLES], out[2][CHUNKS * SAMPLES];
+  CoFrame *f[2], *r;
+  guint seq;
+
+  g_assert_no_error (err);
+  for (seq = 0; seq < 2; seq++) {
+    /* the first submission fails */
+    co_fault_arm (seq == 0 ? "co_cpu_submit" : NULL, seq == 0 ? 0 : -1);
+    f[seq] = co_engine_acquire (e);
+    plan_frame (f[seq], in[seq], out[seq]);
+    co_engine_submit (e, f[seq], seq == 0 ? NULL : &err);
+  }
+  g_assert_no_error (err);
+  g_assert_nonnull (f[0]->error);
+  g_assert_null (co_engine_next_read (e, TRUE));
+  g_assert_false (f[0]->host_read);
+  g_assert_true (co_engine_wait_oldest (e) == f[0]);
+  co_engine_release (e, f[0]);
+  /* the next frame is handed on once its work is done */
+  while (!(r = co_engine_next_read (e, TRUE)))
+    g_usleep (1000);
+  g_assert_true (r == f[1]);
+  g_assert_true (co_engine_wait_oldest (e) == f[1]);
+  g_assert_null (f[1]->error);
+  co_engine_release (e, f[1]);
+  co_engine_free (e);
+}
 
 /* Each allocation and thread start of co_engine_new() in turn fails: no
  * engine, an error that names the point (and the size of an allocation). */
@@ -677,9 +764,11 @@ main (int argc, char **argv)
   g_test_add_func ("/engine/ordered", test_ordered);
   g_test_add_func ("/engine/ts-sources", test_ts_sources);
   g_test_add_func ("/engine/wait-done", test_wait_done);
+  g_test_add_func ("/engine/next-read", test_next_read);
 #ifdef CO_FAULT_INJECTION
   g_test_add_func ("/engine/faults/open", test_open_faults);
   g_test_add_func ("/engine/faults/frame", test_frame_faults);
+  g_test_add_func ("/engine/faults/next-read", test_next_read_failed);
   g_test_add_func ("/engine/faults/backend-choice", test_backend_choice);
 #else
   g_printerr ("built without -Dfault-injection: the fault tests do not "

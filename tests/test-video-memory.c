@@ -731,6 +731,16 @@ app_alloc (gsize size, gboolean page_locked, const gchar * ctx)
 }
 
 static void
+app_free (guint8 * p, gboolean page_locked)
+{
+  if (page_locked) {
+    fail_unless_equals_int (cudaFreeHost (p), cudaSuccess);
+  } else {
+    free (p);
+  }
+}
+
+static void
 app_check_stats (GstHarness * h, guint v, const gchar * ctx)
 {
   GstStructure *st = NULL;
@@ -835,12 +845,147 @@ GST_START_TEST (test_app_ring)
     } else {
       fail_unless (app_slot_wait (k, NULL));
     }
-    if (locked) {
-      fail_unless_equals_int (cudaFreeHost (mem[k]), cudaSuccess);
-    } else {
-      free (mem[k]);
-    }
+    app_free (mem[k], locked);
   }
+  g_free (ctx);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+/* An application ring of a few buffers (page-locked on CUDA,
+ * malloc()ed on the CPU backend), a new GstMemory per frame whose destroy
+ * notify hands the slot back, downstream holding every output: each
+ * frame's input comes back exactly once and every output matches the
+ * reference.  On CUDA, with wait-mode=spin, the element drops an input as
+ * soon as the device has finished copying it in: frame n's slot is back
+ * before frame n's output is pushed, every n, alone or in a batch (both
+ * images of a submission come back before either is pushed). */
+#define EARLY_MAX_SLOTS 4
+#define EARLY_FRAMES 32
+
+static const struct
+{
+  guint slots;
+  guint batch;
+} early_variants[] = {
+  {2, 1},
+  {4, 2},
+};
+
+typedef struct
+{
+  GMutex lock;
+  guint slots;
+  guint returned[EARLY_FRAMES]; /* destroy notifies of frame i's memory */
+  gboolean back_at_push[EARLY_FRAMES];  /* returned when i was pushed */
+  guint pushed;
+} EarlyLog;
+
+static EarlyLog early_log;
+
+static void
+early_slot_returned (gpointer data)
+{
+  guint i = GPOINTER_TO_UINT (data);
+
+  g_mutex_lock (&early_log.lock);
+  early_log.returned[i]++;
+  g_mutex_unlock (&early_log.lock);
+  app_slot_returned (GUINT_TO_POINTER (i % early_log.slots));
+}
+
+/* On the element's source pad: frame i (from its PTS) is being pushed. */
+static GstPadProbeReturn
+early_pushed (GstPad * pad, GstPadProbeInfo * pinfo, gpointer data)
+{
+  GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (pinfo);
+  guint i = GST_BUFFER_PTS (buf) / (GST_SECOND / 30);
+
+  g_mutex_lock (&early_log.lock);
+  if (i < EARLY_FRAMES)
+    early_log.back_at_push[i] = early_log.returned[i] > 0;
+  early_log.pushed++;
+  g_mutex_unlock (&early_log.lock);
+  return GST_PAD_PROBE_OK;
+}
+
+GST_START_TEST (test_input_released_early)
+{
+  guint32 seed = co_test_seed ("test_input_released_early", __i__);
+  guint slots = early_variants[__i__].slots;
+  GRand *rand = g_rand_new_with_seed (seed);
+  const OpCfg *op = &op_cfgs[0];        /* invert */
+  gboolean cuda = g_str_equal (co_test_backend, "cuda");
+  GstBuffer *expected[EARLY_FRAMES];
+  guint8 *mem[EARLY_MAX_SLOTS];
+  GstVideoInfo info;
+  GstHarness *h;
+  GstPad *src;
+  gchar *ctx;
+  gsize fs;
+  guint i, k;
+
+  if (!cuda)
+    g_print ("test_input_released_early[%d]: the order (slot back before the "
+        "push) is checked on the CUDA backend only; here every input comes "
+        "back once and the outputs are checked\n", __i__);
+  ctx = g_strdup_printf ("[GRAY8 640x480, wait-mode=spin, %u application "
+      "slots (%s), batch=%u, downstream holding, backend=%s seed=0x%08x]",
+      slots, cuda ? "page-locked" : "malloc", early_variants[__i__].batch,
+      co_test_backend, seed);
+  memset (&early_log, 0, sizeof (early_log));
+  early_log.slots = slots;
+  memset (app_slots.busy, 0, sizeof (app_slots.busy));
+  h = make_harness (op, NULL);
+  gst_util_set_object_arg (G_OBJECT (h->element), "wait-mode", "spin");
+  g_object_set (h->element, "batch", early_variants[__i__].batch, NULL);
+  src = gst_element_get_static_pad (h->element, "src");
+  gst_pad_add_probe (src, GST_PAD_PROBE_TYPE_BUFFER, early_pushed, NULL, NULL);
+  gst_object_unref (src);
+  gst_harness_set_src_caps (h, caps_of (GST_VIDEO_FORMAT_GRAY8, 640, 480,
+          &info));
+  fs = GST_VIDEO_INFO_SIZE (&info);
+  for (k = 0; k < slots; k++)
+    mem[k] = app_alloc (fs, cuda, ctx);
+
+  for (i = 0; i < EARLY_FRAMES; i++) {
+    GstBuffer *in;
+
+    k = i % slots;
+    fail_unless (app_slot_wait (k, NULL), "%s frame %u: slot %u not handed "
+        "back within %d s", ctx, i, k, APP_WAIT_S);
+    co_test_fill_random (rand, mem[k], fs);
+    in = gst_buffer_new_wrapped_full (GST_MEMORY_FLAG_READONLY, mem[k], fs, 0,
+        fs, GUINT_TO_POINTER (i), early_slot_returned);
+    GST_BUFFER_PTS (in) = i * GST_SECOND / 30;
+    GST_BUFFER_DURATION (in) = GST_SECOND / 30;
+    expected[i] = make_expected (op, in, &info);
+    fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
+  }
+  for (i = 0; i < EARLY_FRAMES; i++) {
+    GstBuffer *out = co_test_pull_buffer (h, ctx);
+
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (out), i * GST_SECOND / 30);
+    check_output (out, expected[i], &info, ctx);
+    gst_buffer_unref (out);
+    gst_buffer_unref (expected[i]);
+  }
+  teardown_harness (h);
+  for (k = 0; k < slots; k++)
+    fail_unless (app_slot_wait (k, NULL));
+  fail_unless_equals_int (early_log.pushed, EARLY_FRAMES);
+  for (i = 0, k = 0; i < EARLY_FRAMES; i++)
+    k += early_log.back_at_push[i];
+  g_print ("test_input_released_early[%d]: %u of %u slots back before "
+      "their frame was pushed\n", __i__, k, EARLY_FRAMES);
+  for (i = 0; i < EARLY_FRAMES; i++) {
+    fail_unless_equals_int (early_log.returned[i], 1);
+    fail_unless (!cuda || early_log.back_at_push[i], "%s: frame %u's slot "
+        "came back only after its output was pushed", ctx, i);
+  }
+  for (k = 0; k < slots; k++)
+    app_free (mem[k], cuda);
   g_free (ctx);
   g_rand_free (rand);
 }
@@ -864,6 +1009,8 @@ video_memory_suite (void)
   tcase_add_test (tc, test_same_buffer_repushed);
   tcase_add_loop_test (tc, test_shared_ring, 0, G_N_ELEMENTS (ring_variants));
   tcase_add_loop_test (tc, test_app_ring, 0, G_N_ELEMENTS (app_variants));
+  tcase_add_loop_test (tc, test_input_released_early, 0,
+      G_N_ELEMENTS (early_variants));
 
   tc = co_test_new_tcase (s, "short-buffers", leaks_teardown);
   tcase_add_loop_test (tc, test_short_buffer, 0, G_N_ELEMENTS (short_variants));
