@@ -79,9 +79,13 @@ static const Case cases[] = {
   {"640x480 GRAY8 non-live, host-bound", {GPU3 (B_GRAY8, 480),
           .measured = GRAY8_HOST}, 4, 1, 8, FALSE, "host-bound"},
   {"640x480 GRAY8 non-live, device-bound", {GPU3 (B_GRAY8, 480),
-          .measured = {.frames = 30,.busy_ns = 40 * US,.host_cpu_ns =
+          .measured = {.frames = 30,.busy_ns = 90 * US,.host_cpu_ns =
                     20 * US,.chain_wall_ns = 100 * US}}, 4, 1, 1, FALSE,
       "device is the bound"},
+  {"640x480 GRAY8 non-live, chain waits for a slot, device idle a third",
+        {GPU3 (B_GRAY8, 480),.measured = {.frames = 30,.busy_ns = 27 * US,
+                .host_cpu_ns = 18 * US,.chain_wall_ns = 41 * US}}, 4, 1, 8,
+      FALSE, "host-bound"},
   {"640x480 GRAY8 non-live, short operations, chain never waits",
         {GPU3 (B_GRAY8, 480),.measured = {.frames = 30,.busy_ns = 45 * US,
                 .host_cpu_ns = 30 * US,.chain_wall_ns = 32 * US}}, 4, 1, 8,
