@@ -4,9 +4,9 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * Needs a -Dfault-injection build (co_test_hostreg_set_default); skipped
- * otherwise.  The fake driver registers made-up ranges (it never touches
- * the bytes) and says which ranges the application page-locked; the memory
- * is real (malloc), so that GstMemory can map it.  The rules checked: a
+ * otherwise.  The fake driver (co-test-fakereg.h) registers ranges without
+ * touching their bytes and says which ranges the application page-locked;
+ * the memory is real (malloc), so that GstMemory can map it.  The rules checked: a
  * GstMemory seen once is staged unless its bytes are page-locked already,
  * whatever its size; one that comes back is registered the second time,
  * once, and unregistered when it is finalized; a driver's refusal is not
@@ -19,78 +19,10 @@
 
 #ifdef CO_FAULT_INJECTION
 
-#define PAGE 4096
+#include "co-test-fakereg.h"
+
 #define SMALL (640 * 480)       /* GRAY8 640x480 */
 #define LARGE (1200 * 1000)
-
-typedef struct
-{
-  GMutex lock;
-  GArray *app;                  /* application page-locked: start, end */
-  guint n_register, n_unregister, n_app_asked, live;
-  gint fail_next;
-} Fake;
-
-static gboolean
-fake_register (gpointer data, gsize size, gint device_id, gpointer user_data,
-    GError ** error)
-{
-  Fake *f = user_data;
-  gboolean ok;
-
-  g_mutex_lock (&f->lock);
-  f->n_register++;
-  ok = f->fail_next <= 0;
-  if (ok)
-    f->live++;
-  else
-    f->fail_next--;
-  g_mutex_unlock (&f->lock);
-  if (!ok)
-    g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_CUDA,
-        "cudaHostRegister failed: injected (cudaErrorMemoryAllocation)");
-  return ok;
-}
-
-static void
-fake_unregister (gpointer data, gpointer user_data)
-{
-  Fake *f = user_data;
-
-  g_mutex_lock (&f->lock);
-  f->n_unregister++;
-  g_assert_cmpuint (f->live, >, 0);
-  f->live--;
-  g_mutex_unlock (&f->lock);
-}
-
-static gboolean
-fake_is_app_pinned (gconstpointer data, gsize size, gint device_id,
-    gpointer user_data)
-{
-  Fake *f = user_data;
-  guintptr s = (guintptr) data, e = s + size;
-  gboolean r = FALSE;
-  guint i;
-
-  g_mutex_lock (&f->lock);
-  f->n_app_asked++;
-  for (i = 0; i + 1 < f->app->len; i += 2)
-    r |= g_array_index (f->app, guintptr, i) <= s &&
-        e <= g_array_index (f->app, guintptr, i + 1);
-  g_mutex_unlock (&f->lock);
-  return r;
-}
-
-static gsize
-fake_page_size (gpointer user_data)
-{
-  return PAGE;
-}
-
-static const CoHostRegOps fake_ops = {
-  fake_register, fake_unregister, fake_is_app_pinned, fake_page_size,
-};
 
 typedef struct
 {
@@ -101,9 +33,7 @@ typedef struct
 static void
 fixture_setup (Fixture * fx, gconstpointer unused)
 {
-  memset (&fx->fake, 0, sizeof (fx->fake));
-  g_mutex_init (&fx->fake.lock);
-  fx->fake.app = g_array_new (FALSE, FALSE, sizeof (guintptr));
+  fake_init (&fx->fake);
   fx->reg = co_hostreg_new (&fake_ops, &fx->fake);
   co_test_hostreg_set_default (fx->reg);
 }
@@ -113,10 +43,8 @@ fixture_teardown (Fixture * fx, gconstpointer unused)
 {
   co_test_hostreg_set_default (NULL);
   g_assert_cmpuint (co_hostreg_n_entries (fx->reg), ==, 0);
-  g_assert_cmpuint (fx->fake.live, ==, 0);
   co_hostreg_free (fx->reg);
-  g_array_unref (fx->fake.app);
-  g_mutex_clear (&fx->fake.lock);
+  fake_clear (&fx->fake);
 }
 
 /* One frame of @buf through prepare, its reference released as the

@@ -1,141 +1,14 @@
-/* cudaoverlap: the registry of page-locked host ranges, on a fake driver.
+/* cudaoverlap: the registry of page-locked host ranges, on a fake driver
+ * (co-test-fakereg.h).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * The fake driver behaves like cudaHostRegister where it matters: it
- * refuses to register a page twice (cudaErrorHostMemoryAlreadyRegistered)
- * and to unregister what it did not register, and it counts its calls.
  * Addresses are never dereferenced, so the ranges are made up.
  */
 #include <string.h>
 #include <glib.h>
 
-#include "co-hostreg.h"
-
-#define PAGE 4096
-
-typedef struct
-{
-  GMutex lock;
-  GArray *regs;                 /* guintptr pairs: start, end */
-  GArray *app;                  /* application-pinned: start, end */
-  guint n_register, n_unregister, n_app_asked;
-  guint bad_register, bad_unregister;   /* must stay 0 */
-  gint fail_next;               /* fail the next n registrations */
-} Fake;
-
-static gboolean
-fake_overlaps (GArray * a, guintptr s, guintptr e, gboolean inside)
-{
-  guint i;
-
-  for (i = 0; i + 1 < a->len; i += 2) {
-    guintptr rs = g_array_index (a, guintptr, i);
-    guintptr re = g_array_index (a, guintptr, i + 1);
-
-    if (inside ? (rs <= s && e <= re) : (rs < e && s < re))
-      return TRUE;
-  }
-  return FALSE;
-}
-
-static gboolean
-fake_register (gpointer data, gsize size, gint device_id, gpointer user_data,
-    GError ** error)
-{
-  Fake *f = user_data;
-  guintptr s = (guintptr) data, e = s + size;
-  gboolean ok = TRUE;
-
-  g_mutex_lock (&f->lock);
-  f->n_register++;
-  if (s % PAGE || size % PAGE) {
-    f->bad_register++;
-    ok = FALSE;
-  } else if (fake_overlaps (f->regs, s, e, FALSE) ||
-      fake_overlaps (f->app, s, e, FALSE)) {
-    /* the registry never asks this for its own pages */
-    if (fake_overlaps (f->regs, s, e, FALSE))
-      f->bad_register++;
-    ok = FALSE;
-    g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_CUDA,
-        "cudaHostRegister failed: part or all of the "
-        "requested memory range is already mapped "
-        "(cudaErrorHostMemoryAlreadyRegistered)");
-  } else if (f->fail_next > 0) {
-    f->fail_next--;
-    ok = FALSE;
-    g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_CUDA,
-        "cudaHostRegister failed: injected " "(cudaErrorMemoryAllocation)");
-  } else {
-    g_array_append_val (f->regs, s);
-    g_array_append_val (f->regs, e);
-  }
-  if (!ok && !*error)
-    g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_CUDA,
-        "cudaHostRegister failed: invalid value");
-  g_mutex_unlock (&f->lock);
-  return ok;
-}
-
-static void
-fake_unregister (gpointer data, gpointer user_data)
-{
-  Fake *f = user_data;
-  guintptr s = (guintptr) data;
-  guint i;
-
-  g_mutex_lock (&f->lock);
-  f->n_unregister++;
-  for (i = 0; i + 1 < f->regs->len; i += 2) {
-    if (g_array_index (f->regs, guintptr, i) == s) {
-      g_array_remove_range (f->regs, i, 2);
-      g_mutex_unlock (&f->lock);
-      return;
-    }
-  }
-  f->bad_unregister++;
-  g_mutex_unlock (&f->lock);
-}
-
-static gboolean
-fake_is_app_pinned (gconstpointer data, gsize size, gint device_id,
-    gpointer user_data)
-{
-  Fake *f = user_data;
-  guintptr s = (guintptr) data;
-  gboolean r;
-
-  g_mutex_lock (&f->lock);
-  f->n_app_asked++;
-  /* both ends, like the CUDA implementation */
-  r = fake_overlaps (f->app, s, s + 1, TRUE) &&
-      fake_overlaps (f->app, s + size - 1, s + size, TRUE);
-  g_mutex_unlock (&f->lock);
-  return r;
-}
-
-static gsize
-fake_page_size (gpointer user_data)
-{
-  return PAGE;
-}
-
-static const CoHostRegOps fake_ops = {
-  fake_register, fake_unregister, fake_is_app_pinned, fake_page_size,
-};
-
-/* Whether the fake has [s, e) registered, entirely. */
-static gboolean
-fake_is_registered (Fake * f, guintptr s, gsize size)
-{
-  gboolean r;
-
-  g_mutex_lock (&f->lock);
-  r = fake_overlaps (f->regs, s & ~(guintptr) (PAGE - 1), s + size, TRUE);
-  g_mutex_unlock (&f->lock);
-  return r;
-}
+#include "co-test-fakereg.h"
 
 typedef struct
 {
@@ -146,9 +19,7 @@ typedef struct
 static void
 fixture_setup (Fixture * fx, gconstpointer unused)
 {
-  g_mutex_init (&fx->fake.lock);
-  fx->fake.regs = g_array_new (FALSE, FALSE, sizeof (guintptr));
-  fx->fake.app = g_array_new (FALSE, FALSE, sizeof (guintptr));
+  fake_init (&fx->fake);
   fx->reg = co_hostreg_new (&fake_ops, &fx->fake);
 }
 
@@ -156,14 +27,8 @@ static void
 fixture_teardown (Fixture * fx, gconstpointer unused)
 {
   g_assert_cmpuint (co_hostreg_n_entries (fx->reg), ==, 0);
-  g_assert_cmpuint (fx->fake.regs->len, ==, 0);
-  g_assert_cmpuint (fx->fake.bad_register, ==, 0);
-  g_assert_cmpuint (fx->fake.bad_unregister, ==, 0);
-  g_assert_cmpuint (fx->fake.n_register, >=, fx->fake.n_unregister);
   co_hostreg_free (fx->reg);
-  g_array_unref (fx->fake.regs);
-  g_array_unref (fx->fake.app);
-  g_mutex_clear (&fx->fake.lock);
+  fake_clear (&fx->fake);
 }
 
 #define ADDR(x) ((gconstpointer) (guintptr) (x))
