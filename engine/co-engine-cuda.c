@@ -78,6 +78,7 @@
 #include "co-engine-cuda.h"
 #include "co-cuda-check.h"
 #include "co-custom-load.h"
+#include "co-hostreg.h"
 
 /* The oldest compute capability cudaoverlap builds for (meson.build's
  * cuda-architectures refuses older ones), as major * 10 + minor. */
@@ -633,11 +634,69 @@ co_cuda_done_event (CoEngine * e, CoFrame * f)
  * source is read in stream order, after the events recorded before it. */
 #define CO_COPY_BATCH_MIN 4
 
+/* One copy, one call. */
+static gboolean
+co_cuda_copy (const CoCopy * cp, enum cudaMemcpyKind kind, cudaStream_t s,
+    GError ** error)
+{
+  if (co_copy_is_plain (cp))
+    CO_CUDA_CHECK_GOTO (cudaMemcpyAsync (cp->dst, cp->src,
+            cp->width * cp->rows, kind, s), error, fail);
+  else
+    CO_CUDA_CHECK_GOTO (cudaMemcpy2DAsync (cp->dst, cp->dpitch, cp->src,
+            cp->spitch, cp->width, cp->rows, kind, s), error, fail);
+  return TRUE;
+
+fail:
+  return FALSE;
+}
+
+/* The offset where @cp's host source crosses from one registration of the
+ * registry into the next (co-hostreg.h), 0 when it does not. */
+static gsize
+co_cuda_host_boundary (const CoCopy * cp)
+{
+  return co_hostreg_boundary (co_hostreg_get_default (), cp->src,
+      co_copy_extent (cp));
+}
+
+/* A host-to-device copy, split where its source crosses from one
+ * registration into the next: the driver refuses a copy that spans two
+ * (cudaErrorInvalidValue).  A memory whose pages it shares with a
+ * neighbour's registration lies in several (co-hostreg.h). */
+static gboolean
+co_cuda_copy_h2d (const CoCopy * cp, cudaStream_t s, guint depth,
+    GError ** error)
+{
+  gsize off = co_cuda_host_boundary (cp);
+  CoCopy parts[4];
+  guint n, k;
+
+  /* a frame's bytes cross at most a few boundaries: 8 splits is plenty */
+  if (off == 0 || depth >= 8)
+    return co_cuda_copy (cp, cudaMemcpyHostToDevice, s, error);
+  n = co_copy_split (cp, off, parts);
+  for (k = 0; k < n; k++)
+    if (!co_cuda_copy_h2d (&parts[k], s, depth + 1, error))
+      return FALSE;
+  return TRUE;
+}
+
 static gboolean
 co_cuda_copies (CoCuda * c, const CoCopy * cps, guint n,
     enum cudaMemcpyKind kind, cudaStream_t s, GError ** error)
 {
+  gboolean split = FALSE;
   guint k;
+
+  for (k = 0; kind == cudaMemcpyHostToDevice && k < n && !split; k++)
+    split = co_cuda_host_boundary (&cps[k]) != 0;
+  if (split) {
+    for (k = 0; k < n; k++)
+      if (!co_cuda_copy_h2d (&cps[k], s, 0, error))
+        return FALSE;
+    return TRUE;
+  }
 
 #if CUDART_VERSION >= 13000
   if (c->copy_batch && n >= CO_COPY_BATCH_MIN) {
@@ -662,20 +721,15 @@ co_cuda_copies (CoCuda * c, const CoCopy * cps, guint n,
     }
   }
 #endif
-  for (k = 0; k < n; k++) {
-    const CoCopy *cp = &cps[k];
-
-    if (co_copy_is_plain (cp))
-      CO_CUDA_CHECK_GOTO (cudaMemcpyAsync (cp->dst, cp->src,
-              cp->width * cp->rows, kind, s), error, fail);
-    else
-      CO_CUDA_CHECK_GOTO (cudaMemcpy2DAsync (cp->dst, cp->dpitch, cp->src,
-              cp->spitch, cp->width, cp->rows, kind, s), error, fail);
-  }
+  for (k = 0; k < n; k++)
+    if (!co_cuda_copy (&cps[k], kind, s, error))
+      return FALSE;
   return TRUE;
 
+#if CUDART_VERSION >= 13000
 fail:
   return FALSE;
+#endif
 }
 
 /* A chunk's copies within device memory (CoChunk.d2d), in order. */

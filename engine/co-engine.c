@@ -467,6 +467,53 @@ co_engine_next_read (CoEngine * e, gboolean wait)
   return f;
 }
 
+/* Rows [@r0, @r1) of @c, columns [@c0, @c1) (a part of one row when
+ * @r1 == @r0 + 1). */
+static void
+copy_part (const CoCopy * c, gsize r0, gsize r1, gsize c0, gsize c1,
+    CoCopy * out)
+{
+  out->src = (const guint8 *) c->src + r0 * c->spitch + c0;
+  out->dst = (guint8 *) c->dst + r0 * c->dpitch + c0;
+  out->width = c1 - c0;
+  out->rows = r1 - r0;
+  /* one row: a plain block */
+  out->spitch = out->rows > 1 ? c->spitch : out->width;
+  out->dpitch = out->rows > 1 ? c->dpitch : out->width;
+}
+
+guint
+co_copy_split (const CoCopy * c, gsize off, CoCopy out[4])
+{
+  CoCopy flat = *c;
+  gsize r, col;
+  guint n = 0;
+
+  g_return_val_if_fail (off > 0 && off < co_copy_extent (c), 0);
+  /* a plain block is one long row */
+  if (co_copy_is_plain (c)) {
+    flat.width = flat.spitch = flat.dpitch = c->width * c->rows;
+    flat.rows = 1;
+  }
+  r = off / flat.spitch;
+  col = off % flat.spitch;
+  if (col == 0 || col >= flat.width) {
+    /* between two rows (or in row r's padding) */
+    gsize split = col == 0 ? r : r + 1;
+
+    copy_part (&flat, 0, split, 0, flat.width, &out[n++]);
+    copy_part (&flat, split, flat.rows, 0, flat.width, &out[n++]);
+    return n;
+  }
+  if (r > 0)
+    copy_part (&flat, 0, r, 0, flat.width, &out[n++]);
+  copy_part (&flat, r, r + 1, 0, col, &out[n++]);
+  copy_part (&flat, r, r + 1, col, flat.width, &out[n++]);
+  if (r + 1 < flat.rows)
+    copy_part (&flat, r + 1, flat.rows, 0, flat.width, &out[n++]);
+  return n;
+}
+
 void
 co_chunk_ts_sources (const CoFrame * f, guint i, guint src[CO_TS_COUNT])
 {

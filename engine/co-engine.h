@@ -163,6 +163,20 @@ co_copy_is_plain (const CoCopy * c)
   return c->width == c->spitch && c->width == c->dpitch;
 }
 
+/* The bytes a copy reads: from @c->src to the end of its last row. */
+static inline gsize
+co_copy_extent (const CoCopy * c)
+{
+  return c->rows ? (c->rows - 1) * c->spitch + c->width : 0;
+}
+
+/* @c split where its source crosses the byte at offset @off (0 < @off <
+ * co_copy_extent (@c)): up to 4 copies into @out, in order, the first ones
+ * reading only bytes before @off and the others only bytes from @off on,
+ * moving together exactly the bytes @c moves (the rows before, the row
+ * @off falls in as two pieces, the rows after).  Returns how many. */
+guint co_copy_split (const CoCopy * c, gsize off, CoCopy out[4]);
+
 typedef struct
 {
   guint n_h2d;

@@ -250,6 +250,80 @@ entry_new (CoHostReg * reg, guintptr start, guintptr end, gboolean registered)
   return en;
 }
 
+static gint
+entry_cmp_start (gconstpointer a, gconstpointer b)
+{
+  const CoHostEntry *x = *(CoHostEntry * const *) a;
+  const CoHostEntry *y = *(CoHostEntry * const *) b;
+
+  return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* Pages [@start, @end) that overlap registered entries only partly (none
+ * contains them all; no held entry overlaps them): with @do_register the
+ * pages no entry has are registered, an entry per gap, and *@ref takes a
+ * reference on every entry over the pages (REGISTERED: the bytes lie in
+ * several adjacent registrations, and a copy from them is split at the
+ * boundaries, co_hostreg_boundary()); without it, REGISTERED only when the
+ * entries leave no gap.  PAGEABLE: nothing done (a gap, not registering);
+ * REFUSED with @reason when the driver refused a gap.  Under reg->lock. */
+static CoHostRegResult
+acquire_around (CoHostReg * reg, guintptr start, guintptr end, gint device_id,
+    gboolean do_register, CoHostRef ** ref, GError ** reason)
+{
+  GPtrArray *over = g_ptr_array_new ();
+  GArray *gaps = g_array_new (FALSE, FALSE, sizeof (guintptr));
+  CoHostRegResult res = CO_HOSTREG_REGISTERED;
+  guintptr at = start;
+  guint i;
+
+  for (i = 0; i < reg->entries->len; i++) {
+    CoHostEntry *en = g_ptr_array_index (reg->entries, i);
+
+    if (en->registered && en->start < end && start < en->end)
+      g_ptr_array_add (over, en);
+  }
+  g_ptr_array_sort (over, entry_cmp_start);
+  for (i = 0; i <= over->len; i++) {
+    guintptr next = i < over->len ?
+        ((CoHostEntry *) g_ptr_array_index (over, i))->start : end;
+
+    if (next > at) {
+      g_array_append_val (gaps, at);
+      g_array_append_val (gaps, next);
+    }
+    if (i < over->len)
+      at = MAX (at, ((CoHostEntry *) g_ptr_array_index (over, i))->end);
+  }
+  if (gaps->len > 0 && !do_register)
+    res = CO_HOSTREG_PAGEABLE;
+  for (i = 0; res == CO_HOSTREG_REGISTERED && i < gaps->len; i += 2) {
+    guintptr gs = g_array_index (gaps, guintptr, i);
+    guintptr ge = g_array_index (gaps, guintptr, i + 1);
+
+    if (!reg->ops.register_range ((gpointer) gs, ge - gs, device_id,
+            reg->user_data, reason)) {
+      /* undo the gaps registered so far */
+      while (i > 0) {
+        i -= 2;
+        reg->ops.unregister_range ((gpointer) g_array_index (gaps, guintptr,
+                i), reg->user_data);
+      }
+      res = CO_HOSTREG_REFUSED;
+    }
+  }
+  if (res == CO_HOSTREG_REGISTERED) {
+    for (i = 0; i < gaps->len; i += 2)
+      g_ptr_array_add (over, entry_new (reg, g_array_index (gaps, guintptr, i),
+              g_array_index (gaps, guintptr, i + 1), TRUE));
+    for (i = 0; i < over->len; i++)
+      ref_add_entry (ref, reg, g_ptr_array_index (over, i));
+  }
+  g_array_unref (gaps);
+  g_ptr_array_unref (over);
+  return res;
+}
+
 CoHostRegResult
 co_hostreg_acquire (CoHostReg * reg, gconstpointer data, gsize size,
     gint device_id, CoHostRegMode mode, CoHostRef ** ref, GError ** error)
@@ -296,6 +370,11 @@ co_hostreg_acquire (CoHostReg * reg, gconstpointer data, gsize size,
   if (inside) {
     ref_add_entry (ref, reg, inside);
     res = CO_HOSTREG_REGISTERED;
+  } else if (overlap_registered && !overlap_held && mode != CO_HOSTREG_HOLD &&
+      (res = acquire_around (reg, start, end, device_id,
+              mode == CO_HOSTREG_REGISTER, ref, &reason)) !=
+      CO_HOSTREG_PAGEABLE) {
+    /* registered around its neighbours (or the driver refused the rest) */
   } else if (overlap_registered) {
     g_set_error (&reason, CO_ENGINE_ERROR, CO_ENGINE_ERROR_REFUSED,
         "pages %#" G_GINTPTR_MODIFIER "x-%#" G_GINTPTR_MODIFIER "x overlap "
@@ -345,20 +424,49 @@ co_hostref_add (CoHostRef ** dst, const CoHostRef * src)
 gboolean
 co_hostref_covers (const CoHostRef * ref, gconstpointer data, gsize size)
 {
-  guintptr p = (guintptr) data;
+  guintptr p = (guintptr) data, end = p + size, at = p;
+  gboolean moved = TRUE;
   guint i;
 
-  if (!ref)
+  if (!ref || end < p)
     return FALSE;
-  /* start and end never change while @ref holds the entry: no lock */
-  for (i = 0; i < ref->entries->len; i++) {
-    const CoHostEntry *en = g_ptr_array_index (ref->entries, i);
+  /* start and end never change while @ref holds the entries: no lock; the
+   * registered entries it holds, end to end, from @data to @data + @size */
+  while (at < end && moved) {
+    moved = FALSE;
+    for (i = 0; i < ref->entries->len; i++) {
+      const CoHostEntry *en = g_ptr_array_index (ref->entries, i);
 
-    if (en->registered && en->start <= p && p + size >= p &&
-        p + size <= en->end)
-      return TRUE;
+      if (en->registered && en->start <= at && at < en->end) {
+        at = en->end;
+        moved = TRUE;
+      }
+    }
   }
-  return FALSE;
+  return at >= end;
+}
+
+guintptr
+co_hostreg_boundary (CoHostReg * reg, gconstpointer data, gsize size)
+{
+  guintptr p = (guintptr) data, end = p + size, b = 0;
+  guint i;
+
+  if (!reg || end <= p)
+    return 0;
+  g_mutex_lock (&reg->lock);
+  for (i = 0; i < reg->entries->len; i++) {
+    CoHostEntry *en = g_ptr_array_index (reg->entries, i);
+
+    if (!en->registered || en->end <= p || en->start >= end)
+      continue;
+    if (en->start > p && (!b || en->start < b))
+      b = en->start;
+    if (en->end < end && (!b || en->end < b))
+      b = en->end;
+  }
+  g_mutex_unlock (&reg->lock);
+  return b ? b - p : 0;
 }
 
 void

@@ -16,8 +16,16 @@
  *
  * co_hostreg_acquire() answers, for the pages of a request:
  *  - inside one registered entry: REGISTERED, a reference on that entry;
- *  - overlapping an entry only partly (or, when registering, overlapping
- *    pages that a pageable copy in flight holds): REFUSED;
+ *  - overlapping registered entries only partly: with CO_HOSTREG_REGISTER
+ *    the pages none of them has are registered (an entry per gap) and
+ *    REGISTERED with a reference on every entry over the pages; with
+ *    CO_HOSTREG_LOOKUP REGISTERED the same way when the entries leave no
+ *    gap; else REFUSED.  The bytes then lie in several adjacent
+ *    registrations, and a single copy may not span two of them (the driver
+ *    refuses it: cudaErrorInvalidValue), so the copies from them are split
+ *    at the boundaries (co_hostreg_boundary());
+ *  - overlapping pages that a pageable copy in flight holds (when
+ *    registering, or with CO_HOSTREG_HOLD an entry only partly): REFUSED;
  *  - page-locked by the application (cudaHostAlloc, or its own
  *    cudaHostRegister; asked of the driver at both ends of the bytes, after
  *    looking in the registry, and never cached): PINNED, no reference — the
@@ -105,10 +113,14 @@ CoHostRegResult co_hostreg_acquire (CoHostReg * reg, gconstpointer data,
 /* Adds another reference on each entry @src holds to *@dst (made when
  * NULL).  Nothing when @src is NULL. */
 void co_hostref_add (CoHostRef ** dst, const CoHostRef * src);
-/* Whether the @size bytes at @data lie inside one of @ref's registered
- * entries. */
+/* Whether the @size bytes at @data lie inside @ref's registered entries
+ * (one, or several end to end). */
 gboolean co_hostref_covers (const CoHostRef * ref, gconstpointer data,
     gsize size);
+/* The offset from @data of the first boundary of a registered entry
+ * strictly inside the @size bytes at @data (where a copy from them must be
+ * split: no copy may span two registrations), or 0 when there is none. */
+guintptr co_hostreg_boundary (CoHostReg * reg, gconstpointer data, gsize size);
 /* Drops every reference @ref holds (the last one on an entry undoes it)
  * and frees @ref.  NULL is allowed. */
 void co_hostref_release (CoHostRef * ref);

@@ -130,16 +130,30 @@ static const CoHostRegOps fake_ops = {
   fake_register, fake_unregister, fake_is_app_pinned, fake_page_size,
 };
 
-/* Whether the fake has [s, e) registered, entirely. */
+/* Whether the fake has the pages of [s, s + size) registered, entirely
+ * (by one registration or several end to end). */
 static G_GNUC_UNUSED gboolean
 fake_is_registered (Fake * f, guintptr s, gsize size)
 {
-  gboolean r;
+  guintptr at = s & ~(guintptr) (PAGE - 1), end = s + size;
+  gboolean moved = TRUE;
+  guint i;
 
   g_mutex_lock (&f->lock);
-  r = fake_overlaps (f->regs, s & ~(guintptr) (PAGE - 1), s + size, TRUE);
+  while (at < end && moved) {
+    moved = FALSE;
+    for (i = 0; i + 1 < f->regs->len; i += 2) {
+      guintptr rs = g_array_index (f->regs, guintptr, i);
+      guintptr re = g_array_index (f->regs, guintptr, i + 1);
+
+      if (rs <= at && at < re) {
+        at = re;
+        moved = TRUE;
+      }
+    }
+  }
   g_mutex_unlock (&f->lock);
-  return r;
+  return at >= end;
 }
 
 static void

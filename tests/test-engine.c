@@ -749,6 +749,80 @@ test_host_job (gconstpointer data)
   }
 }
 
+/* Runs @c as row memcpy()s from @src into @dst (offsets from @c's own
+ * pointers, relative to @src_base and @dst_base), a naive reference. */
+static void
+naive_copy (const CoCopy * c, const guint8 * src_base, guint8 * dst_base,
+    const guint8 * src, guint8 * dst)
+{
+  gsize r;
+
+  for (r = 0; r < c->rows; r++)
+    memcpy (dst + ((const guint8 *) c->dst - dst_base) + r * c->dpitch,
+        src + ((const guint8 *) c->src - src_base) + r * c->spitch, c->width);
+}
+
+/* co_copy_split: for plain and pitched copies and every offset, the pieces
+ * move exactly the bytes of the copy, those before the offset read only
+ * bytes before it and the others only bytes from it on. */
+static void
+test_copy_split (void)
+{
+  static const struct
+  {
+    gsize width, spitch, dpitch, rows;
+  } v[] = { {7, 7, 7, 5}, {10, 16, 12, 4}, {10, 10, 16, 3}, {1, 3, 1, 6},
+  {4096, 4096, 4096, 1}, {33, 40, 33, 2}
+  };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (v); i++) {
+    gsize sbytes = (v[i].rows - 1) * v[i].spitch + v[i].width;
+    gsize dbytes = (v[i].rows - 1) * v[i].dpitch + v[i].width;
+    guint8 *src = g_malloc (sbytes), *want = g_malloc0 (dbytes);
+    guint8 *got = g_malloc0 (dbytes);
+    /* addresses made up: only offsets are used */
+    const guint8 *sb = (const guint8 *) (guintptr) 0x10000;
+    guint8 *db = (guint8 *) (guintptr) 0x90000;
+    CoCopy c = { sb, db, v[i].spitch, v[i].dpitch, v[i].width, v[i].rows };
+    gsize off, k;
+
+    g_assert_cmpuint (co_copy_extent (&c), ==, sbytes);
+    for (k = 0; k < sbytes; k++)
+      src[k] = (guint8) (k * 7 + 3);
+    naive_copy (&c, sb, db, src, want);
+    for (off = 1; off < sbytes; off++) {
+      CoCopy parts[4];
+      guint n = co_copy_split (&c, off, parts), j;
+      gboolean after = FALSE;
+
+      g_assert_cmpuint (n, >=, 2);
+      g_assert_cmpuint (n, <=, 4);
+      memset (got, 0, dbytes);
+      for (j = 0; j < n; j++) {
+        gsize first = (const guint8 *) parts[j].src - sb;
+        gsize last = first + co_copy_extent (&parts[j]);
+
+        g_assert_cmpuint (parts[j].rows, >, 0);
+        g_assert_cmpuint (parts[j].width, >, 0);
+        /* the pieces before the offset, then those from it on */
+        if (first >= off)
+          after = TRUE;
+        if (after)
+          g_assert_cmpuint (first, >=, off);
+        else
+          g_assert_cmpuint (last, <=, off);
+        naive_copy (&parts[j], sb, db, src, got);
+      }
+      g_assert_true (after);
+      g_assert_cmpmem (got, dbytes, want, dbytes);
+    }
+    g_free (src);
+    g_free (want);
+    g_free (got);
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -763,6 +837,7 @@ main (int argc, char **argv)
   g_test_add_func ("/engine/cpu-direct", test_cpu_direct);
   g_test_add_func ("/engine/ordered", test_ordered);
   g_test_add_func ("/engine/ts-sources", test_ts_sources);
+  g_test_add_func ("/engine/copy-split", test_copy_split);
   g_test_add_func ("/engine/wait-done", test_wait_done);
   g_test_add_func ("/engine/next-read", test_next_read);
 #ifdef CO_FAULT_INJECTION

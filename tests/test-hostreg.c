@@ -93,33 +93,90 @@ test_inside (Fixture * fx, gconstpointer unused)
   g_assert_cmpuint (fx->fake.n_unregister, ==, 1);
 }
 
-/* Partial overlap with a registered range: refused, in both modes, and
- * nothing is asked of the driver. */
+/* Partial overlap with registered ranges: registering takes the pages
+ * nobody has (an entry per gap) and references the neighbours too; the
+ * bytes are covered, and the boundaries inside them are where copies
+ * split.  A look-up is registered only without a gap; a hold is refused.
+ * Entries never overlap; each gap is unregistered with its last user. */
 static void
 test_partial_overlap (Fixture * fx, gconstpointer unused)
 {
-  CoHostRef *a = NULL, *b = NULL;
+  const guintptr a0 = 0x300000;
+  CoHostRef *a = NULL, *b = NULL, *c = NULL, *l = NULL, *h = NULL;
 
-  g_assert_cmpint (acq (fx, 0x300000, 4 * PAGE, CO_HOSTREG_REGISTER, &a), ==,
+  g_assert_cmpint (acq (fx, a0, 4 * PAGE, CO_HOSTREG_REGISTER, &a), ==,
       CO_HOSTREG_REGISTERED);
-  /* the last page of A and one more */
-  g_assert_cmpint (acq (fx, 0x300000 + 3 * PAGE, 2 * PAGE,
-          CO_HOSTREG_REGISTER, &b), ==, CO_HOSTREG_REFUSED);
-  /* the page before A and its first byte */
-  g_assert_cmpint (acq (fx, 0x300000 - 10, 11, CO_HOSTREG_HOLD, &b), ==,
+  /* a hold over the page before A and its first byte: refused */
+  g_assert_cmpint (acq (fx, a0 - 10, 11, CO_HOSTREG_HOLD, &h), ==,
       CO_HOSTREG_REFUSED);
-  /* A and more on both sides */
-  g_assert_cmpint (acq (fx, 0x300000 - PAGE, 6 * PAGE, CO_HOSTREG_REGISTER,
-          &b), ==, CO_HOSTREG_REFUSED);
-  g_assert_null (b);
+  g_assert_null (h);
+  /* a look-up over the last page of A and one more: a gap, refused */
+  g_assert_cmpint (acq (fx, a0 + 3 * PAGE + 100, 2 * PAGE,
+          CO_HOSTREG_LOOKUP, &l), ==, CO_HOSTREG_REFUSED);
+  g_assert_null (l);
   g_assert_cmpuint (fx->fake.n_register, ==, 1);
-  g_assert_cmpuint (fx->fake.n_app_asked, ==, 1);
-  co_hostref_release (a);
-  /* once A is gone, B registers */
-  g_assert_cmpint (acq (fx, 0x300000 + 3 * PAGE, 2 * PAGE,
+  /* B: from A's last page (at byte 100 of it) one page further: the page
+   * after A registered, A referenced */
+  g_assert_cmpint (acq (fx, a0 + 3 * PAGE + 100, 2 * PAGE,
           CO_HOSTREG_REGISTER, &b), ==, CO_HOSTREG_REGISTERED);
+  g_assert_cmpuint (fx->fake.n_register, ==, 2);
+  g_assert_true (fake_is_registered (&fx->fake, a0 + 4 * PAGE, 2 * PAGE));
+  g_assert_true (co_hostref_covers (b, ADDR (a0 + 3 * PAGE + 100), 2 * PAGE));
+  g_assert_cmpuint (co_hostreg_boundary (fx->reg, ADDR (a0 + 3 * PAGE + 100),
+          2 * PAGE), ==, PAGE - 100);
+  g_assert_cmpuint (co_hostreg_boundary (fx->reg, ADDR (a0 + 100), 3 * PAGE),
+      ==, 0);
+  /* now without a gap: a look-up over both is registered */
+  g_assert_cmpint (acq (fx, a0 + 2 * PAGE, 3 * PAGE, CO_HOSTREG_LOOKUP, &l),
+      ==, CO_HOSTREG_REGISTERED);
+  g_assert_true (co_hostref_covers (l, ADDR (a0 + 2 * PAGE), 3 * PAGE));
+  /* C: A and more on both sides: the page before A and the page after B */
+  g_assert_cmpint (acq (fx, a0 - PAGE, 8 * PAGE, CO_HOSTREG_REGISTER, &c), ==,
+      CO_HOSTREG_REGISTERED);
+  g_assert_cmpuint (fx->fake.n_register, ==, 4);
+  g_assert_cmpuint (co_hostreg_n_entries (fx->reg), ==, 4);
+  g_assert_true (co_hostref_covers (c, ADDR (a0 - PAGE), 8 * PAGE));
+  g_assert_cmpuint (co_hostreg_boundary (fx->reg, ADDR (a0 - PAGE), 8 * PAGE),
+      ==, PAGE);
+  g_assert_false (co_hostref_covers (a, ADDR (a0 - PAGE), 8 * PAGE));
+  /* A's pages stay while B, C and the look-up hold them */
+  co_hostref_release (a);
+  co_hostref_release (l);
   co_hostref_release (b);
-  g_assert_cmpuint (fx->fake.n_unregister, ==, 2);
+  g_assert_cmpuint (fx->fake.n_unregister, ==, 0);
+  co_hostref_release (c);
+  g_assert_cmpuint (fx->fake.n_unregister, ==, 4);
+}
+
+/* The driver refuses the gap: nothing stays registered for the request,
+ * the neighbour keeps its own registration. */
+static void
+test_partial_overlap_refused (Fixture * fx, gconstpointer unused)
+{
+  CoHostRef *a = NULL, *b = NULL;
+  GError *err = NULL;
+
+  g_assert_cmpint (acq (fx, 0x340000, 2 * PAGE, CO_HOSTREG_REGISTER, &a), ==,
+      CO_HOSTREG_REGISTERED);
+  /* both sides of A: the page before registers, the page after is the
+   * application's (the driver refuses it): the first is undone */
+  {
+    guintptr s0 = 0x340000 + 2 * PAGE, e0 = s0 + PAGE;
+
+    g_array_append_val (fx->fake.app, s0);
+    g_array_append_val (fx->fake.app, e0);
+  }
+  g_assert_cmpint (co_hostreg_acquire (fx->reg, ADDR (0x340000 - PAGE),
+          4 * PAGE, 0, CO_HOSTREG_REGISTER, &b, &err), ==, CO_HOSTREG_REFUSED);
+  g_assert_cmpuint (fx->fake.n_register, ==, 3);
+  g_assert_cmpuint (fx->fake.n_unregister, ==, 1);
+  g_assert_error (err, CO_ENGINE_ERROR, CO_ENGINE_ERROR_CUDA);
+  g_clear_error (&err);
+  g_assert_null (b);
+  g_assert_cmpuint (co_hostreg_n_entries (fx->reg), ==, 1);
+  g_assert_true (fake_is_registered (&fx->fake, 0x340000, 2 * PAGE));
+  g_assert_false (fake_is_registered (&fx->fake, 0x340000 - PAGE, 1));
+  co_hostref_release (a);
 }
 
 /* References added to another set (a frame taking its own on its memory's
@@ -276,8 +333,9 @@ test_register_fails (Fixture * fx, gconstpointer unused)
 
 /* Frames of one ring whose size is not a multiple of the page share pages:
  * a frame whose pages lie inside a neighbour's registration references it;
- * one that overlaps it partly is refused (staged) until the neighbour is
- * gone; pageable copies in flight keep registrations off their pages. */
+ * one that overlaps it partly registers the pages the neighbour has not and
+ * references the neighbour's too (its copies split at the boundary);
+ * pageable copies in flight keep registrations off their pages. */
 static void
 test_shared_pages (Fixture * fx, gconstpointer unused)
 {
@@ -285,11 +343,18 @@ test_shared_pages (Fixture * fx, gconstpointer unused)
   const gsize fs = 6000;        /* frame size */
   CoHostRef *f0 = NULL, *f1 = NULL, *h0 = NULL, *h1 = NULL, *big = NULL;
 
-  /* frame 0: pages 0-1; frame 1 (6000..12000): pages 1-2, partly frame 0's */
+  /* frame 0: pages 0-1; frame 1 (6000..12000): pages 1-2, partly frame 0's:
+   * page 2 registered, the boundary at 8192 */
   g_assert_cmpint (acq (fx, ring, fs, CO_HOSTREG_REGISTER, &f0), ==,
       CO_HOSTREG_REGISTERED);
   g_assert_cmpint (acq (fx, ring + fs, fs, CO_HOSTREG_REGISTER, &f1), ==,
-      CO_HOSTREG_REFUSED);
+      CO_HOSTREG_REGISTERED);
+  g_assert_cmpuint (co_hostreg_boundary (fx->reg, ADDR (ring + fs), fs), ==,
+      2 * PAGE - fs);
+  g_assert_cmpuint (co_hostreg_boundary (fx->reg, ADDR (ring), fs), ==, 0);
+  co_hostref_release (f1);
+  f1 = NULL;
+  g_assert_cmpuint (fx->fake.n_unregister, ==, 1);
   /* two small frames in frame 0's pages: inside */
   g_assert_cmpint (acq (fx, ring + 100, 2000, CO_HOSTREG_HOLD, &h0), ==,
       CO_HOSTREG_REGISTERED);
@@ -299,7 +364,7 @@ test_shared_pages (Fixture * fx, gconstpointer unused)
   co_hostref_release (h0);
   co_hostref_release (h1);
   h0 = h1 = NULL;
-  g_assert_cmpuint (fx->fake.n_unregister, ==, 1);
+  g_assert_cmpuint (fx->fake.n_unregister, ==, 2);
   g_assert_cmpint (acq (fx, ring + fs, fs, CO_HOSTREG_REGISTER, &f1), ==,
       CO_HOSTREG_REGISTERED);
   co_hostref_release (f1);
@@ -440,6 +505,7 @@ main (int argc, char **argv)
   ADD ("two-users", test_two_users);
   ADD ("inside", test_inside);
   ADD ("partial-overlap", test_partial_overlap);
+  ADD ("partial-overlap-refused", test_partial_overlap_refused);
   ADD ("last-unref", test_last_unref);
   ADD ("in-flight", test_in_flight);
   ADD ("app-pinned", test_app_pinned);

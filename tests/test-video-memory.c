@@ -656,7 +656,11 @@ GST_END_TEST;
  * fails the test: it would hang an application), every output must match
  * the reference, and on CUDA the statistics say how each frame went:
  * malloc()ed slots staged, page-locked ones used as they are, recurring
- * buffers staged once and registered afterwards, none a pageable copy. */
+ * buffers staged once and registered afterwards, none a pageable copy.
+ * recurring-shared-pages: the buffers lie end to end in one allocation,
+ * each starting inside its neighbour's last page (as a heap's adjacent
+ * blocks do): every one is registered too, around its neighbours, and its
+ * copies split where one registration ends and the next begins. */
 #define APP_SLOTS 8
 #define APP_FRAMES (APP_SLOTS * 8)
 #define APP_WAIT_S 20
@@ -666,12 +670,19 @@ static const struct
   const gchar *name;
   gboolean recurring;
   gboolean page_locked;         /* cudaHostAlloc: CUDA only */
+  gboolean shared_pages;        /* end to end in one block, pages shared */
 } app_variants[] = {
-  {"slots-malloc", FALSE, FALSE},
-  {"slots-page-locked", FALSE, TRUE},
-  {"recurring-malloc", TRUE, FALSE},
-  {"recurring-page-locked", TRUE, TRUE},
+  {"slots-malloc", FALSE, FALSE, FALSE},
+  {"slots-page-locked", FALSE, TRUE, FALSE},
+  {"recurring-malloc", TRUE, FALSE, FALSE},
+  {"recurring-page-locked", TRUE, TRUE, FALSE},
+  {"recurring-shared-pages", TRUE, FALSE, TRUE},
 };
+
+/* recurring-shared-pages: buffer k at byte APP_SHARED_START + k * (frame +
+ * APP_SHARED_GAP) of one page-aligned block */
+#define APP_SHARED_START 16
+#define APP_SHARED_GAP 1000
 
 typedef struct
 {
@@ -782,7 +793,7 @@ GST_START_TEST (test_app_ring)
   const OpCfg *op = &op_cfgs[0];        /* invert */
   gboolean locked = app_variants[__i__].page_locked;
   GstBuffer *recurring[APP_SLOTS] = { NULL, }, *expected[APP_FRAMES];
-  guint8 *mem[APP_SLOTS];
+  guint8 *mem[APP_SLOTS], *block = NULL;
   GstVideoInfo info;
   GstHarness *h;
   gchar *ctx;
@@ -803,8 +814,12 @@ GST_START_TEST (test_app_ring)
           &info));
   fs = GST_VIDEO_INFO_SIZE (&info);
   memset (app_slots.busy, 0, sizeof (app_slots.busy));
+  if (app_variants[__i__].shared_pages)
+    block = app_alloc (APP_SHARED_START + APP_SLOTS * (fs + APP_SHARED_GAP),
+        FALSE, ctx);
   for (k = 0; k < APP_SLOTS; k++) {
-    mem[k] = app_alloc (fs, locked, ctx);
+    mem[k] = block ? block + APP_SHARED_START + k * (fs + APP_SHARED_GAP) :
+        app_alloc (fs, locked, ctx);
     if (app_variants[__i__].recurring)
       recurring[k] = gst_buffer_new_wrapped_full (0, mem[k], fs, 0, fs, NULL,
           NULL);
@@ -845,8 +860,11 @@ GST_START_TEST (test_app_ring)
     } else {
       fail_unless (app_slot_wait (k, NULL));
     }
-    app_free (mem[k], locked);
+    if (!block)
+      app_free (mem[k], locked);
   }
+  if (block)
+    app_free (block, FALSE);
   g_free (ctx);
   g_rand_free (rand);
 }
