@@ -672,8 +672,10 @@ co_cuda_copy_h2d (const CoCopy * cp, cudaStream_t s, guint depth,
   CoCopy parts[4];
   guint n, k;
 
-  /* a frame's bytes cross at most a few boundaries: 8 splits is plenty */
-  if (off == 0 || depth >= 8)
+  /* one level per boundary (the pieces before it have none): a memory
+   * over more than 64 registrations goes as it is, and the driver's
+   * refusal fails the frame */
+  if (off == 0 || depth >= 64)
     return co_cuda_copy (cp, cudaMemcpyHostToDevice, s, error);
   n = co_copy_split (cp, off, parts);
   for (k = 0; k < n; k++)
