@@ -131,6 +131,10 @@ static const CoField stats_fields[] = {
   {"passthrough", SETTINGS (passthrough), 0, "",
       "TRUE while the settings are identity (e.g. `gamma=1`, `gain-db=0`) "
         "and buffers go through untouched"},
+  {"first-frame-ns", SETTINGS (first_frame_ns), 0, "ns",
+      "wall time from the run's first buffer reaching the element (after "
+        "READY→PAUSED; the engine is built meanwhile) to the push of the "
+        "first output buffer; 0 until one is pushed"},
   {"whole-run", SETTINGS (whole_run),
         CO_FIELD_ONLY_IF_TRUE, "",
       "TRUE in the whole-run message at EOS; absent from the others"},

@@ -89,6 +89,7 @@ extern "C"
     const char *backend;
     const char *operation;
     bool passthrough;
+    uint64_t first_frame_ns;
     bool whole_run;
   } CoStatsSettings;
 

@@ -133,6 +133,7 @@ stats_structure (GstCudaOverlapFilter * self, const CoStatsSummary * s,
       e ? co_engine_backend (e) : priv->backend);
   set.operation = klass->operation_nick (self);
   set.passthrough = g_atomic_int_get (&priv->passthrough);
+  set.first_frame_ns = priv->stats.first_frame_ns;
   set.whole_run = whole_run;
   return fields_structure (&co_stats_fields, sources);
 }
@@ -325,6 +326,7 @@ gst_cuda_overlap_stats_begin (GstCudaOverlapStats * stats)
 void
 gst_cuda_overlap_stats_stop (GstCudaOverlapStats * stats)
 {
+  stats->first_chain_ns = stats->first_frame_ns = 0;
   g_clear_pointer (&stats->counts, co_stats_free);
   co_trace_close (stats->trace);
   stats->trace = NULL;

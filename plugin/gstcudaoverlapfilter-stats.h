@@ -53,11 +53,31 @@ typedef struct
                                  * the `trace-file` property is set */
   gchar *backend_reason;        /* [S] why the engine runs on its backend
                                  * (the passport's backend-reason) */
+  guint64 first_chain_ns;       /* [S] the run's first buffer in chain; 0:
+                                 * none yet (read by the push thread once
+                                 * that buffer's frame is done) */
+  guint64 first_frame_ns;       /* [P] first_chain_ns to the first push */
 } GstCudaOverlapStats;
 
 /* A build installed an engine: counting goes on (the first build makes the
  * counters), the window starts now. */
 void gst_cuda_overlap_stats_begin (GstCudaOverlapStats * stats);
+/* @t0: a buffer reached chain (the run's first one is kept). */
+static inline void
+gst_cuda_overlap_stats_buffer_in (GstCudaOverlapStats * stats, guint64 t0)
+{
+  if (G_UNLIKELY (!stats->first_chain_ns))
+    stats->first_chain_ns = t0;
+}
+
+/* An output buffer was pushed at @push_ns (the first one is timed). */
+static inline void
+gst_cuda_overlap_stats_pushed (GstCudaOverlapStats * stats, guint64 push_ns)
+{
+  if (G_UNLIKELY (!stats->first_frame_ns && stats->first_chain_ns))
+    stats->first_frame_ns = MAX (push_ns - stats->first_chain_ns, 1);
+}
+
 /* PAUSED→READY: counters and trace go. */
 void gst_cuda_overlap_stats_stop (GstCudaOverlapStats * stats);
 /* Finalize: the kept structures and the backend reason go. */

@@ -60,7 +60,7 @@ static const Field stats_fields[] = {
   {"frames-device", G_TYPE_UINT64}, {"passthrough", G_TYPE_BOOLEAN},
   {"streams", G_TYPE_UINT}, {"chunks", G_TYPE_UINT},
   {"mode", G_TYPE_STRING}, {"backend", G_TYPE_STRING},
-  {"operation", G_TYPE_STRING},
+  {"operation", G_TYPE_STRING}, {"first-frame-ns", G_TYPE_UINT64},
 };
 
 static const Field passport_fields[] = {
@@ -250,9 +250,10 @@ GST_START_TEST (test_stats_fields_and_invariants)
   GstHarness *h = make_harness ("stats-interval=1", &bus);
   GstMessage *m;
   GstStructure *prop = NULL;
-  guint64 window_frames = 0;
+  guint64 window_frames = 0, first_frame = 0;
   guint n_windows = 0, n_whole = 0, n_passport = 0;
   const guint n = 12;
+  gint64 t0 = g_get_monotonic_time ();
 
   push_pull (h, n, 0);
   fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
@@ -279,6 +280,14 @@ GST_START_TEST (test_stats_fields_and_invariants)
           "box-blur");
       gst_structure_get_boolean (s, "whole-run", &whole);
       fail_unless_equals_int (gst_structure_has_field (s, "whole-run"), whole);
+      /* the run's first frame, the same in every message, within the
+       * test's own time */
+      if (!first_frame)
+        first_frame = u64 (s, "first-frame-ns");
+      fail_unless (first_frame > 0);
+      fail_unless (first_frame <= (guint64) (g_get_monotonic_time () - t0) *
+          1000);
+      fail_unless_equals_uint64 (u64 (s, "first-frame-ns"), first_frame);
       if (whole) {
         n_whole++;
         fail_unless_equals_uint64 (u64 (s, "frames"), n);
