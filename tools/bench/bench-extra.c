@@ -63,6 +63,9 @@ bench_run_concurrent (const BenchRunSpec * sp, guint n, const gchar * mode,
 {
   Concurrent *c = g_new0 (Concurrent, n);
   GThread **threads = g_new0 (GThread *, n);
+  BenchSlots *shared = bench_slots_of (sp->input);
+  /* slot inputs: a set per pipeline, like the process's one */
+  BenchSlots *own = shared ? g_new0 (BenchSlots, n) : NULL;
   BenchBarrier start;
   gboolean ok = TRUE;
   guint i;
@@ -73,6 +76,10 @@ bench_run_concurrent (const BenchRunSpec * sp, guint n, const gchar * mode,
 
     c[i].sp = *sp;
     c[i].sp.start = &start;
+    if (own) {
+      bench_slots_init (&own[i], shared->n, shared->locked, shared->recurring);
+      c[i].sp.slots = &own[i];
+    }
     g_snprintf (name, sizeof (name), "pipeline %u/%u", i + 1, n);
     bench_row_init (&c[i].row, name, mode, bench_input_names[sp->input],
         sp->streams, sp->chunks);
@@ -87,6 +94,9 @@ bench_run_concurrent (const BenchRunSpec * sp, guint n, const gchar * mode,
     g_array_append_val (rows, c[i].row);
   }
   ok = bench_aggregate (rows, n, "pipelines", "pipeline");
+  for (i = 0; own && i < n; i++)
+    bench_slots_clear (&own[i]);
+  g_free (own);
   bench_barrier_clear (&start);
   g_free (threads);
   g_free (c);

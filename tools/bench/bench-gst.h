@@ -63,6 +63,8 @@ void bench_barrier_init (BenchBarrier * b, guint n);
 void bench_barrier_wait (BenchBarrier * b);
 void bench_barrier_clear (BenchBarrier * b);
 
+typedef struct _BenchSlots BenchSlots;
+
 typedef struct
 {
   gboolean peer;                /* cudaupload ! cudadownload, not the element */
@@ -87,6 +89,9 @@ typedef struct
                                  * by a linear control source, BENCH_RAMP_FROM
                                  * at the first frame to BENCH_RAMP_TO at the
                                  * last */
+  BenchSlots *slots;            /* slot inputs: a set of this run's own (the
+                                 * pipelines of --pipelines); NULL: the
+                                 * input's, shared by the process */
 } BenchRunSpec;
 
 /* BENCH_IN_SLOTS, _SLOTS_PINNED, _RECURRING: @n slots of memory (pageable,
@@ -95,7 +100,7 @@ typedef struct
  * waits for a free buffer: by the destroy notify of the GstMemory over it,
  * or (@recurring: one GstMemory per slot for the whole run, @wrapped) when
  * the GstBuffer over it is finalized. */
-typedef struct
+struct _BenchSlots
 {
   guint n;
   gboolean locked;
@@ -105,7 +110,7 @@ typedef struct
   gboolean busy[BENCH_RING];
   GMutex lock;
   GCond cond;
-} BenchSlots;
+};
 
 /* What every run shares; main() sets it up. */
 typedef struct

@@ -536,7 +536,8 @@ make_input (RunState * st, guint i, GHashTable * contents)
     gst_buffer_append_memory (buf, gst_memory_ref (bench_gst.peer_mem[r] ?
             bench_gst.peer_mem[r] : bench_gst.mem[r]));
   } else if (!st->sp->peer && bench_slots_of (st->sp->input)) {
-    buf = bench_slot_input (bench_slots_of (st->sp->input), i, &r);
+    buf = bench_slot_input (st->sp->slots ? st->sp->slots :
+        bench_slots_of (st->sp->input), i, &r);
     if (!buf) {
       g_mutex_lock (&st->lock);
       if (!st->error)

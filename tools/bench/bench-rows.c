@@ -213,10 +213,7 @@ extra_rows (void)
     }
     if (!opt_defaults && !k_overlap)
       continue;
-    if (opt_pipelines >= 1 && bench_slots_of (k)) {
-      bench_note ("slots input: no --pipelines rows (the pipelines would "
-          "share one set of slots)");
-    } else if (opt_pipelines >= 1) {
+    if (opt_pipelines >= 1) {
       GArray *scratch = g_array_new (FALSE, TRUE, sizeof (BenchRow));
 
       /* the warm-up: the N pipelines at once, so that their pools have

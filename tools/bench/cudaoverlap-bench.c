@@ -74,7 +74,8 @@
  *               x constant column is its frames/s over the constant row's
  *  pipelines    with --pipelines N: N pipelines of the overlap (or, with
  *               --defaults, the defaults) row at once in this process, a
- *               row each and the aggregate (bench-extra.c), after a
+ *               row each and the aggregate (bench-extra.c; slot inputs: a
+ *               set of slots per pipeline, as N capture sources), after a
  *               warm-up of the N at once (their pools grown, as in a long
  *               run); and, beside
  *               the raw rows, N raw loops at once ("raw-clients", each on
