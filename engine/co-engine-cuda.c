@@ -675,9 +675,8 @@ co_cuda_copy_h2d (const CoCopy * cp, cudaStream_t s, guint depth,
   /* one level per boundary (the pieces before it have none): a memory
    * over more than 64 registrations goes as it is, and the driver's
    * refusal fails the frame */
-  if (off == 0 || depth >= 64)
+  if (off == 0 || depth >= 64 || (n = co_copy_split (cp, off, parts)) == 0)
     return co_cuda_copy (cp, cudaMemcpyHostToDevice, s, error);
-  n = co_copy_split (cp, off, parts);
   for (k = 0; k < n; k++)
     if (!co_cuda_copy_h2d (&parts[k], s, depth + 1, error))
       return FALSE;
