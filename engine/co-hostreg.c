@@ -39,6 +39,10 @@ struct _CoHostReg
   gpointer user_data;
   gsize page;
   GPtrArray *entries;           /* CoHostEntry, unordered (few) */
+  /* registered entries that end where another begins: while 0, no copy
+   * from the registry's ranges has a boundary to split at (read without
+   * the lock by co_hostreg_boundary(), on every host-to-device copy) */
+  gint n_touching;
 };
 
 /* One reference per element of @entries (an entry may appear twice). */
@@ -238,6 +242,24 @@ ref_add_entry (CoHostRef ** ref, CoHostReg * reg, CoHostEntry * en)
   g_ptr_array_add ((*ref)->entries, en);
 }
 
+/* @en (registered) and each registered entry it touches, end to start: one
+ * pair each, added (@sign 1) or removed (-1).  Under reg->lock. */
+static void
+count_touching (CoHostReg * reg, const CoHostEntry * en, gint sign)
+{
+  guint i;
+
+  if (!en->registered)
+    return;
+  for (i = 0; i < reg->entries->len; i++) {
+    const CoHostEntry *o = g_ptr_array_index (reg->entries, i);
+
+    if (o != en && o->registered && (o->end == en->start ||
+            o->start == en->end))
+      g_atomic_int_add (&reg->n_touching, sign);
+  }
+}
+
 static CoHostEntry *
 entry_new (CoHostReg * reg, guintptr start, guintptr end, gboolean registered)
 {
@@ -247,7 +269,16 @@ entry_new (CoHostReg * reg, guintptr start, guintptr end, gboolean registered)
   en->end = end;
   en->registered = registered;
   g_ptr_array_add (reg->entries, en);
+  count_touching (reg, en, 1);
   return en;
+}
+
+static void
+refuse_partial (guintptr start, guintptr end, GError ** reason)
+{
+  g_set_error (reason, CO_ENGINE_ERROR, CO_ENGINE_ERROR_REFUSED,
+      "pages %#" G_GINTPTR_MODIFIER "x-%#" G_GINTPTR_MODIFIER "x overlap "
+      "a registered range only partly", start, end);
 }
 
 static gint
@@ -265,8 +296,8 @@ entry_cmp_start (gconstpointer a, gconstpointer b)
  * reference on every entry over the pages (REGISTERED: the bytes lie in
  * several adjacent registrations, and a copy from them is split at the
  * boundaries, co_hostreg_boundary()); without it, REGISTERED only when the
- * entries leave no gap.  PAGEABLE: nothing done (a gap, not registering);
- * REFUSED with @reason when the driver refused a gap.  Under reg->lock. */
+ * entries leave no gap.  REFUSED with @reason: a gap not registered (or
+ * the driver refused one), nothing done.  Under reg->lock. */
 static CoHostRegResult
 acquire_around (CoHostReg * reg, guintptr start, guintptr end, gint device_id,
     gboolean do_register, CoHostRef ** ref, GError ** reason)
@@ -295,8 +326,10 @@ acquire_around (CoHostReg * reg, guintptr start, guintptr end, gint device_id,
     if (i < over->len)
       at = MAX (at, ((CoHostEntry *) g_ptr_array_index (over, i))->end);
   }
-  if (gaps->len > 0 && !do_register)
-    res = CO_HOSTREG_PAGEABLE;
+  if (gaps->len > 0 && !do_register) {
+    refuse_partial (start, end, reason);
+    res = CO_HOSTREG_REFUSED;
+  }
   for (i = 0; res == CO_HOSTREG_REGISTERED && i < gaps->len; i += 2) {
     guintptr gs = g_array_index (gaps, guintptr, i);
     guintptr ge = g_array_index (gaps, guintptr, i + 1);
@@ -370,15 +403,11 @@ co_hostreg_acquire (CoHostReg * reg, gconstpointer data, gsize size,
   if (inside) {
     ref_add_entry (ref, reg, inside);
     res = CO_HOSTREG_REGISTERED;
-  } else if (overlap_registered && !overlap_held && mode != CO_HOSTREG_HOLD &&
-      (res = acquire_around (reg, start, end, device_id,
-              mode == CO_HOSTREG_REGISTER, ref, &reason)) !=
-      CO_HOSTREG_PAGEABLE) {
-    /* registered around its neighbours (or the driver refused the rest) */
+  } else if (overlap_registered && !overlap_held && mode != CO_HOSTREG_HOLD) {
+    res = acquire_around (reg, start, end, device_id,
+        mode == CO_HOSTREG_REGISTER, ref, &reason);
   } else if (overlap_registered) {
-    g_set_error (&reason, CO_ENGINE_ERROR, CO_ENGINE_ERROR_REFUSED,
-        "pages %#" G_GINTPTR_MODIFIER "x-%#" G_GINTPTR_MODIFIER "x overlap "
-        "a registered range only partly", start, end);
+    refuse_partial (start, end, &reason);
     res = CO_HOSTREG_REFUSED;
   } else if (reg->ops.is_app_pinned (data, size, device_id, reg->user_data)) {
     res = CO_HOSTREG_PINNED;
@@ -452,7 +481,7 @@ co_hostreg_boundary (CoHostReg * reg, gconstpointer data, gsize size)
   guintptr p = (guintptr) data, end = p + size, b = 0;
   guint i;
 
-  if (!reg || end <= p)
+  if (!reg || end <= p || !g_atomic_int_get (&reg->n_touching))
     return 0;
   g_mutex_lock (&reg->lock);
   for (i = 0; i < reg->entries->len; i++) {
@@ -488,6 +517,7 @@ co_hostref_release (CoHostRef * ref)
     /* under the lock: nobody registers these pages before they are free */
     if (en->registered)
       reg->ops.unregister_range ((gpointer) en->start, reg->user_data);
+    count_touching (reg, en, -1);
     g_ptr_array_remove_fast (reg->entries, en);
     g_free (en);
   }

@@ -117,9 +117,11 @@ void co_hostref_add (CoHostRef ** dst, const CoHostRef * src);
  * (one, or several end to end). */
 gboolean co_hostref_covers (const CoHostRef * ref, gconstpointer data,
     gsize size);
-/* The offset from @data of the first boundary of a registered entry
- * strictly inside the @size bytes at @data (where a copy from them must be
- * split: no copy may span two registrations), or 0 when there is none. */
+/* For @size bytes at @data that lie in registered entries (one, or several
+ * end to end: what a REGISTERED answer covers), the offset from @data of
+ * the first boundary between two of them (where a copy from the bytes must
+ * be split: no copy may span two registrations), or 0 when there is none.
+ * While no two registered entries touch it answers 0 without the lock. */
 guintptr co_hostreg_boundary (CoHostReg * reg, gconstpointer data, gsize size);
 /* Drops every reference @ref holds (the last one on an entry undoes it)
  * and frees @ref.  NULL is allowed. */

@@ -418,6 +418,28 @@ typedef struct
   guint registered, pageable, refused;
 } Worker;
 
+/* Cut at each co_hostreg_boundary(), the n bytes at p (registered, held by
+ * the caller) fall into pieces that each lie inside one registration of
+ * the driver's. */
+static void
+check_pieces (Fixture * fx, guintptr p, gsize n)
+{
+  guintptr at = p, end = p + n;
+
+  while (at < end) {
+    gsize off = co_hostreg_boundary (fx->reg, ADDR (at), end - at);
+    guintptr piece_end = off ? at + off : end;
+    gboolean one;
+
+    g_assert_cmpuint (piece_end, >, at);
+    g_mutex_lock (&fx->fake.lock);
+    one = fake_overlaps (fx->fake.regs, at, piece_end, TRUE);
+    g_mutex_unlock (&fx->fake.lock);
+    g_assert_true (one);
+    at = piece_end;
+  }
+}
+
 static gpointer
 worker (gpointer data)
 {
@@ -439,6 +461,7 @@ worker (gpointer data)
         w->registered++;
         g_assert_true (co_hostref_covers (ref, ADDR (p), n));
         g_assert_true (fake_is_registered (&w->fx->fake, p, n));
+        check_pieces (w->fx, p, n);
         break;
       case CO_HOSTREG_PAGEABLE:
         w->pageable++;
