@@ -46,6 +46,7 @@ struct _CoParcopyJob
   guint left;                   /* parts not copied yet [lock] */
   GPtrArray *parts;             /* of CoParcopyPart: the owner's */
   GArray *done;                 /* of CoParcopyDone: the owner's */
+  gboolean queue_small;         /* the owner's (co_parcopy_job_queue_small) */
 };
 
 static void
@@ -125,20 +126,27 @@ co_parcopy_job_new (void)
   return job;
 }
 
+void
+co_parcopy_job_queue_small (CoParcopyJob * job)
+{
+  job->queue_small = TRUE;
+}
+
 guint
 co_parcopy_job_add (CoParcopyJob * job, gpointer dst, gconstpointer src,
     gsize size, GDestroyNotify done, gpointer data)
 {
-  GThreadPool *pool = size >= 2 * CO_PARCOPY_MIN_PART ? co_parcopy_pool () :
-      NULL;
-  guint n = pool ? MIN (co_parallel_copy_parts (),
-      size / CO_PARCOPY_MIN_PART) : 1, i;
+  gboolean queued = size >= 2 * CO_PARCOPY_MIN_PART ||
+      (job->queue_small && size >= CO_PARCOPY_MIN_QUEUED);
+  GThreadPool *pool = queued ? co_parcopy_pool () : NULL;
+  guint n = pool ? CLAMP (size / CO_PARCOPY_MIN_PART, 1,
+      co_parallel_copy_parts ()) : 1, i;
   gsize step = (size / n + 63) & ~(gsize) 63, off = 0;
   CoParcopyDone d = { done, data };
 
   if (done)
     g_array_append_val (job->done, d);
-  if (n <= 1) {
+  if (!pool) {
     memcpy (dst, src, size);
     return 1;
   }

@@ -14,6 +14,10 @@ G_BEGIN_DECLS
 /* No part is smaller: below 2 of them a copy is made at once, on the
  * caller. */
 #define CO_PARCOPY_MIN_PART (512u << 10)
+/* A job that queues small copies (co_parcopy_job_queue_small) queues
+ * those of at least this many bytes; smaller ones cost less than a
+ * thread's wake-up. */
+#define CO_PARCOPY_MIN_QUEUED (64u << 10)
 /* How many parts a large copy is cut into on this host: its CPUs but two,
  * at least 2, at most CO_PARCOPY_MAX_PARTS (the pool has as many
  * threads). */
@@ -32,6 +36,11 @@ CoParcopyJob *co_parcopy_job_new (void);
  * of parts.  The areas must not overlap, and stay valid until @done. */
 guint co_parcopy_job_add (CoParcopyJob * job, gpointer dst,
     gconstpointer src, gsize size, GDestroyNotify done, gpointer data);
+/* From now on, @job queues a copy too small to cut (CO_PARCOPY_MIN_QUEUED
+ * bytes or more) to the pool whole, rather than making it at once: for a
+ * job finished later (by another thread, or after more copies), so that
+ * its copies run at once, each on a thread, while the caller goes on. */
+void co_parcopy_job_queue_small (CoParcopyJob * job);
 /* Copies on the calling thread the parts no pool thread has started, waits
  * for the others, calls the copies' @done in the order they were added,
  * and frees @job.  NULL: nothing. */
