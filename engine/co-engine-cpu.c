@@ -344,7 +344,7 @@ co_cpu_wait (CoEngine * e, CoFrame * f)
  * until a chunk has run: the frame's host memory is read once its work is
  * done.  Never waits: the consumer's wait for the frame follows. */
 static gboolean
-co_cpu_host_read (CoEngine * e, CoFrame * f, gboolean wait)
+co_cpu_host_read (CoEngine * e, CoFrame * f, gboolean poll)
 {
   CoCpu *c = e->backend_state;
   gboolean read;

@@ -964,11 +964,11 @@ co_cuda_reads_host (const CoFrame * f, guint i)
 /* Whether every chunk's reads of host memory have completed: its
  * H2D_DONE event, recorded after its h2d copies (chunk 0's: after the
  * frame's pre copies too); chunks that read no host memory are skipped.
- * With @wait, polled (the push thread spins anyway): a timing event is no
- * blocking-sync one, so a synchronize would spin as well.  Queries only
- * from the consumer's thread, never from a stream callback. */
+ * With @poll, polled: a timing event is no blocking-sync one, so a
+ * synchronize would spin as well.  Queries only from the consumer's
+ * thread, never from a stream callback. */
 static gboolean
-co_cuda_host_read (CoEngine * e, CoFrame * f, gboolean wait)
+co_cuda_host_read (CoEngine * e, CoFrame * f, gboolean poll)
 {
   CoCuda *c = e->backend_state;
   gboolean read = TRUE;
@@ -989,7 +989,7 @@ co_cuda_host_read (CoEngine * e, CoFrame * f, gboolean wait)
     if (!co_cuda_reads_host (f, i))
       continue;
     ev = co_cuda_ts_event (e, f, i, CO_TS_H2D_DONE);
-    err = wait ? co_cuda_event_spin (ev) : cudaEventQuery (ev);
+    err = poll ? co_cuda_event_spin (ev) : cudaEventQuery (ev);
     /* cudaErrorNotReady, or a failure the frame's wait reports */
     read = err == cudaSuccess;
   }

@@ -59,9 +59,9 @@ struct _CoBackendOps
   void (*read_times) (CoEngine * e, CoFrame * f);
   /* Optional: whether the device has finished reading the host memory of
    * submitted frame @f (co_engine_next_read()), which did not fail to
-   * submit; with @wait, poll until it has.  FALSE also when asking fails
+   * submit; with @poll, poll until it has.  FALSE also when asking fails
    * (the frame's wait then reports it). */
-    gboolean (*host_read) (CoEngine * e, CoFrame * f, gboolean wait);
+    gboolean (*host_read) (CoEngine * e, CoFrame * f, gboolean poll);
 
   /* Uploads @size bytes to the constant area and waits. */
     gboolean (*set_const) (CoEngine * e, gconstpointer data, gsize size,

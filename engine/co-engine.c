@@ -17,6 +17,7 @@
 
 #include "co-engine-private.h"
 #include "co-fault.h"
+#include "co-tune.h"
 
 G_DEFINE_QUARK (co - engine - error - quark, co_engine_error);
 
@@ -84,9 +85,7 @@ co_engine_configure (CoEngine * e, const CoEngineConfig * config)
   } else if (e->cfg.max_in_flight > 0) {
     e->n_slots = e->cfg.max_in_flight;
   } else {
-    /* Enough for an upload, a kernel and a download of different frames
-     * at once on every stream, plus the frame being pushed. */
-    e->n_slots = MAX (4, e->cfg.streams + 2);
+    e->n_slots = co_tune_default_in_flight (e->cfg.streams);
   }
   e->cfg.max_in_flight = e->n_slots;
 }
@@ -439,7 +438,7 @@ co_engine_release (CoEngine * e, CoFrame * f)
 }
 
 CoFrame *
-co_engine_next_read (CoEngine * e, gboolean wait)
+co_engine_next_read (CoEngine * e, gboolean wait, gboolean poll)
 {
   CoFrame *f = NULL;
   GList *l;
@@ -461,7 +460,7 @@ co_engine_next_read (CoEngine * e, gboolean wait)
   g_mutex_unlock (&e->lock);
   if (!f || f->error)
     return NULL;
-  if (!e->ops->host_read (e, f, wait && e->cfg.wait == CO_WAIT_SPIN))
+  if (!e->ops->host_read (e, f, wait && (poll || e->cfg.wait == CO_WAIT_SPIN)))
     return NULL;
   f->host_read = TRUE;
   return f;

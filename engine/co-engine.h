@@ -424,12 +424,13 @@ void co_engine_release (CoEngine * engine, CoFrame * frame);
  * co_engine_wait_oldest*() has returned it), and on a backend that cannot
  * tell (the CPU backend hands a frame on once its work is done).  With
  * @wait, it first waits while no frame is submitted, as
- * co_engine_wait_oldest() does (NULL when flushing and none is left), and
- * with CO_WAIT_SPIN it then polls until the oldest frame not handed on yet
- * is read; otherwise it only asks (a query per chunk on the CUDA backend).
+ * co_engine_wait_oldest() does (NULL when flushing and none is left),
+ * and with CO_WAIT_SPIN, or with @poll whatever the wait mode, it then
+ * polls until the oldest frame not handed on yet is read; otherwise it
+ * only asks (a query per chunk on the CUDA backend).
  * The consumer's thread, as co_engine_wait_oldest(); the frame is still
  * to be waited for and released. */
-CoFrame *co_engine_next_read (CoEngine * engine, gboolean wait);
+CoFrame *co_engine_next_read (CoEngine * engine, gboolean wait, gboolean poll);
 
 /* Which of chunk @i's CO_TS_COUNT events the CUDA backend records: an
  * event with nothing queued between it and the one before it (no copies

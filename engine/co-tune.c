@@ -246,31 +246,51 @@ auto_batch (const CoTuneInput * in, CoTuneChoice * out)
   return b;
 }
 
+/* Upstream waits for the element to let its buffers go: it cycles
+ * through a ring that the frames in flight (with @streams and @batch) and
+ * the one being filled hold whole. */
 static bool
-auto_spin (const CoTuneInput * in, CoTuneChoice * out)
+ring_bound (const CoTuneInput * in, unsigned streams, unsigned batch)
+{
+  unsigned ring = in->measured.ring;
+  unsigned in_flight = in->user_in_flight ? in->user_in_flight :
+      co_tune_default_in_flight (streams);
+
+  return measured (in) && ring > 0 && ring <= CO_TUNE_RING_MAX &&
+      (uint64_t) ring <= (uint64_t) (in_flight + 1) * batch;
+}
+
+static bool
+auto_spin (const CoTuneInput * in, const CoTuneChoice * chosen,
+    CoTuneChoice * out)
 {
   const CoTuneMeasure *m = &in->measured;
+  bool ring = !in->live && ring_bound (in, chosen->streams, chosen->batch);
   const char *why = NULL;
 
   if (in->user_wait)
     return false;
   if (in->cpu_backend)
     why = "CPU backend";
-  else if (!in->live)
+  else if (!in->live && !ring)
     why = "not live";
   else if (in->media == CO_TUNE_AUDIO)
     why = "audio";
   else if (in->spinners >= CO_TUNE_MAX_SPINNERS)
     why = "spinning budget taken";
-  else if (measured (in) && in->frame_interval_ns > 0 &&
+  else if (in->live && measured (in) && in->frame_interval_ns > 0 &&
       2 * m->gpu_latency_ns > in->frame_interval_ns)
     why = "device busy over half the frame interval";
   if (why) {
     say (out, ", blocking (%s)", why);
     return false;
   }
-  say (out, ", spin (live; spinner %u of %u)", in->spinners + 1,
-      CO_TUNE_MAX_SPINNERS);
+  if (ring)
+    say (out, ", spin (upstream waits for its ring of %u buffers; spinner "
+        "%u of %u)", m->ring, in->spinners + 1, CO_TUNE_MAX_SPINNERS);
+  else
+    say (out, ", spin (live; spinner %u of %u)", in->spinners + 1,
+        CO_TUNE_MAX_SPINNERS);
   return true;
 }
 
@@ -329,7 +349,7 @@ co_tune_decide (const CoTuneInput * in, CoTuneChoice * out)
   else if (in->can_batch)
     say (out, ", batch %u (set)", out->batch);
   out->batch = clampu (out->batch, 1, MAX_BATCH);
-  out->spin = auto_spin (in, out);
+  out->spin = auto_spin (in, out, out);
   out->submit_thread = auto_submit_thread (in, out);
   say_measured (in, out);
 }

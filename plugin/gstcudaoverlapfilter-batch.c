@@ -93,6 +93,17 @@ gst_cuda_overlap_batch_forget (GstCudaOverlapBatch * b)
   b->fill_pool = NULL;
   memset (b->seen, 0, sizeof (b->seen));
   b->seen_pos = 0;
+  g_atomic_int_set (&b->ring, 0);
+}
+
+gboolean
+gst_cuda_overlap_batch_ring_bound (GstCudaOverlapBatch * b, guint in_flight,
+    guint batch)
+{
+  guint ring = g_atomic_int_get (&b->ring);
+
+  return ring != 0 && ring <= CO_TUNE_RING_MAX &&
+      ring <= (guint64) (in_flight + 1) * batch;
 }
 
 /* With the batch's lock. */
@@ -196,9 +207,11 @@ see_ring (GstCudaOverlapFilter * self, GstBuffer * buf)
   if (d < 2 || d > GST_CUDA_OVERLAP_BATCH_SEEN)
     return;
   g_mutex_lock (&b->lock);
-  if (d > b->n)
+  if (d > b->n) {
+    g_atomic_int_set (&b->ring, d);
     set_fill_locked (self, d / 2, "upstream cycles through a few buffers "
         "of its own");
+  }
   g_mutex_unlock (&b->lock);
 }
 
@@ -226,6 +239,7 @@ gst_cuda_overlap_batch_see_pool (GstCudaOverlapFilter * self, GstBuffer * buf)
   gst_structure_free (config);
   if (max == 0)
     return;
+  g_atomic_int_set (&priv->filling.ring, max);
   g_mutex_lock (&priv->filling.lock);
   set_fill_locked (self, max / 2, "upstream's own pool holds only a few "
       "buffers");

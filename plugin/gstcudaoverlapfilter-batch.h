@@ -38,6 +38,9 @@ G_BEGIN_DECLS
    * and never dereferenced), the next one at @seen_pos */
   gconstpointer seen[GST_CUDA_OVERLAP_BATCH_SEEN];
   guint seen_pos;
+  gint ring;                    /* atomic: how many buffers upstream cycles
+                                 * through (its pool's maximum, or the ring
+                                 * seen), 0: not known */
   GThread *timer;               /* [S] while an engine with batch > 1 runs */
   gboolean timer_stop;          /* [B] */
   gboolean timer_idle;          /* [B] the timer waits for a batch to start */
@@ -49,6 +52,12 @@ void gst_cuda_overlap_batch_clear (GstCudaOverlapBatch * b);
 /* New caps or READY: nothing learned, no pool of upstream's known (a pool
  * reconfigured for new caps may have another maximum). */
 void gst_cuda_overlap_batch_forget (GstCudaOverlapBatch * b);
+/* Whether upstream waits for the element to let its buffers go: it cycles
+ * through a ring of a few buffers (CO_TUNE_RING_MAX at most, co-tune.h)
+ * that the frames in flight can hold whole (@in_flight engine frames of
+ * @batch images each, and one being filled).  Any thread. */
+gboolean gst_cuda_overlap_batch_ring_bound (GstCudaOverlapBatch * b,
+    guint in_flight, guint batch);
 
 /* At a build, the engine installed: @batch images per engine frame. */
 void gst_cuda_overlap_batch_start (GstCudaOverlapFilter * self, guint batch);

@@ -174,6 +174,7 @@ static_input (GstCudaOverlapFilter * self, GstCaps * caps,
   in->live = upstream_live (self);
   in->user_streams = cfg->streams;
   in->user_chunks = cfg->chunks;
+  in->user_in_flight = cfg->max_in_flight;
   in->user_wait = cfg->wait != CO_WAIT_AUTO;
   in->no_copies = gst_cuda_overlap_filter_pad_is_cuda (self, GST_PAD_SINK) &&
       gst_cuda_overlap_filter_pad_is_cuda (self, GST_PAD_SRC);
@@ -311,6 +312,7 @@ redecide (GstCudaOverlapFilter * self)
   m->gap_cpu_ns = t->n_gap ? t->gap_cpu / t->n_gap : 0;
   m->bytes = t->in_bytes / t->n_host;
   m->staged = t->n_staged;
+  m->ring = g_atomic_int_get (&priv->filling.ring);
   co_tune_decide (&in, &ch);
   t->phase = TUNE_DONE;
   GST_INFO_OBJECT (self, "automatic settings measured: %u streams, %u "

@@ -195,9 +195,10 @@ gst_cuda_overlap_wait_mode_get_type (void)
     {CO_WAIT_SPIN, "Poll the device until the frame is done (lowest "
           "latency; keeps a CPU core busy while frames are in flight)",
         "spin"},
-    {CO_WAIT_AUTO, "Spin for live video sources while at most two elements "
-          "of the process spin and a frame keeps the device busy less than "
-          "half the frame interval, else blocking", "auto"},
+    {CO_WAIT_AUTO, "Spin for live video sources (a frame keeping the "
+          "device busy less than half the frame interval) and for "
+          "upstreams that wait for their own few buffers back, while at "
+          "most two elements of the process spin, else blocking", "auto"},
     {0, NULL, NULL},
   };
 
@@ -1249,7 +1250,10 @@ trace_chain (GstCudaOverlapFilter * self, guint64 t0, guint64 t_submit)
  * memory, made by co-parcopy's threads while chain goes on; the engine
  * finishes the copies (cf->host_job) before it queues the frame's device
  * work, on the thread that queues it (chain's, or the submit thread: then
- * the next frame's copies start while this one's run).  The copy holds the
+ * the next frame's copies start while this one's run).  Where the job is
+ * finished later than now (the submit thread, or a batch's later images
+ * first), a small frame's copy goes to the pool whole too, so consecutive
+ * frames' copies run at once on the pool's threads.  The copy holds the
  * original until then; the frame drops its reference now. */
 static gboolean
 stage_input (GstCudaOverlapFilter * self, GstCudaOverlapFilterFrame * fr,
@@ -1259,8 +1263,12 @@ stage_input (GstCudaOverlapFilter * self, GstCudaOverlapFilterFrame * fr,
   guint64 t0 = priv->stats.trace ? co_engine_now () : 0;
   GstBuffer *staged;
 
-  if (!cf->host_job)
+  if (!cf->host_job) {
     cf->host_job = co_parcopy_job_new ();
+    if (!GST_CUDA_OVERLAP_FILTER_GET_CLASS (self)->prepare_reads_input &&
+        (priv->batch > 1 || co_engine_submit_thread (priv->engine)))
+      co_parcopy_job_queue_small (cf->host_job);
+  }
   staged = gst_cuda_overlap_hostmem_stage (fr->inbuf, priv->staging,
       priv->staging_size, priv->allocator, cf->host_job);
   if (GST_CUDA_OVERLAP_FILTER_GET_CLASS (self)->prepare_reads_input)
@@ -1364,8 +1372,8 @@ chain_frame (GstCudaOverlapFilter * self, GstBuffer * buf, guint64 t0,
   guint64 t_submit;
   CoFrame *cf;
 
-  if (priv->batch > 1)
-    gst_cuda_overlap_batch_see_pool (self, buf);
+  /* also with batch 1: the push task asks whether upstream is ring-bound */
+  gst_cuda_overlap_batch_see_pool (self, buf);
   if (!(cf = begin_add (self))) {
     gst_cuda_overlap_batch_end_add (self, FALSE, FALSE, NULL);
     gst_buffer_unref (buf);
@@ -1637,20 +1645,25 @@ push_images (GstCudaOverlapFilter * self, CoEngine * e,
  * finished reading (co_engine_next_read()), oldest first, while their
  * kernels and copies out run: an application's ring of buffers then
  * waits for the copies in, not for the whole frame and its push.  @wait:
- * for the oldest frame's (the engine polls only when its consumer spins;
- * otherwise that frame's input goes after its push). */
+ * for a frame to be submitted, then for the oldest frame's reads — polled
+ * when the push task spins anyway, or when upstream waits for its buffers
+ * (a ring that the frames in flight hold whole): its next buffer is one of
+ * those.  Otherwise the oldest frame's input goes after its push, and the
+ * task sleeps on its done event alone. */
 static void
 release_read_inputs (GstCudaOverlapFilter * self, CoEngine * e, gboolean wait)
 {
   GstCudaOverlapFilterPrivate *priv = PRIV (self);
+  gboolean poll = wait && gst_cuda_overlap_batch_ring_bound (&priv->filling,
+      co_engine_max_in_flight (e), priv->batch);
   CoFrame *cf;
   guint i;
 
-  while ((cf = co_engine_next_read (e, wait))) {
+  while ((cf = co_engine_next_read (e, wait, poll))) {
     for (i = 0; i < priv->slot_images[cf->slot]; i++)
       _gst_cuda_overlap_filter_release_read (self,
           &priv->frames[cf->slot * priv->batch + i]);
-    wait = FALSE;
+    wait = poll = FALSE;
   }
 }
 

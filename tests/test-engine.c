@@ -312,7 +312,7 @@ test_next_read (void)
   guint round, seq, got, i;
 
   g_assert_no_error (err);
-  g_assert_null (co_engine_next_read (e, FALSE));       /* nothing submitted */
+  g_assert_null (co_engine_next_read (e, FALSE, FALSE));        /* nothing submitted */
   for (round = 0; round < 2; round++) {
     gint64 deadline = g_get_monotonic_time () + 10 * G_TIME_SPAN_SECOND;
 
@@ -325,7 +325,7 @@ test_next_read (void)
       g_assert_true (co_engine_submit (e, f[seq], &err));
     }
     for (got = 0; got < 3;) {
-      CoFrame *r = co_engine_next_read (e, TRUE);
+      CoFrame *r = co_engine_next_read (e, TRUE, TRUE);
 
       if (!r) {
         g_assert_cmpint (g_get_monotonic_time (), <, deadline);
@@ -339,7 +339,7 @@ test_next_read (void)
         g_assert_cmpfloat (out[got][i], ==, 2.0f * in[got][i]);
       got++;
     }
-    g_assert_null (co_engine_next_read (e, FALSE));     /* each once */
+    g_assert_null (co_engine_next_read (e, FALSE, FALSE));      /* each once */
     for (seq = 0; seq < 3; seq++) {
       g_assert_true (co_engine_wait_oldest (e) == f[seq]);
       g_assert_null (f[seq]->error);
@@ -373,12 +373,12 @@ test_next_read_failed (void)
   }
   g_assert_no_error (err);
   g_assert_nonnull (f[0]->error);
-  g_assert_null (co_engine_next_read (e, TRUE));
+  g_assert_null (co_engine_next_read (e, TRUE, TRUE));
   g_assert_false (f[0]->host_read);
   g_assert_true (co_engine_wait_oldest (e) == f[0]);
   co_engine_release (e, f[0]);
   /* the next frame is handed on once its work is done */
-  while (!(r = co_engine_next_read (e, TRUE)))
+  while (!(r = co_engine_next_read (e, TRUE, TRUE)))
     g_usleep (1000);
   g_assert_true (r == f[1]);
   g_assert_true (co_engine_wait_oldest (e) == f[1]);
@@ -582,7 +582,8 @@ static void
 test_parcopy_jobs (void)
 {
   const gsize sizes[] = { 5 * CO_PARCOPY_MIN_PART + 77, 1000, 0,
-    2 * CO_PARCOPY_MIN_PART, 3 * CO_PARCOPY_MIN_PART - 5
+    2 * CO_PARCOPY_MIN_PART, 3 * CO_PARCOPY_MIN_PART - 5,
+    CO_PARCOPY_MIN_QUEUED - 1, CO_PARCOPY_MIN_QUEUED, 640 * 480 + 3
   };
   enum
   { JOBS = 4, COPIES = G_N_ELEMENTS (sizes) };
@@ -596,6 +597,9 @@ test_parcopy_jobs (void)
   co_parcopy_job_finish (NULL);
   for (j = 0; j < JOBS; j++) {
     jobs[j] = co_parcopy_job_new ();
+    /* half of them queue their small copies too */
+    if (j % 2)
+      co_parcopy_job_queue_small (jobs[j]);
     order[j] = g_array_new (FALSE, FALSE, sizeof (guint));
     for (k = 0; k < COPIES; k++) {
       JobCopy *c = &copies[j][k];
@@ -628,6 +632,44 @@ test_parcopy_jobs (void)
     g_array_free (order[j], TRUE);
   }
   g_rand_free (rand);
+}
+
+/* A job that queues small copies runs one of a small frame's size on the
+ * pool while its caller goes on (its bytes arrive before the job is
+ * finished); a plain job makes it at once, as it does a copy under
+ * CO_PARCOPY_MIN_QUEUED bytes in either job. */
+static void
+test_parcopy_queue_small (void)
+{
+  const gsize sizes[] = { 640 * 480, CO_PARCOPY_MIN_QUEUED - 1 };
+  guint q, s;
+
+  for (q = 0; q < 2; q++)
+    for (s = 0; s < G_N_ELEMENTS (sizes); s++) {
+      gsize n = sizes[s], i;
+      guint8 *src = g_malloc (n), *dst = g_malloc0 (n);
+      CoParcopyJob *job = co_parcopy_job_new ();
+      gint64 deadline = g_get_monotonic_time () + 10 * G_TIME_SPAN_SECOND;
+      gboolean queued = q && n >= CO_PARCOPY_MIN_QUEUED;
+
+      for (i = 0; i < n; i++)
+        src[i] = (guint8) (i * 7 + 1);
+      if (q)
+        co_parcopy_job_queue_small (job);
+      g_assert_cmpuint (co_parcopy_job_add (job, dst, src, n, NULL, NULL), ==,
+          1);
+      if (!queued)
+        g_assert_true (memcmp (dst, src, n) == 0);
+      /* the pool copies it, unfinished */
+      while (memcmp (dst, src, n) != 0) {
+        g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+        g_usleep (100);
+      }
+      co_parcopy_job_finish (job);
+      g_assert_true (memcmp (dst, src, n) == 0);
+      g_free (src);
+      g_free (dst);
+    }
 }
 
 /* A frame's host job (its staged input) is finished before its device
@@ -830,6 +872,7 @@ main (int argc, char **argv)
   g_test_add_func ("/engine/run", test_run);
   g_test_add_func ("/engine/parallel-copy", test_parallel_copy);
   g_test_add_func ("/engine/parcopy-jobs", test_parcopy_jobs);
+  g_test_add_func ("/engine/parcopy-queue-small", test_parcopy_queue_small);
   g_test_add_data_func ("/engine/host-job", GINT_TO_POINTER (FALSE),
       test_host_job);
   g_test_add_data_func ("/engine/host-job/submit-thread",

@@ -513,6 +513,7 @@ typedef struct
   gboolean recurring;           /* one GstMemory per slot, else a new one
                                  * per frame with a destroy notify */
   guint batch;
+  guint in_flight;              /* max-in-flight, 0: not set */
 } RingCase;
 
 static const RingCase ring_cases[] = {
@@ -522,6 +523,9 @@ static const RingCase ring_cases[] = {
   {.name = "slots-8-auto",.slots = 8,.batch = 0},
   {.name = "recurring-8-batch-8",.slots = 8,.recurring = TRUE,.batch = 8},
   {.name = "recurring-6-batch-16",.slots = 6,.recurring = TRUE,.batch = 16},
+  {.name = "slots-4-batch-1-in-flight-3",.slots = 4,.batch = 1,.in_flight = 3},
+  {.name = "recurring-4-batch-1-in-flight-3",.slots = 4,.recurring = TRUE,
+      .batch = 1,.in_flight = 3},
 };
 
 #define RING_FRAMES 120
@@ -537,9 +541,13 @@ typedef struct
   gboolean busy[RING_MAX_SLOTS];
   guint8 *mem[RING_MAX_SLOTS];
   GstMemory *wrapped[RING_MAX_SLOTS];
+  guint frame[RING_MAX_SLOTS];  /* the frame in each slot */
   const RingCase *c;
   gsize size;
   gboolean timed_out;
+  gint pushed;                  /* atomic: buffers the element pushed */
+  gboolean after_push[RING_FRAMES];     /* the frame's slot came back after
+                                         * its output was pushed */
 } RingFeed;
 
 static RingFeed ring_feed;
@@ -547,10 +555,21 @@ static RingFeed ring_feed;
 static void
 ring_slot_free (gpointer data)
 {
+  guint k = GPOINTER_TO_UINT (data);
+
   g_mutex_lock (&ring_feed.lock);
-  ring_feed.busy[GPOINTER_TO_UINT (data)] = FALSE;
+  ring_feed.busy[k] = FALSE;
+  ring_feed.after_push[ring_feed.frame[k]] =
+      (guint) g_atomic_int_get (&ring_feed.pushed) > ring_feed.frame[k];
   g_cond_broadcast (&ring_feed.cond);
   g_mutex_unlock (&ring_feed.lock);
+}
+
+static GstPadProbeReturn
+ring_count_push (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  g_atomic_int_inc (&ring_feed.pushed);
+  return GST_PAD_PROBE_OK;
 }
 
 static void
@@ -574,6 +593,7 @@ feed_from_ring (gpointer data)
     while (f->busy[k] && g_cond_wait_until (&f->cond, &f->lock, until));
     f->timed_out = f->busy[k];
     f->busy[k] = TRUE;
+    f->frame[k] = i;
     g_mutex_unlock (&f->lock);
     if (f->timed_out)
       break;
@@ -613,19 +633,29 @@ filter_min_latency (Pipe * p)
 /* An application's ring of n buffers (no pool): every frame comes out in
  * order and right, upstream never waits 5 s for a buffer back, and a batch
  * takes half of the ring at most, so that one fills while the previous one
- * runs (the element's minimum latency says its batch). */
+ * runs (the element's minimum latency says its batch).  On CUDA, once the
+ * element has seen the ring and its frames in flight can hold it whole,
+ * each slot comes back once its frame's copies in are done, before the
+ * frame's output is pushed (the push task polls for those copies rather
+ * than sleeping until the frame is done). */
 GST_START_TEST (test_own_ring)
 {
   const RingCase *c = &ring_cases[__i__];
   guint32 seed = co_test_seed (c->name, 0);
-  gchar *props = g_strdup_printf ("operation=invert batch=%u", c->batch);
+  gchar *props = c->in_flight ?
+      g_strdup_printf ("operation=invert batch=%u max-in-flight=%u",
+      c->batch, c->in_flight) :
+      g_strdup_printf ("operation=invert batch=%u", c->batch);
   Pipe *p = pipe_new (GST_VIDEO_FORMAT_GRAY8, 640, 480, 30, 1, props);
   gsize size = GST_VIDEO_INFO_SIZE (&p->info);
   gchar *ctx = row_ctx ("own ring", c->name, seed);
   GstClockTime timeout = GST_SECOND / 30 < 20 * GST_MSECOND ?
       GST_SECOND / 30 : 20 * GST_MSECOND, min;
+  GstStructure *pp = NULL;
+  guint mif = 0, batch = 0;
   GThread *feeder;
-  guint k;
+  GstPad *srcpad;
+  guint k, i;
 
   memset (&ring_feed, 0, sizeof (ring_feed));
   g_mutex_init (&ring_feed.lock);
@@ -638,6 +668,10 @@ GST_START_TEST (test_own_ring)
       ring_feed.wrapped[k] = gst_memory_new_wrapped (0, ring_feed.mem[k], size,
           0, size, NULL, NULL);
   }
+  srcpad = gst_element_get_static_pad (p->filter, "src");
+  gst_pad_add_probe (srcpad, GST_PAD_PROBE_TYPE_BUFFER, ring_count_push,
+      NULL, NULL);
+  gst_object_unref (srcpad);
   wd_arm (30, ctx);
   pipe_play (p);
   feed_pipe = p;
@@ -646,6 +680,17 @@ GST_START_TEST (test_own_ring)
   pull_inverted_to_eos (p, RING_FRAMES, seed, feeder, ctx);
   fail_if (ring_feed.timed_out, "%s: upstream waited 5 s for a buffer the "
       "element held", ctx);
+  g_object_get (p->filter, "passport", &pp, NULL);
+  fail_unless (pp && gst_structure_get_uint (pp, "max-in-flight", &mif) &&
+      gst_structure_get_uint (pp, "batch", &batch), "%s: no max-in-flight "
+      "and batch in the passport %" GST_PTR_FORMAT, ctx, pp);
+  gst_structure_free (pp);
+  /* the ring is known from frame n on; a batch later, every frame's poll */
+  if (g_str_equal (co_test_backend, "cuda") && c->slots <= (mif + 1) * batch)
+    for (i = c->slots + 2 * batch; i < RING_FRAMES; i++)
+      fail_if (ring_feed.after_push[i], "%s: frame %u of a ring of %u came "
+          "back after its output was pushed (max-in-flight %u, batch %u): "
+          "upstream waited for the whole frame", ctx, i, c->slots, mif, batch);
   /* fill - 1 timeouts at most, fill <= slots / 2 (whatever the batch
    * property, automatic included) */
   min = filter_min_latency (p);

@@ -100,6 +100,47 @@ static const Case cases[] = {
                 .host_cpu_ns = 25 * US,.chain_wall_ns = 27 * US,.gap_ns =
                     60 * US,.gap_cpu_ns = 55 * US}}, 4, 1, 8, FALSE,
       "host-bound"},
+  /* upstream cycles through 8 buffers of its own: batch 8 x 6 frames in
+   * flight hold them whole, batch 1 x 6 (and the one being filled) not */
+  {"640x480 GRAY8 non-live, host-bound, a ring of 8 upstream",
+        {GPU3 (B_GRAY8, 480),.measured = {.frames = 30,.busy_ns = 15 * US,
+              .host_cpu_ns = 25 * US,.chain_wall_ns = 27 * US,.gap_ns =
+                    8 * US,.ring = 8}}, 4, 1, 8, TRUE, "ring of 8"},
+  {"640x480 GRAY8 non-live, a ring of 8, spinning budget taken",
+        {GPU3 (B_GRAY8, 480),.spinners = CO_TUNE_MAX_SPINNERS,.measured = {
+                    .frames = 30,.busy_ns = 15 * US,.host_cpu_ns = 25 * US,
+                .chain_wall_ns = 27 * US,.gap_ns = 8 * US,.ring = 8}}, 4, 1,
+      8, FALSE, "budget"},
+  {"640x480 GRAY8 non-live, a ring of 8, wait-mode set",
+        {GPU3 (B_GRAY8, 480),.user_wait = TRUE,.measured = {.frames = 30,
+                .busy_ns = 15 * US,.host_cpu_ns = 25 * US,.chain_wall_ns =
+                    27 * US,.gap_ns = 8 * US,.ring = 8}}, 4, 1, 8, FALSE,
+      "host-bound"},
+  {"640x480 GRAY8 non-live, a ring of 8, batch 1 set",
+        {GPU3 (B_GRAY8, 480),.user_batch = 1,.measured = {.frames = 30,
+                .busy_ns = 15 * US,.host_cpu_ns = 25 * US,.chain_wall_ns =
+                    27 * US,.gap_ns = 8 * US,.ring = 8}}, 4, 1, 1, FALSE,
+      "not live"},
+  {"640x480 GRAY8 non-live, a ring of 8, batch 1 set, 7 in flight set",
+        {GPU3 (B_GRAY8, 480),.user_batch = 1,.user_in_flight = 7,
+              .measured = {.frames = 30,.busy_ns = 15 * US,.host_cpu_ns =
+                    25 * US,.chain_wall_ns = 27 * US,.gap_ns = 8 * US,
+              .ring = 8}}, 4, 1, 1, TRUE, "ring of 8"},
+  {"640x480 GRAY8 non-live, host-bound, 16 recurring buffers upstream",
+        {GPU3 (B_GRAY8, 480),.measured = {.frames = 30,.busy_ns = 15 * US,
+              .host_cpu_ns = 25 * US,.chain_wall_ns = 27 * US,.gap_ns =
+                    8 * US,.ring = 16}}, 4, 1, 8, FALSE, "not live"},
+  {"4K RGBA non-live, a ring of 8 upstream", {GPU3 (B_4K, 2160),
+              .measured = {.frames = 30,.h2d_ns = 630 * US,.kernel_ns = 50 * US,
+              .d2h_ns = 610 * US,.busy_ns = 700 * US,.gpu_latency_ns =
+                    1240 * US,.host_cpu_ns = 120 * US,.chain_wall_ns =
+                    700 * US,.gap_ns = 10 * US,.ring = 8}}, 4, 1, 1, FALSE,
+      "not live"},
+  {"CPU backend, small frames, a ring of 8", {GPU3 (B_GRAY8, 480),
+              .cpu_backend = TRUE,.host_cores = 2,.measured = {.frames = 30,
+              .busy_ns = 15 * US,.host_cpu_ns = 25 * US,.chain_wall_ns =
+                    27 * US,.gap_ns = 8 * US,.ring = 8}}, 2, 2, 8, FALSE,
+      "CPU backend"},
   {"1.5 MiB frames, host-bound", {GPU3 (3 * MIB / 2, 512),
           .measured = GRAY8_HOST}, 4, 1, 4, FALSE, "batch 4"},
   {"3 MiB frames, host-bound", {GPU3 (3 * MIB, 768),.measured = GRAY8_HOST},
@@ -268,6 +309,7 @@ test_random (void)
     in.user_streams = g_rand_boolean (r) ? 0 : g_rand_int_range (r, 1, 33);
     in.user_chunks = g_rand_boolean (r) ? 0 : g_rand_int_range (r, 1, 65);
     in.user_batch = g_rand_boolean (r) ? 0 : g_rand_int_range (r, 1, 17);
+    in.user_in_flight = g_rand_boolean (r) ? 0 : g_rand_int_range (r, 1, 65);
     in.user_wait = g_rand_boolean (r);
     in.user_submit_thread = g_rand_boolean (r);
     if (g_rand_boolean (r)) {
@@ -283,6 +325,7 @@ test_random (void)
       in.measured.gap_cpu_ns = g_rand_int (r);
       in.measured.bytes = g_rand_int (r);
       in.measured.staged = g_rand_int_range (r, 0, 31);
+      in.measured.ring = g_rand_boolean (r) ? 0 : g_rand_int_range (r, 2, 65);
     }
     co_tune_decide (&in, &ch);
     g_assert_cmpuint (ch.streams, >=, 1);
@@ -302,9 +345,14 @@ test_random (void)
       g_assert_cmpuint (ch.batch, ==, 1);
     if (in.live && !in.user_batch)
       g_assert_cmpuint (ch.batch, ==, 1);
+    /* non-live: only for a ring upstream that the frames in flight hold */
     if (ch.spin)
-      g_assert_true (in.live && !in.cpu_backend && !in.user_wait &&
-          in.spinners < CO_TUNE_MAX_SPINNERS);
+      g_assert_true ((in.live || (in.measured.ring > 0 &&
+                  in.measured.ring <= CO_TUNE_RING_MAX && in.measured.ring <=
+                  ((in.user_in_flight ? in.user_in_flight :
+                          co_tune_default_in_flight (ch.streams)) +
+                      1) * ch.batch)) && !in.cpu_backend && !in.user_wait &&
+          in.media == CO_TUNE_VIDEO && in.spinners < CO_TUNE_MAX_SPINNERS);
     if (ch.submit_thread)
       g_assert_true (!in.live && !in.user_submit_thread &&
           in.measured.frames > 0 &&
