@@ -135,6 +135,11 @@ static const CoField stats_fields[] = {
       "wall time from the run's first buffer reaching the element (after "
         "READY→PAUSED; the engine is built meanwhile) to the push of the "
         "first output buffer; 0 until one is pushed"},
+  {"settled-ns", SETTINGS (settled_ns), 0, "ns",
+      "wall time from the run's first buffer reaching the element to the "
+        "push of the first frame processed with settled settings: after the "
+        "automatic settings' measured decision (and its rebuild), at once "
+        "when every setting is explicit; 0 until then"},
   {"whole-run", SETTINGS (whole_run),
         CO_FIELD_ONLY_IF_TRUE, "",
       "TRUE in the whole-run message at EOS; absent from the others"},

@@ -90,6 +90,7 @@ extern "C"
     const char *operation;
     bool passthrough;
     uint64_t first_frame_ns;
+    uint64_t settled_ns;
     bool whole_run;
   } CoStatsSettings;
 

@@ -134,6 +134,7 @@ stats_structure (GstCudaOverlapFilter * self, const CoStatsSummary * s,
   set.operation = klass->operation_nick (self);
   set.passthrough = g_atomic_int_get (&priv->passthrough);
   set.first_frame_ns = priv->stats.first_frame_ns;
+  set.settled_ns = priv->stats.settled_ns;
   set.whole_run = whole_run;
   return fields_structure (&co_stats_fields, sources);
 }
@@ -326,7 +327,8 @@ gst_cuda_overlap_stats_begin (GstCudaOverlapStats * stats)
 void
 gst_cuda_overlap_stats_stop (GstCudaOverlapStats * stats)
 {
-  stats->first_chain_ns = stats->first_frame_ns = 0;
+  stats->first_chain_ns = stats->first_frame_ns = stats->settled_ns = 0;
+  g_atomic_int_set (&stats->settled, FALSE);
   g_clear_pointer (&stats->counts, co_stats_free);
   co_trace_close (stats->trace);
   stats->trace = NULL;

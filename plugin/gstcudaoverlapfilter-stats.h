@@ -57,6 +57,11 @@ typedef struct
                                  * none yet (read by the push thread once
                                  * that buffer's frame is done) */
   guint64 first_frame_ns;       /* [P] first_chain_ns to the first push */
+  gint settled;                 /* atomic: the engine in place keeps its
+                                 * settings (no automatic decision pending);
+                                 * set by the streaming thread */
+  guint64 settled_ns;           /* [P] first_chain_ns to the first push of
+                                 * a settled engine's frame */
 } GstCudaOverlapStats;
 
 /* A build installed an engine: counting goes on (the first build makes the
@@ -70,12 +75,26 @@ gst_cuda_overlap_stats_buffer_in (GstCudaOverlapStats * stats, guint64 t0)
     stats->first_chain_ns = t0;
 }
 
-/* An output buffer was pushed at @push_ns (the first one is timed). */
+/* Streaming thread: the engine in place keeps its settings (@settled), or
+ * an automatic decision on them is still to come. */
 static inline void
-gst_cuda_overlap_stats_pushed (GstCudaOverlapStats * stats, guint64 push_ns)
+gst_cuda_overlap_stats_set_settled (GstCudaOverlapStats * stats,
+    gboolean settled)
+{
+  g_atomic_int_set (&stats->settled, settled);
+}
+
+/* An output buffer was pushed at @push_ns (the first one is timed, and the
+ * first one from a settled engine); @through: passthrough (no engine). */
+static inline void
+gst_cuda_overlap_stats_pushed (GstCudaOverlapStats * stats, guint64 push_ns,
+    gboolean through)
 {
   if (G_UNLIKELY (!stats->first_frame_ns && stats->first_chain_ns))
     stats->first_frame_ns = MAX (push_ns - stats->first_chain_ns, 1);
+  if (G_UNLIKELY (!stats->settled_ns && stats->first_chain_ns &&
+          (through || g_atomic_int_get (&stats->settled))))
+    stats->settled_ns = MAX (push_ns - stats->first_chain_ns, 1);
 }
 
 /* PAUSED→READY: counters and trace go. */

@@ -276,6 +276,9 @@ gst_cuda_overlap_tune_built (GstCudaOverlapFilter * self)
   GstCudaOverlapTune *t = &priv->tune;
   guint batch = priv->batch;
 
+  /* settled unless the measured decision is still to come */
+  gst_cuda_overlap_stats_set_settled (&priv->stats, !t->active ||
+      t->phase != TUNE_MEASURING);
   if (t->active)
     GST_INFO_OBJECT (self, "automatic settings%s: %u streams, %u chunks, "
         "batch %u, %s wait%s: %s", t->phase == TUNE_DONE ? " (measured)" : "",
@@ -322,6 +325,7 @@ redecide (GstCudaOverlapFilter * self)
   if (co_tune_same (&ch, &t->choice)) {
     /* the passport property says why, without a new build */
     t->choice = ch;
+    gst_cuda_overlap_stats_set_settled (&priv->stats, TRUE);
     GST_OBJECT_LOCK (self);
     if (priv->stats.passport)
       gst_structure_set (priv->stats.passport, "auto-reason", G_TYPE_STRING,

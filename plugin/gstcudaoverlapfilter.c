@@ -59,7 +59,7 @@
  * `gpu-latency-p50`, `gpu-latency-p99`, `frames-pinned`, `frames-registered`,
  * `frames-pageable`, `frames-staged`, `frames-passthrough`, `frames-device`,
  * `streams`, `chunks`, `mode`, `backend`, `operation`, `passthrough`,
- * `first-frame-ns`, `whole-run`.
+ * `first-frame-ns`, `settled-ns`, `whole-run`.
  * <!-- fields:cudaoverlap-stats names end -->
  *
  * Automatic settings: `streams` and `chunks` at 0, `wait-mode=auto` (and
@@ -1449,7 +1449,7 @@ push_through (GstCudaOverlapFilter * self, GstBuffer * buf, guint64 t0)
   GstClockTime pts = GST_BUFFER_PTS (buf), dur = GST_BUFFER_DURATION (buf);
 
   ret = gst_pad_push (srcpad_of (self), buf);
-  gst_cuda_overlap_stats_pushed (&priv->stats, t1);
+  gst_cuda_overlap_stats_pushed (&priv->stats, t1, TRUE);
   if (priv->stats.counts) {
     co_stats_add_frame (priv->stats.counts, NULL, 0, t1 - t0,
         CO_PATH_PASSTHROUGH);
@@ -1620,7 +1620,7 @@ push_images (GstCudaOverlapFilter * self, CoEngine * e,
     ret = gst_pad_push (srcpad, outbuf);
     t3 = co_engine_now ();
     nvtxRangePop ();
-    gst_cuda_overlap_stats_pushed (&priv->stats, t2);
+    gst_cuda_overlap_stats_pushed (&priv->stats, t2, FALSE);
     if (ret != GST_FLOW_OK) {
       GST_DEBUG_OBJECT (self, "push returned %s", gst_flow_get_name (ret));
       set_srcresult (self, ret);

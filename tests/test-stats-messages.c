@@ -61,6 +61,7 @@ static const Field stats_fields[] = {
   {"streams", G_TYPE_UINT}, {"chunks", G_TYPE_UINT},
   {"mode", G_TYPE_STRING}, {"backend", G_TYPE_STRING},
   {"operation", G_TYPE_STRING}, {"first-frame-ns", G_TYPE_UINT64},
+  {"settled-ns", G_TYPE_UINT64},
 };
 
 static const Field passport_fields[] = {
@@ -288,6 +289,8 @@ GST_START_TEST (test_stats_fields_and_invariants)
       fail_unless (first_frame <= (guint64) (g_get_monotonic_time () - t0) *
           1000);
       fail_unless_equals_uint64 (u64 (s, "first-frame-ns"), first_frame);
+      /* 12 frames: the automatic settings' measures are not in yet */
+      fail_unless_equals_uint64 (u64 (s, "settled-ns"), 0);
       if (whole) {
         n_whole++;
         fail_unless_equals_uint64 (u64 (s, "frames"), n);
@@ -412,6 +415,67 @@ GST_START_TEST (test_max_in_flight)
     gst_harness_teardown (h);
     g_free (extra);
   }
+}
+
+GST_END_TEST;
+
+/* settled-ns: with every setting explicit, the first frame's time; with
+ * automatic settings, a frame's after their measured decision (30 frames
+ * after the first 5), so later than the first frame; the same in every
+ * message once set. */
+static const struct
+{
+  const gchar *name;
+  const gchar *props;
+  guint frames;
+  gboolean automatic;
+} settled_cases[] = {
+  {"explicit", "batch=1 wait-mode=blocking submit-thread=false", 12, FALSE},
+  {"automatic", "", 60, TRUE},
+};
+
+GST_START_TEST (test_settled)
+{
+  GstBus *bus;
+  GstHarness *h = make_harness (settled_cases[__i__].props, &bus);
+  guint64 settled = 0, first = 0;
+  gboolean seen_whole = FALSE;
+  GstMessage *m;
+
+  co_test_print_variant ("test_settled", __i__, settled_cases[__i__].name);
+  push_pull (h, settled_cases[__i__].frames, 0);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  while ((m = gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT))) {
+    const GstStructure *s = gst_message_get_structure (m);
+    gboolean whole = FALSE;
+
+    if (gst_structure_has_name (s, "cudaoverlap-stats")) {
+      gst_structure_get_boolean (s, "whole-run", &whole);
+      if (u64 (s, "settled-ns")) {
+        if (settled)
+          fail_unless_equals_uint64 (u64 (s, "settled-ns"), settled);
+        settled = u64 (s, "settled-ns");
+      }
+      if (whole) {
+        seen_whole = TRUE;
+        first = u64 (s, "first-frame-ns");
+        fail_unless (first > 0);
+        fail_unless (settled > 0, "[%s] no settled-ns at EOS",
+            settled_cases[__i__].name);
+        if (settled_cases[__i__].automatic)
+          fail_unless (settled > first, "[%s] settled-ns %" G_GUINT64_FORMAT
+              " not after the first frame (%" G_GUINT64_FORMAT ")",
+              settled_cases[__i__].name, settled, first);
+        else
+          fail_unless_equals_uint64 (settled, first);
+      }
+    }
+    gst_message_unref (m);
+  }
+  fail_unless (seen_whole);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
 }
 
 GST_END_TEST;
@@ -808,6 +872,7 @@ stats_suite (void)
 
   tcase_set_timeout (tc, 120);
   tcase_add_test (tc, test_stats_fields_and_invariants);
+  tcase_add_loop_test (tc, test_settled, 0, G_N_ELEMENTS (settled_cases));
   tcase_add_test (tc, test_post_messages_off);
   tcase_add_test (tc, test_max_in_flight);
   tcase_add_test (tc, test_memory_path_merged);
