@@ -1064,6 +1064,13 @@ done:
       guint64 all = pin + reg + pag + stg;
 
       gst_structure_get_double (s, "overlap-efficiency", &row->eff);
+      /* the timed pipeline's own element: its first frame and when its
+       * automatic settings settled, from its first (priming) buffer */
+      bench_note ("settle %s %s %s %ux%u: first frame %.3f ms, settled %.3f "
+          "ms after the first buffer (0: not settled)", row->name, row->mode,
+          row->input, row->streams, row->chunks,
+          bench_stat_u64 (s, "first-frame-ns") / 1e6,
+          bench_stat_u64 (s, "settled-ns") / 1e6);
       if (all == pin || all == reg || all == pag || all == stg)
         g_snprintf (row->hostmem, sizeof (row->hostmem), "%s %"
             G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT, pin ? "pinned" : reg ?
