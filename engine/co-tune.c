@@ -246,26 +246,15 @@ auto_batch (const CoTuneInput * in, CoTuneChoice * out)
   return b;
 }
 
-/* Upstream waits for the element to let its buffers go: it cycles
- * through a ring that the frames in flight (with @streams and @batch) and
- * the one being filled hold whole. */
+/* @out holds the streams and batch chosen: with them, the frames in
+ * flight may hold upstream's whole ring (co_tune_ring_bound). */
 static bool
-ring_bound (const CoTuneInput * in, unsigned streams, unsigned batch)
-{
-  unsigned ring = in->measured.ring;
-  unsigned in_flight = in->user_in_flight ? in->user_in_flight :
-      co_tune_default_in_flight (streams);
-
-  return measured (in) && ring > 0 && ring <= CO_TUNE_RING_MAX &&
-      (uint64_t) ring <= (uint64_t) (in_flight + 1) * batch;
-}
-
-static bool
-auto_spin (const CoTuneInput * in, const CoTuneChoice * chosen,
-    CoTuneChoice * out)
+auto_spin (const CoTuneInput * in, CoTuneChoice * out)
 {
   const CoTuneMeasure *m = &in->measured;
-  bool ring = !in->live && ring_bound (in, chosen->streams, chosen->batch);
+  bool ring = !in->live && measured (in) && co_tune_ring_bound (m->ring,
+      in->user_in_flight ? in->user_in_flight :
+      co_tune_default_in_flight (out->streams), out->batch);
   const char *why = NULL;
 
   if (in->user_wait)
@@ -349,7 +338,7 @@ co_tune_decide (const CoTuneInput * in, CoTuneChoice * out)
   else if (in->can_batch)
     say (out, ", batch %u (set)", out->batch);
   out->batch = clampu (out->batch, 1, MAX_BATCH);
-  out->spin = auto_spin (in, out, out);
+  out->spin = auto_spin (in, out);
   out->submit_thread = auto_submit_thread (in, out);
   say_measured (in, out);
 }

@@ -43,7 +43,8 @@
  *    ~80k frames/s).  A larger set of recurring buffers is more often an
  *    upstream that does not wait for them (frames it keeps and pushes
  *    again), whose host-bound `chain` a spinning wait slows: 640x360 RGBA
- *    from 16 such buffers, 0.83 x raw spinning against 1.07 x blocking;
+ *    from 16 such buffers, 0.83 x raw spinning, 1.07 x blocking in an
+ *    earlier run;
  *  - many engines in one process (non-live, GPU): the streams of the
  *    engines on one device stay within its CO_TUNE_DEVICE_QUEUES hardware
  *    work queues (CUDA_DEVICE_MAX_CONNECTIONS, 8 unless the application
@@ -178,6 +179,17 @@ extern "C"
   static inline unsigned co_tune_default_in_flight (unsigned streams)
   {
     return streams + 2 > 4 ? streams + 2 : 4;
+  }
+
+/* Whether upstream waits for the element to let its buffers go: it cycles
+ * through a ring of @ring buffers of its own (0: not known), at most
+ * CO_TUNE_RING_MAX, that @in_flight engine frames of @batch images each
+ * and the one being filled hold whole. */
+  static inline bool co_tune_ring_bound (unsigned ring, unsigned in_flight,
+      unsigned batch)
+  {
+    return ring > 0 && ring <= CO_TUNE_RING_MAX &&
+        (uint64_t) ring <= (uint64_t) (in_flight + 1) * batch;
   }
 
 /* Fills @out from @in.  Never fails: every value is in range (streams 1..32,

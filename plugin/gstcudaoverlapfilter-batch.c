@@ -100,10 +100,7 @@ gboolean
 gst_cuda_overlap_batch_ring_bound (GstCudaOverlapBatch * b, guint in_flight,
     guint batch)
 {
-  guint ring = g_atomic_int_get (&b->ring);
-
-  return ring != 0 && ring <= CO_TUNE_RING_MAX &&
-      ring <= (guint64) (in_flight + 1) * batch;
+  return co_tune_ring_bound (g_atomic_int_get (&b->ring), in_flight, batch);
 }
 
 /* With the batch's lock. */

@@ -52,10 +52,8 @@ void gst_cuda_overlap_batch_clear (GstCudaOverlapBatch * b);
 /* New caps or READY: nothing learned, no pool of upstream's known (a pool
  * reconfigured for new caps may have another maximum). */
 void gst_cuda_overlap_batch_forget (GstCudaOverlapBatch * b);
-/* Whether upstream waits for the element to let its buffers go: it cycles
- * through a ring of a few buffers (CO_TUNE_RING_MAX at most, co-tune.h)
- * that the frames in flight can hold whole (@in_flight engine frames of
- * @batch images each, and one being filled).  Any thread. */
+/* co_tune_ring_bound() for the ring seen so far: whether upstream waits
+ * for the element to let its buffers go.  Any thread. */
 gboolean gst_cuda_overlap_batch_ring_bound (GstCudaOverlapBatch * b,
     guint in_flight, guint batch);
 
