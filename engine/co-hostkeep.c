@@ -35,7 +35,18 @@ struct _CoHostKeep
   gsize kept_bytes;
   GThread *thread;
   gboolean quit;
+  /* blocks made ahead of need (co_host_keep_set_ahead) */
+  gboolean ahead;
+  GQueue wanted;                /* CoWanted, oldest first */
+  gsize making;                 /* the size the thread makes now, or 0 */
+  GCond made;                   /* a block made ahead was kept (or not) */
 };
+
+typedef struct
+{
+  gsize size;
+  gint device_id;
+} CoWanted;
 
 gsize
 co_host_keep_round (gsize size)
@@ -76,6 +87,41 @@ expire (CoHostKeep * keep)
   return b ? b->since + keep->idle_us : -1;
 }
 
+/* Makes the oldest wanted block (called and returns locked) and keeps it
+ * as if a pool had given it back; TRUE when there was one to make. */
+static gboolean
+make_wanted (CoHostKeep * keep)
+{
+  CoWanted *w = g_queue_pop_head (&keep->wanted);
+  CoKeptBlock *b;
+  gpointer p;
+
+  if (!w)
+    return FALSE;
+  keep->making = w->size;
+  g_mutex_unlock (&keep->lock);
+  p = keep->ops.alloc_ahead ? keep->ops.alloc_ahead (w->size, w->device_id,
+      keep->user_data, NULL) : keep->ops.alloc (w->size, w->device_id,
+      keep->user_data, NULL);
+  g_mutex_lock (&keep->lock);
+  keep->making = 0;
+  if (p && (keep->quit || keep->kept_bytes + w->size > keep->max_bytes)) {
+    g_mutex_unlock (&keep->lock);
+    keep->ops.free (p, keep->user_data);
+    g_mutex_lock (&keep->lock);
+  } else if (p) {
+    b = g_new (CoKeptBlock, 1);
+    b->data = p;
+    b->size = w->size;
+    b->since = g_get_monotonic_time ();
+    g_queue_push_head (&keep->blocks, b);
+    keep->kept_bytes += w->size;
+  }
+  g_free (w);
+  g_cond_broadcast (&keep->made);
+  return TRUE;
+}
+
 static gpointer
 keep_thread (gpointer data)
 {
@@ -84,6 +130,8 @@ keep_thread (gpointer data)
 
   g_mutex_lock (&keep->lock);
   while (!keep->quit) {
+    if (make_wanted (keep))
+      continue;
     until = expire (keep);
     if (keep->quit)
       continue;
@@ -118,7 +166,16 @@ cuda_free (gpointer data, gpointer user_data)
   co_host_free (data);
 }
 
-static const CoHostKeepOps cuda_ops = { cuda_alloc, cuda_free };
+static gpointer
+cuda_alloc_ahead (gsize size, gint device_id, gpointer user_data,
+    GError ** error)
+{
+  return co_host_alloc_ahead (size, device_id, error);
+}
+
+static const CoHostKeepOps cuda_ops = { cuda_alloc, cuda_free,
+  cuda_alloc_ahead
+};
 
 gsize
 co_host_keep_default_max (void)
@@ -134,9 +191,13 @@ co_host_keep_get_default (void)
 {
   static CoHostKeep *keep;
 
-  if (g_once_init_enter (&keep))
-    g_once_init_leave (&keep, co_host_keep_new (&cuda_ops, NULL,
-            co_host_keep_default_max (), CO_HOST_KEEP_IDLE_US));
+  if (g_once_init_enter (&keep)) {
+    CoHostKeep *k = co_host_keep_new (&cuda_ops, NULL,
+        co_host_keep_default_max (), CO_HOST_KEEP_IDLE_US);
+
+    co_host_keep_set_ahead (k, TRUE);
+    g_once_init_leave (&keep, k);
+  }
   return keep;
 }
 
@@ -148,6 +209,8 @@ co_host_keep_new (const CoHostKeepOps * ops, gpointer user_data,
 
   g_mutex_init (&keep->lock);
   g_cond_init (&keep->cond);
+  g_cond_init (&keep->made);
+  g_queue_init (&keep->wanted);
   keep->ops = *ops;
   keep->user_data = user_data;
   keep->max_bytes = max_bytes;
@@ -168,8 +231,10 @@ co_host_keep_free (CoHostKeep * keep)
   if (keep->thread)
     g_thread_join (keep->thread);
   co_host_keep_drop (keep);
+  g_queue_clear_full (&keep->wanted, g_free);
   g_mutex_clear (&keep->lock);
   g_cond_clear (&keep->cond);
+  g_cond_clear (&keep->made);
   g_free (keep);
 }
 
@@ -193,6 +258,44 @@ take_kept (CoHostKeep * keep, gsize size)
   return NULL;
 }
 
+void
+co_host_keep_set_ahead (CoHostKeep * keep, gboolean ahead)
+{
+  g_mutex_lock (&keep->lock);
+  keep->ahead = ahead;
+  g_mutex_unlock (&keep->lock);
+}
+
+/* After a take of @size: the next block of that size made ahead, unless
+ * one is kept, made or wanted already, or the keep has no room for it
+ * (called locked). */
+static void
+want_next (CoHostKeep * keep, gsize size, gint device_id)
+{
+  gsize pending = keep->making;
+  CoWanted *w;
+  GList *l;
+
+  if (!keep->ahead || keep->quit || keep->making == size)
+    return;
+  for (l = keep->blocks.head; l; l = l->next)
+    if (((CoKeptBlock *) l->data)->size == size)
+      return;
+  for (l = keep->wanted.head; l; l = l->next) {
+    if (((CoWanted *) l->data)->size == size)
+      return;
+    pending += ((CoWanted *) l->data)->size;
+  }
+  if (keep->kept_bytes + pending + size > keep->max_bytes)
+    return;
+  w = g_new (CoWanted, 1);
+  w->size = size;
+  w->device_id = device_id;
+  g_queue_push_tail (&keep->wanted, w);
+  start_thread (keep);
+  g_cond_signal (&keep->cond);
+}
+
 gpointer
 co_host_keep_take (CoHostKeep * keep, gsize size, gint device_id,
     GError ** error)
@@ -202,6 +305,12 @@ co_host_keep_take (CoHostKeep * keep, gsize size, gint device_id,
 
   g_mutex_lock (&keep->lock);
   p = take_kept (keep, rounded);
+  /* one being made ahead is nearer than a new one */
+  while (!p && keep->making == rounded) {
+    g_cond_wait (&keep->made, &keep->lock);
+    p = take_kept (keep, rounded);
+  }
+  want_next (keep, rounded, device_id);
   g_mutex_unlock (&keep->lock);
   if (!p)
     return keep->ops.alloc (rounded, device_id, keep->user_data, error);

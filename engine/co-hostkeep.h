@@ -3,16 +3,19 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * Pure C (GLib and cudart, no GStreamer).  Page-locking is slow (a 4K RGBA
- * frame takes milliseconds of cudaHostAlloc, and other CUDA calls of the
- * process wait meanwhile), so a pool does not make all its buffers at caps
- * time, which would delay a new pipeline's first frame by the whole pool:
- * it makes two buffers before the first frame and grows as frames need
- * more, and a block a pool frees is kept (up to co_host_keep_default_max()
- * bytes in all, for CO_HOST_KEEP_IDLE_US after its last use) for the next
- * pool of the process that asks for that size: a second pipeline starts,
- * and grows, without page-locking anything.  Making the rest ahead of need
- * on a background thread does not help: the streaming threads' calls wait
- * for it (docs/architecture.md, "When page-locked memory is made").
+ * frame takes milliseconds), so a pool does not make all its buffers at
+ * caps time, which would delay a new pipeline's first frame by the whole
+ * pool: it makes two buffers before the first frame and grows as frames
+ * need more, and a block a pool frees is kept (up to
+ * co_host_keep_default_max() bytes in all, for CO_HOST_KEEP_IDLE_US after
+ * its last use) for the next pool of the process that asks for that size:
+ * a second pipeline starts, and grows, without page-locking anything.
+ * The process's keep also makes the next block of a size ahead of need,
+ * on its thread, after each take that leaves none of that size kept: a
+ * growing pool then finds it made.  That is worth it since a large block
+ * holds the driver only for its cudaHostRegister, not for the making of
+ * its pages (co_host_alloc(); docs/architecture.md, "When page-locked
+ * memory is made").
  *
  * Sizes are rounded up (4 KiB below 1 MiB, 64 KiB above), so that pools
  * of the same caps with slightly different alignment share blocks.
@@ -36,6 +39,9 @@ typedef struct
   gpointer (*alloc) (gsize size, gint device_id, gpointer user_data,
       GError ** error);
   void (*free) (gpointer data, gpointer user_data);
+  /* a block made ahead of need, on the keep's thread (NULL: alloc) */
+    gpointer (*alloc_ahead) (gsize size, gint device_id, gpointer user_data,
+      GError ** error);
 } CoHostKeepOps;
 
 /* What the process's keep holds at most: an eighth of the host's memory,
@@ -49,6 +55,11 @@ CoHostKeep *co_host_keep_get_default (void);
  * @idle_us after it was given back. */
 CoHostKeep *co_host_keep_new (const CoHostKeepOps * ops, gpointer user_data,
     gsize max_bytes, gint64 idle_us);
+/* With @ahead, each take of a size that leaves none of it kept asks the
+ * keep's thread to make the next block of that size (the process's keep
+ * does): a pool that grows then finds its next buffer made, and a take
+ * while that block is being made waits for it.  Off by default. */
+void co_host_keep_set_ahead (CoHostKeep * keep, gboolean ahead);
 /* Frees what is kept, stops the thread. */
 void co_host_keep_free (CoHostKeep * keep);
 

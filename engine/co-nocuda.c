@@ -82,6 +82,12 @@ co_host_alloc (gsize size, gint device_id, GError ** error)
   return NULL;
 }
 
+gpointer
+co_host_alloc_ahead (gsize size, gint device_id, GError ** error)
+{
+  return co_host_alloc (size, device_id, error);
+}
+
 void
 co_host_free (gpointer data)
 {
