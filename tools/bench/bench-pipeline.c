@@ -40,6 +40,10 @@
 
 #include "tool-common.h"
 #include "bench-gst.h"
+#include "bench-cli.h"
+
+/* run shape: the steady part from this output on (a run without warm-up) */
+#define SHAPE_FROM 60
 
 #define MAX_BATCH 16            /* the largest batch cudavideofilter takes */
 
@@ -843,6 +847,7 @@ bench_run_pipeline (const BenchRunSpec * sp, BenchRow * row, gchar ** pool_note)
   for (i = 0; i < st.prime; i++) {
     GstBuffer *buf = make_input (&st, i, contents);
 
+    st.t_push[i] = bench_now_ns ();
     if (!buf || gst_app_src_push_buffer (GST_APP_SRC (src), buf) != GST_FLOW_OK)
       goto done;
   }
@@ -1053,6 +1058,16 @@ done:
             bench_stat_u64 (s, "latency-p50") / 1e6,
             bench_stat_u64 (s, "gpu-latency-p50") / 1e6);
     } else if (s) {
+      /* a run without warm-up: its start against its steady part */
+      if (ok && opt_warmup == 0 && st.n > SHAPE_FROM + 2 && st.got[0] &&
+          st.got[SHAPE_FROM])
+        bench_note ("run shape %s %s %s %ux%u: first frame out %.3f ms after "
+            "its push; frames %u-%u %.1f frames/s; all %u from the first "
+            "push %.1f frames/s", row->name, row->mode, row->input,
+            row->streams, row->chunks, (st.t_out[0] - st.t_push[0]) / 1e6,
+            SHAPE_FROM, st.n, (st.n - 1 - SHAPE_FROM) * 1e9 /
+            (gdouble) (st.t_last - st.t_out[SHAPE_FROM]), st.n,
+            st.n * 1e9 / (gdouble) (st.t_last - st.t_push[0]));
       row->p50_ms = bench_stat_u64 (s, "latency-p50") / 1e6;
       row->p99_ms = bench_stat_u64 (s, "latency-p99") / 1e6;
     }
