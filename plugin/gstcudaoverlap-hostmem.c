@@ -2,10 +2,12 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * GstCudaOverlapPinnedAllocator hands out GstMemory over cudaHostAlloc'ed
- * memory.  The buffer pools built on it (input pool proposed upstream,
- * output pool, input staging pool) are made at caps time, so the per-frame
- * path allocates nothing.
+ * GstCudaOverlapPinnedAllocator hands out GstMemory over page-locked
+ * blocks of the process's block cache (engine/co-hostkeep.h: blocks of
+ * co_host_alloc(), kept for reuse and made one ahead).  The buffer pools
+ * built on it (input pool proposed upstream, output pool, input staging
+ * pool) are made at caps time with two buffers and grow as frames need
+ * more (docs/architecture.md, "When page-locked memory is made").
  *
  * Foreign memory (a GstMemory that is not ours, e.g. an upstream pool's
  * malloc'ed memory, or an application's frame ring wrapped anew for every
