@@ -167,6 +167,17 @@ co_parcopy_job_add (CoParcopyJob * job, gpointer dst, gconstpointer src,
   return n;
 }
 
+guint
+co_parcopy_job_left (CoParcopyJob * job)
+{
+  guint left;
+
+  g_mutex_lock (&job->lock);
+  left = job->left;
+  g_mutex_unlock (&job->lock);
+  return left;
+}
+
 void
 co_parcopy_job_finish (CoParcopyJob * job)
 {

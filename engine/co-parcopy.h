@@ -41,6 +41,10 @@ guint co_parcopy_job_add (CoParcopyJob * job, gpointer dst,
  * job finished later (by another thread, or after more copies), so that
  * its copies run at once, each on a thread, while the caller goes on. */
 void co_parcopy_job_queue_small (CoParcopyJob * job);
+/* The parts of @job's copies not made yet: 0 once every byte is in place
+ * (what a caller may read without finishing the job; tests).  The owner's
+ * thread only. */
+guint co_parcopy_job_left (CoParcopyJob * job);
 /* Copies on the calling thread the parts no pool thread has started, waits
  * for the others, calls the copies' @done in the order they were added,
  * and frees @job.  NULL: nothing. */
