@@ -82,19 +82,28 @@ static GHashTable *mapped;
       goto label;                                                       \
   } G_STMT_END
 
-/* Makes the pages of [@p, @p + @len) present and writable, zeroed. */
-static void
-populate (guint8 * p, gsize len)
+/* Makes the pages of [@p, @p + @len) present and writable, zeroed; FALSE
+ * with @error set when the kernel has no memory for them (a write per
+ * page would then meet the OOM killer instead of an error). */
+static gboolean
+populate (guint8 * p, gsize len, GError ** error)
 {
   gsize page = (gsize) sysconf (_SC_PAGESIZE), off;
 
 #ifdef MADV_POPULATE_WRITE
   if (madvise (p, len, MADV_POPULATE_WRITE) == 0)
-    return;
+    return TRUE;
+  if (errno != EINVAL) {
+    g_set_error (error, CO_ENGINE_ERROR, CO_ENGINE_ERROR_NO_MEMORY,
+        "could not make %" G_GSIZE_FORMAT " bytes of memory present: %s",
+        len, g_strerror (errno));
+    return FALSE;
+  }
 #endif
-  /* older kernels: a write per page */
+  /* kernels before 5.14: a write per page */
   for (off = 0; off < len; off += page)
     p[off] = 0;
+  return TRUE;
 }
 
 /* A mapped, page-locked block of @size bytes; NULL with @error set. */
@@ -126,7 +135,8 @@ map_and_register (gsize size, GError ** error)
   /* a hint: where the kernel has no huge pages the block takes small ones */
   madvise (p, len, MADV_HUGEPAGE);
 #endif
-  populate (p, len);
+  if (!populate (p, len, error))
+    goto unmap;
   CHECK_PLAIN (cudaHostRegister (p, len, cudaHostRegisterPortable), error,
       unmap);
   g_mutex_lock (&map_lock);
