@@ -1065,7 +1065,7 @@ done:
             "its push; frames %u-%u %.1f frames/s; all %u from the first "
             "push %.1f frames/s", row->name, row->mode, row->input,
             row->streams, row->chunks, (st.t_out[0] - st.t_push[0]) / 1e6,
-            SHAPE_FROM, st.n, (st.n - 1 - SHAPE_FROM) * 1e9 /
+            SHAPE_FROM, st.n - 1, (st.n - 1 - SHAPE_FROM) * 1e9 /
             (gdouble) (st.t_last - st.t_out[SHAPE_FROM]), st.n,
             st.n * 1e9 / (gdouble) (st.t_last - st.t_push[0]));
       row->p50_ms = bench_stat_u64 (s, "latency-p50") / 1e6;
