@@ -72,6 +72,13 @@ gboolean co_cuda_injected (const gchar * call, const gchar * file,
       goto label;                                                       \
   } G_STMT_END
 
+/* Makes @call, checked as CO_CUDA_CHECK_AT_LEVEL but never a fault point:
+ * TRUE when it succeeded.  For work that no test's count of calls may see
+ * (co-hostreg.c: a page-locked block made ahead of need). */
+#define CO_CUDA_CHECK_PLAIN(call, error)                                \
+  co_cuda_result ((cudaError_t) (call), #call, __FILE__,                \
+      G_STRINGIFY (__LINE__), G_STRFUNC, G_LOG_LEVEL_DEBUG, (error))
+
 /* Makes @call; on failure logs it as a message.  FALSE when it failed. */
 #define CO_CUDA_CHECK_LOG(call)                                         \
   CO_CUDA_CHECK_AT_LEVEL (call, G_LOG_LEVEL_MESSAGE, NULL)

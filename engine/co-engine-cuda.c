@@ -661,14 +661,14 @@ co_cuda_host_boundary (const CoCopy * cp)
 }
 
 /* A host-to-device copy, split where its source crosses from one
- * registration into the next: the driver refuses a copy that spans two
- * (cudaErrorInvalidValue).  A memory whose pages it shares with a
- * neighbour's registration lies in several (co-hostreg.h). */
+ * registration into the next (@off: that offset, 0 when it does not): the
+ * driver refuses a copy that spans two (cudaErrorInvalidValue).  A memory
+ * whose pages it shares with a neighbour's registration lies in several
+ * (co-hostreg.h). */
 static gboolean
-co_cuda_copy_h2d (const CoCopy * cp, cudaStream_t s, guint depth,
+co_cuda_copy_h2d (const CoCopy * cp, gsize off, cudaStream_t s, guint depth,
     GError ** error)
 {
-  gsize off = co_cuda_host_boundary (cp);
   CoCopy parts[4];
   guint n, k;
 
@@ -678,7 +678,8 @@ co_cuda_copy_h2d (const CoCopy * cp, cudaStream_t s, guint depth,
   if (off == 0 || depth >= 64 || (n = co_copy_split (cp, off, parts)) == 0)
     return co_cuda_copy (cp, cudaMemcpyHostToDevice, s, error);
   for (k = 0; k < n; k++)
-    if (!co_cuda_copy_h2d (&parts[k], s, depth + 1, error))
+    if (!co_cuda_copy_h2d (&parts[k], co_cuda_host_boundary (&parts[k]), s,
+            depth + 1, error))
       return FALSE;
   return TRUE;
 }
@@ -687,14 +688,15 @@ static gboolean
 co_cuda_copies (CoCuda * c, const CoCopy * cps, guint n,
     enum cudaMemcpyKind kind, cudaStream_t s, GError ** error)
 {
+  gsize off[CO_CHUNK_MAX_COPIES];
   gboolean split = FALSE;
   guint k;
 
-  for (k = 0; kind == cudaMemcpyHostToDevice && k < n && !split; k++)
-    split = co_cuda_host_boundary (&cps[k]) != 0;
+  for (k = 0; kind == cudaMemcpyHostToDevice && k < n; k++)
+    split |= (off[k] = co_cuda_host_boundary (&cps[k])) != 0;
   if (split) {
     for (k = 0; k < n; k++)
-      if (!co_cuda_copy_h2d (&cps[k], s, 0, error))
+      if (!co_cuda_copy_h2d (&cps[k], off[k], s, 0, error))
         return FALSE;
     return TRUE;
   }
