@@ -100,9 +100,7 @@ make_wanted (CoHostKeep * keep)
     return FALSE;
   keep->making = w->size;
   g_mutex_unlock (&keep->lock);
-  p = keep->ops.alloc_ahead ? keep->ops.alloc_ahead (w->size, w->device_id,
-      keep->user_data, NULL) : keep->ops.alloc (w->size, w->device_id,
-      keep->user_data, NULL);
+  p = keep->ops.alloc_ahead (w->size, w->device_id, keep->user_data, NULL);
   g_mutex_lock (&keep->lock);
   keep->making = 0;
   if (p && (keep->quit || keep->kept_bytes + w->size > keep->max_bytes)) {
@@ -212,6 +210,8 @@ co_host_keep_new (const CoHostKeepOps * ops, gpointer user_data,
   g_cond_init (&keep->made);
   g_queue_init (&keep->wanted);
   keep->ops = *ops;
+  if (!keep->ops.alloc_ahead)
+    keep->ops.alloc_ahead = keep->ops.alloc;
   keep->user_data = user_data;
   keep->max_bytes = max_bytes;
   keep->idle_us = idle_us;

@@ -198,8 +198,8 @@ co_host_free (gpointer data)
   if (!data)
     return;
   g_mutex_lock (&map_lock);
-  if (mapped && g_hash_table_lookup_extended (mapped, data, NULL, &len))
-    g_hash_table_remove (mapped, data);
+  if (mapped)
+    g_hash_table_steal_extended (mapped, data, NULL, &len);
   g_mutex_unlock (&map_lock);
   /* a release has no caller to fail: the failure is logged, and the
    * memory is lost */
