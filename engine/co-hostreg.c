@@ -54,9 +54,6 @@ struct _CoHostRef
   GPtrArray *entries;
 };
 
-#ifdef CO_HAVE_CUDA
-/* ---- page-locked allocation ---------------------------------------------- */
-
 /* Blocks of at least this size are made in two steps: anonymous memory
  * backed by transparent huge pages where the kernel allows them, its pages
  * made present by this thread (the kernel's work: zeroing and mapping),
@@ -67,6 +64,25 @@ struct _CoHostRef
  * 2026-12-03).  Smaller blocks take cudaHostAlloc: they are quick either
  * way. */
 #define HUGE_BLOCK ((gsize) 2 << 20)
+
+/* A mapped block starts on a huge-page boundary, so the kernel backs its
+ * whole huge pages with huge pages.  It ends on the next huge page when
+ * that adds at most an eighth of its length (a 1080p RGBA frame, 8.3 MB:
+ * 8 MiB), whose pages are made and locked faster (docs/PERFORMANCE.md,
+ * *Short runs*); else on the next small page, the rest taking small ones
+ * (a 1080p NV12 frame, 3.1 MB, is not rounded up to 4 MiB). */
+gsize
+co_host_block_length (gsize size)
+{
+  gsize page = (gsize) sysconf (_SC_PAGESIZE);
+  gsize len = (size + page - 1) / page * page;
+  gsize huge = (size + HUGE_BLOCK - 1) / HUGE_BLOCK * HUGE_BLOCK;
+
+  return huge - len <= len / 8 ? huge : len;
+}
+
+#ifdef CO_HAVE_CUDA
+/* ---- page-locked allocation ---------------------------------------------- */
 
 /* The blocks made by mapping: start -> mapped length (under map_lock). */
 static GMutex map_lock;
@@ -102,15 +118,12 @@ populate (guint8 * p, gsize len, GError ** error)
   return TRUE;
 }
 
-/* A mapped, page-locked block of @size bytes; NULL with @error set.  It
- * starts on a huge-page boundary and ends on the next small page: the
- * kernel backs the whole huge pages inside it with huge pages and the rest
- * with small ones (a 1080p NV12 frame, 3.1 MB, is not rounded up to 4 MiB). */
+/* A mapped, page-locked block of @size bytes (co_host_block_length()
+ * long); NULL with @error set. */
 static gpointer
 map_and_register (gsize size, GError ** error)
 {
-  gsize page = (gsize) sysconf (_SC_PAGESIZE);
-  gsize len = (size + page - 1) / page * page;
+  gsize len = co_host_block_length (size);
   guint8 *raw, *p;
   gsize head, tail;
 

@@ -61,6 +61,9 @@ G_BEGIN_DECLS
 gpointer co_host_alloc_ahead (gsize size, gint device_id, GError ** error);
 /* Frees a block of co_host_alloc() or co_host_alloc_ahead(). */
 void co_host_free (gpointer data);
+/* The length of the mapping that holds a block of @size bytes, when
+ * @size is 2 MiB or more (co-hostreg.c). */
+gsize co_host_block_length (gsize size);
 
 typedef struct _CoHostReg CoHostReg;
 typedef struct _CoHostRef CoHostRef;

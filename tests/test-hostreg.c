@@ -1,11 +1,12 @@
 /* cudaoverlap: the registry of page-locked host ranges, on a fake driver
- * (co-test-fakereg.h).
+ * (co-test-fakereg.h), and the length of a mapped page-locked block.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * Addresses are never dereferenced, so the ranges are made up.
  */
 #include <string.h>
+#include <unistd.h>
 #include <glib.h>
 
 #include "co-test-fakereg.h"
@@ -518,6 +519,42 @@ test_threads (Fixture * fx, gconstpointer unused)
   g_assert_cmpuint (fx->fake.n_register, ==, fx->fake.n_unregister);
 }
 
+/* The length a block is mapped with: whole huge pages when the last one
+ * adds at most an eighth, else whole small pages (4 KiB pages; the
+ * expected lengths are worked out by hand). */
+static const struct
+{
+  const gchar *name;
+  gsize size, length;
+} block_lengths[] = {
+  {"2 MiB exactly", 2u << 20, 2u << 20},
+  {"2 MiB and a byte: the next small page", (2u << 20) + 1, (2u << 20) + 4096},
+  {"1080p NV12 (3 110 400): 35 % more to 4 MiB, small pages", 3110400,
+      3112960},
+  {"1080p RGBA (8 294 400): 1.1 % more, 8 MiB", 8294400, 8u << 20},
+  {"4K RGBA (33 177 600): 1.1 % more, 32 MiB", 33177600, 32u << 20},
+  {"16 MiB and a byte: 2 MiB less a page more, within an eighth",
+      (16u << 20) + 1, 18u << 20},
+  {"14 MiB and a byte: 2 MiB less a page more, over an eighth",
+      (14u << 20) + 1, (14u << 20) + 4096},
+};
+
+static void
+test_block_length (void)
+{
+  guint i;
+
+  if (sysconf (_SC_PAGESIZE) != 4096) {
+    g_test_skip ("the table is worked out for 4 KiB pages");
+    return;
+  }
+  for (i = 0; i < G_N_ELEMENTS (block_lengths); i++) {
+    g_test_message ("%s", block_lengths[i].name);
+    g_assert_cmpuint (co_host_block_length (block_lengths[i].size), ==,
+        block_lengths[i].length);
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -536,5 +573,6 @@ main (int argc, char **argv)
   ADD ("register-fails", test_register_fails);
   ADD ("shared-pages", test_shared_pages);
   ADD ("threads", test_threads);
+  g_test_add_func ("/hostreg/block-length", test_block_length);
   return g_test_run ();
 }
