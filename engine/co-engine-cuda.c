@@ -901,13 +901,14 @@ co_cuda_queue_out (CoCuda * c, CoFrame * f, guint i, const CoChunkQueue * q,
 
 /* The frame's copies, kernels and events, in the engine's context.  When
  * each chunk has a stream of its own, every chunk's copies in are queued
- * before any kernel: a chunk's copy in no longer waits behind the seven
- * calls of every chunk before it.  A live
- * 4K RGBA frame in 8 chunks started its first copy in 61 µs after chain
- * was entered, against 164 µs with each chunk queued whole
- * (docs/PERFORMANCE.md, *A frame's copies in queued first*).  Chunks that
- * share a stream are queued whole: a later chunk's copies in would queue
- * ahead of an earlier chunk's kernel. */
+ * before any kernel, so that a chunk's copy in does not wait behind the
+ * calls of every chunk before it (a traced live 4K RGBA frame in 8 chunks
+ * started its first copy in 61 µs after chain was entered, against 164 µs
+ * with each chunk queued whole: docs/PERFORMANCE.md, *A frame's copies in
+ * queued first*).  Chunks that share a stream are queued whole: a later chunk's
+ * copies in would queue ahead of an earlier chunk's kernel.  The last
+ * chunk's stream then waits for every other stream's END and records the
+ * frame's done event. */
 static gboolean
 co_cuda_submit_chunks (CoEngine * e, CoFrame * f, GError ** error)
 {
@@ -926,13 +927,12 @@ co_cuda_submit_chunks (CoEngine * e, CoFrame * f, GError ** error)
     if (!co_cuda_queue_out (c, f, i, &q[i], error))
       goto fail;
   {
-    CoChunk *last = &f->chunks[f->n_chunks - 1];
-    cudaStream_t s = c->streams[last->stream];
+    cudaStream_t s = q[f->n_chunks - 1].s;
 
     for (i = 0; i + 1 < f->n_chunks; i++)
-      if (f->chunks[i].stream != last->stream)
-        CO_CUDA_CHECK_GOTO (cudaStreamWaitEvent (s, co_cuda_ts_event (e, f, i,
-                    CO_TS_END), 0), error, fail);
+      if (q[i].s != s)
+        CO_CUDA_CHECK_GOTO (cudaStreamWaitEvent (s,
+                q[i].ev[q[i].src[CO_TS_END]], 0), error, fail);
     CO_CUDA_CHECK_GOTO (cudaEventRecord (co_cuda_done_event (e, f), s), error,
         fail);
   }
